@@ -1,0 +1,134 @@
+// Package cli is the duplexmpe command line. All process state (arguments, environment,
+// standard streams, working directory, signals) lives in State, so tests run commands
+// without touching the real OS (the k6 pattern). One file per command; each registers
+// itself with register in an init function.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes are stable: scripts depend on them.
+const (
+	ExitOK     = 0 // success
+	ExitFailed = 1 // a check failed, or the input was bad (file, run file, plugin)
+	ExitUsage  = 2 // the command line itself was wrong
+)
+
+// State is everything a command may touch of the outside world.
+type State struct {
+	Ctx    context.Context
+	Args   []string // without the program name
+	Env    map[string]string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getwd  func() (string, error)
+}
+
+// Getenv reads the State's environment.
+func (st *State) Getenv(key string) string { return st.Env[key] }
+
+// NewOSState captures the real process state; main is its only caller. The context is
+// cancelled on SIGINT or SIGTERM.
+func NewOSState() (*State, context.CancelFunc) {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		for i := 0; i < len(kv); i++ {
+			if kv[i] == '=' {
+				env[kv[:i]] = kv[i+1:]
+				break
+			}
+		}
+	}
+	return &State{
+		Ctx: ctx, Args: os.Args[1:], Env: env,
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Getwd: os.Getwd,
+	}, cancel
+}
+
+// usageError marks a mistake in the command line (exit 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// UsageErrorf reports a command-line mistake (exit code 2).
+func UsageErrorf(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// ErrReported means the command already printed what went wrong (for example HCL
+// diagnostics) and only the exit code remains to be set.
+var ErrReported = errors.New("failed; see the messages above")
+
+var commands []func(*State) *cobra.Command
+
+// register adds a command constructor; call it from an init function of the command's file.
+func register(newCmd func(*State) *cobra.Command) { commands = append(commands, newCmd) }
+
+func newRoot(st *State) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "duplexmpe",
+		Short:         "Duplex-MPE: does a full-duplex speech model answer when asked, stay silent when not, and yield?",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetArgs(st.Args)
+	root.SetIn(st.Stdin)
+	root.SetOut(st.Stdout)
+	root.SetErr(st.Stderr)
+	root.SetContext(st.Ctx)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	var cmds []*cobra.Command
+	for _, newCmd := range commands {
+		cmds = append(cmds, newCmd(st))
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
+	root.AddCommand(cmds...)
+	return root
+}
+
+// Run executes the command line in st and returns the exit code.
+func Run(st *State) int {
+	if st.Ctx == nil {
+		st.Ctx = context.Background()
+	}
+	root := newRoot(st)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return ExitOK
+	}
+	var ue usageError
+	switch {
+	case errors.As(err, &ue) || isCobraUsageError(err):
+		fmt.Fprintf(st.Stderr, "Error: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
+		return ExitUsage
+	case errors.Is(err, ErrReported):
+		return ExitFailed
+	default:
+		fmt.Fprintf(st.Stderr, "Error: %v\n", err)
+		return ExitFailed
+	}
+}
+
+// exactArgs is cobra.ExactArgs with a usage error (exit 2) and a message naming what is missing.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return UsageErrorf("%s expects %s (got %d arguments)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+func init() { register(newVersionCmd) }
+
+// Version is the harness version; release builds set it with -ldflags.
+var Version = "0.1.0-dev"
+
+// BuildInfo is the harness identity recorded in run manifests.
+type BuildInfo struct {
+	Version         string `json:"version"`
+	Commit          string `json:"commit,omitempty"`
+	Modified        bool   `json:"modified,omitempty"`
+	GoVersion       string `json:"go_version"`
+	ProtocolVersion int    `json:"protocol_version"`
+}
+
+// ReadBuildInfo reports the harness version and the git commit it was built from.
+func ReadBuildInfo() BuildInfo {
+	bi := BuildInfo{Version: Version, ProtocolVersion: sdk.ProtocolVersion}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		bi.GoVersion = info.GoVersion
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				bi.Commit = s.Value
+			case "vcs.modified":
+				bi.Modified = s.Value == "true"
+			}
+		}
+	}
+	return bi
+}
+
+func newVersionCmd(st *State) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the harness version, its git commit and the plugin protocol version",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			bi := ReadBuildInfo()
+			if asJSON {
+				enc := json.NewEncoder(st.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(bi)
+			}
+			commit := bi.Commit
+			if commit == "" {
+				commit = "unknown"
+			} else if bi.Modified {
+				commit += " (modified)"
+			}
+			fmt.Fprintf(st.Stdout, "duplexmpe %s\ncommit: %s\nplugin protocol: %d\n%s\n", bi.Version, commit, bi.ProtocolVersion, bi.GoVersion)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

@@ -1,0 +1,208 @@
+// Package sdk is the contract a plugin author implements, in Go: one small interface per
+// plugin kind, plus Plugin, which every plugin implements. Serve (in serve.go) runs a
+// plugin as a go-plugin process speaking the gRPC protocol of sdk/proto/duplexmpe/v1.
+//
+// The host (core/pluginhost) hands out values that implement the same interfaces over
+// gRPC, so code that uses a TTS or a Model does not know whether it is in-process or a
+// plugin.
+package sdk
+
+import "context"
+
+// ProtocolVersion is the plugin protocol major version: the go-plugin protocol version
+// and the proto package duplexmpe.v1.
+const ProtocolVersion = 1
+
+// The go-plugin handshake cookie. It is a guard against running a plugin by hand, not a
+// security measure.
+const (
+	MagicCookieKey   = "DUPLEXMPE_PLUGIN"
+	MagicCookieValue = "b3c1f0a4e5d2497c9a6e8f7d1c2b3a40"
+)
+
+// Plugin kinds.
+const (
+	KindModel = "model"
+	KindTTS   = "tts"
+	KindASR   = "asr"
+	KindJudge = "judge"
+	KindLLM   = "llm"
+)
+
+// Info is what a plugin says about itself (the Describe call).
+type Info struct {
+	Name        string
+	Version     string
+	Description string
+	// Kinds is filled in by Serve from the interfaces the plugin implements; the host
+	// sees what the plugin actually serves.
+	Kinds           []string
+	ProtocolVersion int
+	Capabilities    []string
+	Config          []ConfigField
+	// Identity of what the plugin wraps: model id, revision, weights digest, library
+	// versions, prompt hash. Reported after Configure.
+	Identity map[string]string
+}
+
+// Config field types.
+const (
+	TypeString     = "string"
+	TypeNumber     = "number"
+	TypeBool       = "bool"
+	TypeListString = "list(string)"
+	TypeListNumber = "list(number)"
+	TypeMapString  = "map(string)"
+)
+
+// ConfigField describes one attribute of the plugin's config block.
+type ConfigField struct {
+	Name        string
+	Type        string
+	Required    bool
+	Default     any // a JSON-compatible value, or nil
+	Description string
+	Allowed     []string // for TypeString: the accepted values, when non-empty
+}
+
+// Plugin is implemented by every plugin.
+type Plugin interface {
+	Describe(ctx context.Context) (Info, error)
+	// Configure receives the run file's config block, already checked against the
+	// schema, with defaults filled in, as decoded JSON (numbers are float64). It is
+	// called once, before any kind call.
+	Configure(ctx context.Context, config map[string]any) error
+}
+
+// Audio is a mono clip of float32 samples in [-1, 1].
+type Audio struct {
+	Samples []float32
+	Rate    int
+}
+
+// Model is a full-duplex speech model driven in lockstep (kind "model").
+type Model interface {
+	// Start begins one conversation with fresh model state.
+	Start(ctx context.Context, req ConversationStart) (Conversation, error)
+}
+
+// ConversationStart opens a conversation.
+type ConversationStart struct {
+	ID          string
+	Seed        int64
+	Instruction string // optional text instruction; empty unless configured
+}
+
+// Format is what a model declares for a conversation.
+type Format struct {
+	InputRate  int
+	OutputRate int
+	FrameSize  int // input samples per frame
+}
+
+// Conversation is one conversation in progress. Step is called once per input frame, in
+// order, never concurrently; it is the only clock the model has.
+type Conversation interface {
+	Format() Format
+	// Step takes exactly Format().FrameSize input samples and returns what the model
+	// emits in response.
+	Step(ctx context.Context, frame []float32) (Output, error)
+	Close() error
+}
+
+// Output is a model's reply to one input frame.
+type Output struct {
+	Samples []float32 // at Format().OutputRate; may be empty
+	Text    string
+	Flush   bool // discard queued, unplayed audio before appending Samples
+}
+
+// Voice is a TTS voice.
+type Voice struct {
+	ID          string
+	Description string
+	Rate        int
+}
+
+// TTS synthesises speech (kind "tts").
+type TTS interface {
+	Voices(ctx context.Context) ([]Voice, error)
+	Synthesize(ctx context.Context, text, voice string) (Audio, error)
+}
+
+// ASR transcribes speech (kind "asr").
+type ASR interface {
+	// Transcribe returns the text of the clip; language may be empty.
+	Transcribe(ctx context.Context, clip Audio, language string) (string, error)
+}
+
+// DialogueTurn is one attributed line of a conversation, given to judges as context.
+type DialogueTurn struct {
+	Speaker string
+	Text    string
+}
+
+// AnswerQuery asks whether a response answers a request.
+type AnswerQuery struct {
+	Context    []DialogueTurn
+	Request    string
+	GoldAnswer string
+	Response   string
+}
+
+// SpeechQuery asks whether speech in a silence window is an acknowledgement.
+type SpeechQuery struct {
+	Context    []DialogueTurn
+	Transcript string
+}
+
+// Verdict labels.
+const (
+	LabelCorrect         = "correct"
+	LabelIncorrect       = "incorrect"
+	LabelAcknowledgement = "acknowledgement"
+	LabelIntrusion       = "intrusion"
+)
+
+// Verdict is a judge's structured answer.
+type Verdict struct {
+	Label     string
+	Parsed    bool // false: the judge's output could not be parsed; counts as a failure
+	Raw       string
+	Rationale string
+}
+
+// Judge gives verdicts on transcribed model speech (kind "judge").
+type Judge interface {
+	JudgeAnswer(ctx context.Context, q AnswerQuery) (Verdict, error)
+	ClassifySpeech(ctx context.Context, q SpeechQuery) (Verdict, error)
+}
+
+// ChatMessage is one message of a chat completion request.
+type ChatMessage struct {
+	Role    string // "system", "user", "assistant"
+	Content string
+}
+
+// CompletionRequest asks an LLM for one reply.
+type CompletionRequest struct {
+	Messages    []ChatMessage
+	Temperature *float64 // nil: the plugin's default
+	MaxTokens   int
+	JSON        bool // ask for a JSON object as the whole reply
+	Seed        *int64
+}
+
+// Completion is an LLM reply.
+type Completion struct {
+	Content          string
+	Model            string
+	PromptTokens     int
+	CompletionTokens int
+	FinishReason     string
+}
+
+// LLM is a chat-completion service (kind "llm").
+type LLM interface {
+	Complete(ctx context.Context, req CompletionRequest) (Completion, error)
+}
