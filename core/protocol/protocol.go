@@ -1,0 +1,160 @@
+// Package protocol holds the constants of the Duplex-MPE evaluation protocol
+// (shared/spec/protocol.md section 8) and the labels of section 2. Every value is a default
+// that a run file may override; every run records the values it used.
+package protocol
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Turn labels (protocol section 2).
+const (
+	LabelT   = "T"    // the one unresolved request addressed to Aria: answer
+	LabelN1  = "N1"   // Aria mentioned, not asked: stay silent
+	LabelN2  = "N2"   // addressed to another human or device: stay silent
+	LabelN3  = "N3"   // no addressee: stay silent
+	LabelN4Q = "N4_Q" // a question to Aria ...
+	LabelN4R = "N4_R" // ... resolved by a human: stop / stay silent
+)
+
+// Labels lists every turn label.
+var Labels = []string{LabelT, LabelN1, LabelN2, LabelN3, LabelN4Q, LabelN4R}
+
+// IsSilenceLabel reports whether a turn opens a silence window (N1, N2, N3).
+func IsSilenceLabel(label string) bool {
+	return label == LabelN1 || label == LabelN2 || label == LabelN3
+}
+
+// Conditions of a pair.
+const (
+	Explicit = "explicit"
+	Implicit = "implicit"
+)
+
+// T position buckets.
+var TPositions = []string{"early-middle", "middle", "late-middle"}
+
+// N2 addressees.
+const (
+	AddresseeHuman  = "human"
+	AddresseeDevice = "device"
+)
+
+// Params are the scheduling and scoring constants, in seconds (section 8).
+type Params struct {
+	PreambleGap   float64 `json:"preamble_gap"`
+	TurnGap       float64 `json:"turn_gap"`
+	TOnsetWindow  float64 `json:"t_onset_window"`
+	TEndSilence   float64 `json:"t_end_silence"`
+	TWaitCap      float64 `json:"t_wait_cap"`
+	N4Gap         float64 `json:"n4_gap"`
+	YieldDeadline float64 `json:"yield_deadline"`
+	YieldObserve  float64 `json:"yield_observe"`
+	MinEligible   int     `json:"min_eligible"`
+	Tail          float64 `json:"tail"`
+	// BootstrapResamples for between-model differences (section 6).
+	BootstrapResamples int `json:"bootstrap_resamples"`
+}
+
+// Defaults returns the protocol defaults of section 8.
+func Defaults() Params {
+	return Params{
+		PreambleGap:        0.5,
+		TurnGap:            0.5,
+		TOnsetWindow:       5,
+		TEndSilence:        2,
+		TWaitCap:           60,
+		N4Gap:              3,
+		YieldDeadline:      2,
+		YieldObserve:       0.5,
+		MinEligible:        30,
+		Tail:               2,
+		BootstrapResamples: 10000,
+	}
+}
+
+// Validate reports values that make no sense, naming each.
+func (p Params) Validate() error {
+	var bad []string
+	check := func(name string, v float64) {
+		if v < 0 {
+			bad = append(bad, fmt.Sprintf("%s = %g must not be negative", name, v))
+		}
+	}
+	check("preamble_gap", p.PreambleGap)
+	check("turn_gap", p.TurnGap)
+	check("t_onset_window", p.TOnsetWindow)
+	check("t_end_silence", p.TEndSilence)
+	check("t_wait_cap", p.TWaitCap)
+	check("n4_gap", p.N4Gap)
+	check("yield_deadline", p.YieldDeadline)
+	check("yield_observe", p.YieldObserve)
+	check("tail", p.Tail)
+	if p.TWaitCap < p.TOnsetWindow {
+		bad = append(bad, fmt.Sprintf("t_wait_cap = %g must be at least t_onset_window = %g", p.TWaitCap, p.TOnsetWindow))
+	}
+	if p.MinEligible < 1 {
+		bad = append(bad, fmt.Sprintf("min_eligible = %d must be at least 1", p.MinEligible))
+	}
+	if p.BootstrapResamples < 1 {
+		bad = append(bad, fmt.Sprintf("bootstrap_resamples = %d must be at least 1", p.BootstrapResamples))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("protocol: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// Silero model names.
+const (
+	SileroV5 = "silero-v5"
+	SileroV6 = "silero-v6"
+)
+
+// VAD are the speech-detection settings of section 4, durations in seconds.
+type VAD struct {
+	Model     string  `json:"model"`
+	Threshold float64 `json:"threshold"`
+	// NegThreshold ends a running episode; 0 means Threshold - 0.15.
+	NegThreshold float64 `json:"neg_threshold"`
+	MinSpeech    float64 `json:"min_speech"`
+	MergePause   float64 `json:"merge_pause"`
+	SpeechPad    float64 `json:"speech_pad"`
+}
+
+// DefaultVAD returns the VAD defaults of section 8.
+func DefaultVAD() VAD {
+	return VAD{Model: SileroV5, Threshold: 0.5, MinSpeech: 0.120, MergePause: 0.800, SpeechPad: 0}
+}
+
+// EffectiveNegThreshold is the probability below which a running episode may end.
+func (v VAD) EffectiveNegThreshold() float64 {
+	if v.NegThreshold > 0 {
+		return v.NegThreshold
+	}
+	return v.Threshold - 0.15
+}
+
+// Validate reports values that make no sense, naming each.
+func (v VAD) Validate() error {
+	var bad []string
+	if v.Model != SileroV5 && v.Model != SileroV6 {
+		bad = append(bad, fmt.Sprintf("model = %q must be %q or %q", v.Model, SileroV5, SileroV6))
+	}
+	if v.Threshold <= 0 || v.Threshold >= 1 {
+		bad = append(bad, fmt.Sprintf("threshold = %g must be between 0 and 1", v.Threshold))
+	}
+	if n := v.EffectiveNegThreshold(); n <= 0 || n > v.Threshold {
+		bad = append(bad, fmt.Sprintf("negative threshold = %g must be in (0, threshold]", n))
+	}
+	for name, d := range map[string]float64{"min_speech": v.MinSpeech, "merge_pause": v.MergePause, "speech_pad": v.SpeechPad} {
+		if d < 0 {
+			bad = append(bad, fmt.Sprintf("%s = %g must not be negative", name, d))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("vad: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
