@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the harness uses, only those that are missing. Needs root
+# (or sudo) the first time; later runs do nothing.
+set -euo pipefail
+pkgs=(flite pocketsphinx pocketsphinx-en-us sox protobuf-compiler libopus-dev libopusfile-dev pkg-config)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing Debian packages: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
