@@ -1,0 +1,438 @@
+// Package dataset is the on-disk form of a Duplex-MPE scenario set: a directory with
+// dataset.json (identity, voices, preamble, counts, content hash) and scenarios.jsonl
+// (one scenario version per line), plus clips/ once synthesised. It loads, saves,
+// validates (protocol.md section 2 and the pair rules) and summarises such sets.
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// File names inside a dataset directory.
+const (
+	ManifestFile  = "dataset.json"
+	ScenariosFile = "scenarios.jsonl"
+	ClipsDir      = "clips"
+)
+
+// FormatVersion is the version of this on-disk format, recorded in dataset.json.
+const FormatVersion = "1"
+
+// Attributes are the five axes a scenario is drawn from.
+type Attributes struct {
+	Setting      string `json:"setting"`
+	Activity     string `json:"activity"`
+	Relationship string `json:"relationship"`
+	Devices      string `json:"devices"`
+	Register     string `json:"register"`
+}
+
+// Turn is one human turn.
+type Turn struct {
+	Speaker string `json:"speaker"`
+	Text    string `json:"text"`
+	Label   string `json:"label"`
+	// Addressee is "human" or "device" on N2 turns; empty (or "none") otherwise.
+	Addressee string `json:"addressee,omitempty"`
+	// Clip is the synthesised audio, relative to the dataset directory
+	// (clips/<sha256>.wav); empty before synthesis.
+	Clip      string  `json:"clip,omitempty"`
+	DurationS float64 `json:"duration_s,omitempty"`
+}
+
+// Scenario is one version (explicit or implicit) of a scenario pair.
+type Scenario struct {
+	PairID     string     `json:"pair_id"`
+	Condition  string     `json:"condition"`
+	ScenarioID string     `json:"scenario_id"`
+	Attributes Attributes `json:"attributes"`
+	Speakers   []string   `json:"speakers"`
+	Turns      []Turn     `json:"turns"`
+	GoldAnswer string     `json:"gold_answer"`
+	TPosition  string     `json:"t_position"`
+}
+
+// TIndex is the index of the first T turn, or -1.
+func (s *Scenario) TIndex() int {
+	for i, t := range s.Turns {
+		if t.Label == "T" {
+			return i
+		}
+	}
+	return -1
+}
+
+// Duration is the summed clip duration of the turns in seconds (0 before synthesis).
+func (s *Scenario) Duration() float64 {
+	var d float64
+	for _, t := range s.Turns {
+		d += t.DurationS
+	}
+	return d
+}
+
+// Generator says what produced the scripts.
+type Generator struct {
+	Kind     string            `json:"kind"` // "file", "procedural", "llm"
+	Seed     *int64            `json:"seed,omitempty"`
+	Source   string            `json:"source,omitempty"`   // the scenarios file, for kind "file"
+	Identity map[string]string `json:"identity,omitempty"` // e.g. LLM model and prompt hashes
+}
+
+// TTSInfo identifies the speech synthesiser.
+type TTSInfo struct {
+	Plugin   string            `json:"plugin"`
+	Name     string            `json:"name,omitempty"`
+	Version  string            `json:"version,omitempty"`
+	Identity map[string]string `json:"identity,omitempty"`
+}
+
+// Preamble is the spoken duty instruction played before every conversation.
+type Preamble struct {
+	Text      string  `json:"text"`
+	Voice     string  `json:"voice,omitempty"`
+	Clip      string  `json:"clip,omitempty"`
+	DurationS float64 `json:"duration_s,omitempty"`
+}
+
+// Counts summarise the set.
+type Counts struct {
+	Scenarios int `json:"scenarios"`
+	Pairs     int `json:"pairs"`
+	Explicit  int `json:"explicit"`
+	Implicit  int `json:"implicit"`
+	Turns     int `json:"turns"`
+	Clips     int `json:"clips"`
+}
+
+// Manifest is dataset.json.
+type Manifest struct {
+	Name          string            `json:"name"`
+	FormatVersion string            `json:"format_version"`
+	Version       string            `json:"version,omitempty"`
+	Generator     Generator         `json:"generator"`
+	TTS           *TTSInfo          `json:"tts,omitempty"`
+	Voices        map[string]string `json:"voices,omitempty"`
+	SampleRate    int               `json:"sample_rate,omitempty"`
+	Preamble      *Preamble         `json:"preamble,omitempty"`
+	Counts        Counts            `json:"counts"`
+	// ContentHash is "sha256:<hex>" of scenarios.jsonl as written.
+	ContentHash string `json:"content_hash"`
+}
+
+// Dataset is a loaded scenario set.
+type Dataset struct {
+	// Dir is the dataset directory; clip paths resolve against it. For a bare
+	// scenarios file it is the file's directory.
+	Dir string
+	// File is the scenarios file that was read.
+	File string
+	// Manifest is nil when the set is a bare scenarios file without dataset.json.
+	Manifest  *Manifest
+	Scenarios []Scenario
+	// Lines[i] is the 1-based line of Scenarios[i] in File.
+	Lines []int
+}
+
+// ClipPath resolves a clip path recorded in the dataset to a file path.
+func (d *Dataset) ClipPath(clip string) string {
+	if clip == "" || filepath.IsAbs(clip) {
+		return clip
+	}
+	return filepath.Join(d.Dir, filepath.FromSlash(clip))
+}
+
+// PreamblePath is the preamble clip's file path, or "" when there is none.
+func (d *Dataset) PreamblePath() string {
+	if d.Manifest == nil || d.Manifest.Preamble == nil {
+		return ""
+	}
+	return d.ClipPath(d.Manifest.Preamble.Clip)
+}
+
+// ParseError is a line of a scenarios file that could not be read.
+type ParseError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%s:%d: %v (each line must be one JSON scenario object; see docs/dataset.md)", e.File, e.Line, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ParseErrors collects every unreadable line of a file.
+type ParseErrors []*ParseError
+
+func (es ParseErrors) Error() string {
+	var b strings.Builder
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// maxLine bounds one scenario line (a scenario is a few kilobytes).
+const maxLine = 4 << 20
+
+// ReadScenarios parses JSON lines. Blank lines are skipped. Unknown fields are errors,
+// so a misspelt key does not silently drop data. It returns every scenario it could
+// read with its line number, and ParseErrors for the lines it could not.
+func ReadScenarios(r io.Reader, name string) ([]Scenario, []int, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	var (
+		out   []Scenario
+		lines []int
+		errs  ParseErrors
+		n     int
+	)
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		s, err := parseScenario(line)
+		if err != nil {
+			errs = append(errs, &ParseError{File: name, Line: n, Err: err})
+			continue
+		}
+		out = append(out, s)
+		lines = append(lines, n)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("line longer than %d bytes", maxLine)
+		}
+		errs = append(errs, &ParseError{File: name, Line: n + 1, Err: err})
+	}
+	if len(errs) > 0 {
+		return out, lines, errs
+	}
+	return out, lines, nil
+}
+
+func parseScenario(line []byte) (Scenario, error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	var s Scenario
+	if err := dec.Decode(&s); err != nil {
+		return Scenario{}, err
+	}
+	if dec.More() {
+		return Scenario{}, errors.New("more than one JSON value on the line")
+	}
+	return s, nil
+}
+
+// MarshalScenarios writes one compact JSON line per scenario, in order. The output is
+// a pure function of the scenarios (byte-identical for equal input).
+func MarshalScenarios(scs []Scenario) ([]byte, error) {
+	var b bytes.Buffer
+	for i := range scs {
+		line, err := json.Marshal(&scs[i])
+		if err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", scs[i].ScenarioID, err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), nil
+}
+
+// ContentHash is the hash recorded in dataset.json for scenarios.jsonl bytes.
+func ContentHash(jsonl []byte) string {
+	h := sha256.Sum256(jsonl)
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+// Load reads a dataset directory (dataset.json is optional, scenarios.jsonl required)
+// or a bare scenarios .jsonl file. Parse errors name the file and line; the scenarios
+// that could be read are returned alongside them.
+func Load(path string) (*Dataset, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s: %w (give a dataset directory or a scenarios .jsonl file)", path, err)
+	}
+	d := &Dataset{}
+	if fi.IsDir() {
+		d.Dir = path
+		d.File = filepath.Join(path, ScenariosFile)
+		mpath := filepath.Join(path, ManifestFile)
+		if raw, err := os.ReadFile(mpath); err == nil {
+			var m Manifest
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&m); err != nil {
+				return nil, fmt.Errorf("%s: %w (rebuild the dataset with 'duplexmpe build', or fix the file)", mpath, jsonErrLine(raw, err))
+			}
+			d.Manifest = &m
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", mpath, err)
+		}
+	} else {
+		d.Dir = filepath.Dir(path)
+		d.File = path
+	}
+	f, err := os.Open(d.File)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s: %w (a dataset directory holds %s)", path, err, ScenariosFile)
+	}
+	defer f.Close()
+	d.Scenarios, d.Lines, err = ReadScenarios(f, d.File)
+	return d, err
+}
+
+// jsonErrLine adds a line number to a JSON syntax error.
+func jsonErrLine(raw []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	off := int64(-1)
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return err
+	}
+	if off > int64(len(raw)) {
+		off = int64(len(raw))
+	}
+	return fmt.Errorf("line %d: %w", bytes.Count(raw[:off], []byte("\n"))+1, err)
+}
+
+// Save writes scenarios.jsonl and dataset.json into dir atomically (each file is
+// written to a temporary name and renamed). It fills in the manifest's format
+// version, counts and content hash.
+func Save(dir string, m Manifest, scs []Scenario) (*Dataset, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	jsonl, err := MarshalScenarios(scs)
+	if err != nil {
+		return nil, err
+	}
+	m.FormatVersion = FormatVersion
+	m.ContentHash = ContentHash(jsonl)
+	m.Counts = CountOf(scs)
+	if m.Preamble != nil && m.Preamble.Clip != "" {
+		m.Counts.Clips++
+		if containsClip(scs, m.Preamble.Clip) {
+			m.Counts.Clips--
+		}
+	}
+	mraw, err := json.MarshalIndent(&m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, ScenariosFile), jsonl); err != nil {
+		return nil, err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, ManifestFile), append(mraw, '\n')); err != nil {
+		return nil, err
+	}
+	lines := make([]int, len(scs))
+	for i := range lines {
+		lines[i] = i + 1
+	}
+	return &Dataset{Dir: dir, File: filepath.Join(dir, ScenariosFile), Manifest: &m, Scenarios: scs, Lines: lines}, nil
+}
+
+func containsClip(scs []Scenario, clip string) bool {
+	for _, s := range scs {
+		for _, t := range s.Turns {
+			if t.Clip == clip {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// CountOf counts scenarios, pairs, conditions, turns and distinct turn clips.
+func CountOf(scs []Scenario) Counts {
+	var c Counts
+	pairs := map[string]bool{}
+	clips := map[string]bool{}
+	for _, s := range scs {
+		c.Scenarios++
+		pairs[s.PairID] = true
+		switch s.Condition {
+		case "explicit":
+			c.Explicit++
+		case "implicit":
+			c.Implicit++
+		}
+		c.Turns += len(s.Turns)
+		for _, t := range s.Turns {
+			if t.Clip != "" {
+				clips[t.Clip] = true
+			}
+		}
+	}
+	c.Pairs = len(pairs)
+	c.Clips = len(clips)
+	return c
+}
+
+// WriteFileAtomic writes data to a temporary file in the target's directory, syncs it
+// and renames it over path, so a reader never sees a half-written file.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Chmod(name, 0o644); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+// SortedKeys returns a map's keys in order (for stable output).
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

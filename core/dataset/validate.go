@@ -1,0 +1,435 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+)
+
+// Rule names a constraint. Every violation carries one, so reports can be grepped and
+// tests can assert which rule fired.
+type Rule string
+
+// The rules (protocol.md section 2, the pair rules, and the synthesised-clip rules).
+const (
+	RuleParse          Rule = "parse"            // the line is not a scenario object
+	RuleScenarioID     Rule = "scenario-id"      // empty or duplicate scenario id
+	RulePairID         Rule = "pair-id"          // empty pair id
+	RuleCondition      Rule = "condition"        // not explicit or implicit
+	RuleAttributes     Rule = "attributes"       // one of the five attributes is empty
+	RuleSpeakers       Rule = "speakers"         // not 3 or 4 distinct speakers, or a speaker who never talks
+	RuleTurnSpeaker    Rule = "turn-speaker"     // a turn's speaker is not in speakers
+	RuleTurnText       Rule = "turn-text"        // a turn has empty text
+	RuleLabel          Rule = "label"            // unknown label
+	RuleTCount         Rule = "t-count"          // not exactly one T
+	RuleTFirst         Rule = "t-first"          // T is the first turn
+	RuleTLast          Rule = "t-last"           // no turn follows T
+	RuleTPosition      Rule = "t-position"       // unknown bucket, or T not in its bucket
+	RuleN4Question     Rule = "n4-question"      // N4_Q not immediately followed by N4_R
+	RuleN4Resolution   Rule = "n4-resolution"    // N4_R not immediately after N4_Q
+	RuleAddressee      Rule = "addressee"        // N2 without human/device, or an addressee on another label
+	RuleGoldAnswer     Rule = "gold-answer"      // empty gold answer
+	RuleExplicitName   Rule = "explicit-name"    // explicit T does not name Aria
+	RuleImplicitName   Rule = "implicit-name"    // implicit T names Aria
+	RulePairMissing    Rule = "pair-missing"     // a pair lacks a version, or has one twice
+	RulePairTurnCount  Rule = "pair-turn-count"  // versions differ in turn count
+	RulePairLabels     Rule = "pair-labels"      // versions differ in label sequence
+	RulePairGold       Rule = "pair-gold"        // versions differ in gold answer
+	RulePairRewrite    Rule = "pair-rewrite"     // versions differ outside T and the turn before it
+	RulePairSameT      Rule = "pair-same-t"      // both versions have the same T text
+	RuleClipMissing    Rule = "clip-missing"     // some turns are synthesised, this one is not
+	RuleClipUnreadable Rule = "clip-unreadable"  // the clip file is missing or not a readable WAV
+	RuleClipDuration   Rule = "clip-duration"    // duration_s missing or not the clip's length
+	RulePreamble       Rule = "preamble"         // the dataset's preamble clip is missing or unreadable
+	RuleManifestHash   Rule = "manifest-hash"    // dataset.json's content hash does not match scenarios.jsonl
+	RuleManifestCounts Rule = "manifest-counts"  // dataset.json's counts do not match
+)
+
+// Violation is one broken rule. Turn is the 0-based turn index, or -1 when the rule is
+// about the whole scenario, pair or dataset.
+type Violation struct {
+	File       string `json:"file,omitempty"`
+	Line       int    `json:"line,omitempty"`
+	ScenarioID string `json:"scenario_id,omitempty"`
+	Turn       int    `json:"turn"`
+	Rule       Rule   `json:"rule"`
+	Message    string `json:"message"`
+	Hint       string `json:"hint,omitempty"`
+}
+
+func (v Violation) String() string {
+	var b strings.Builder
+	if v.File != "" {
+		b.WriteString(v.File)
+		if v.Line > 0 {
+			fmt.Fprintf(&b, ":%d", v.Line)
+		}
+		b.WriteString(": ")
+	}
+	if v.ScenarioID != "" {
+		fmt.Fprintf(&b, "scenario %s: ", v.ScenarioID)
+	}
+	if v.Turn >= 0 {
+		fmt.Fprintf(&b, "turn %d: ", v.Turn)
+	}
+	fmt.Fprintf(&b, "[%s] %s", v.Rule, v.Message)
+	if v.Hint != "" {
+		fmt.Fprintf(&b, " (%s)", v.Hint)
+	}
+	return b.String()
+}
+
+var ariaName = regexp.MustCompile(`(?i)\baria\b`)
+
+// NamesAria reports whether text addresses or mentions Aria by name.
+func NamesAria(text string) bool { return ariaName.MatchString(text) }
+
+// TBucket is the position bucket of a T at index i in a scenario of n turns. T can sit
+// at indices 1..n-2 (never first, never last); that range is cut into thirds:
+// early-middle, middle, late-middle. ok is false when i is outside that range.
+func TBucket(i, n int) (bucket string, ok bool) {
+	if n < 3 || i < 1 || i > n-2 {
+		return "", false
+	}
+	slots := n - 2
+	r := float64(i-1) / float64(slots) // in [0, 1)
+	switch {
+	case r < 1.0/3:
+		return protocol.TPositions[0], true
+	case r < 2.0/3:
+		return protocol.TPositions[1], true
+	default:
+		return protocol.TPositions[2], true
+	}
+}
+
+// ValidateScenario checks the rules of one scenario version (not the pair rules and
+// not the clips).
+func ValidateScenario(s *Scenario) []Violation {
+	var vs []Violation
+	add := func(turn int, rule Rule, hint, format string, args ...any) {
+		vs = append(vs, Violation{ScenarioID: s.ScenarioID, Turn: turn, Rule: rule, Message: fmt.Sprintf(format, args...), Hint: hint})
+	}
+	if strings.TrimSpace(s.ScenarioID) == "" {
+		add(-1, RuleScenarioID, "give every scenario version a unique scenario_id", "scenario_id is empty")
+	}
+	if strings.TrimSpace(s.PairID) == "" {
+		add(-1, RulePairID, "both versions of a pair share one pair_id", "pair_id is empty")
+	}
+	if s.Condition != protocol.Explicit && s.Condition != protocol.Implicit {
+		add(-1, RuleCondition, "use \"explicit\" or \"implicit\"", "condition %q is not explicit or implicit", s.Condition)
+	}
+	a := s.Attributes
+	for _, f := range []struct{ name, v string }{
+		{"setting", a.Setting}, {"activity", a.Activity}, {"relationship", a.Relationship},
+		{"devices", a.Devices}, {"register", a.Register},
+	} {
+		if strings.TrimSpace(f.v) == "" {
+			add(-1, RuleAttributes, "fill in all five attributes", "attribute %s is empty", f.name)
+		}
+	}
+	if strings.TrimSpace(s.GoldAnswer) == "" {
+		add(-1, RuleGoldAnswer, "state the correct answer to the T request", "gold_answer is empty")
+	}
+
+	// Speakers: 3 or 4 distinct listed, each turn by a listed speaker, each listed
+	// speaker talks.
+	listed := map[string]bool{}
+	for _, sp := range s.Speakers {
+		if strings.TrimSpace(sp) == "" {
+			add(-1, RuleSpeakers, "speakers are non-empty labels such as A, B, C, D", "an empty speaker label is listed")
+			continue
+		}
+		if listed[sp] {
+			add(-1, RuleSpeakers, "list each speaker once", "speaker %q is listed twice", sp)
+		}
+		listed[sp] = true
+	}
+	if len(listed) < 3 || len(listed) > 4 {
+		add(-1, RuleSpeakers, "a scenario has 3 or 4 human speakers", "%d distinct speakers listed, want 3 or 4", len(listed))
+	}
+	spoke := map[string]bool{}
+	for i, t := range s.Turns {
+		if !listed[t.Speaker] {
+			add(i, RuleTurnSpeaker, "add the speaker to speakers or fix the turn", "speaker %q is not in speakers %v", t.Speaker, s.Speakers)
+		}
+		spoke[t.Speaker] = true
+	}
+	for _, sp := range s.Speakers {
+		if listed[sp] && !spoke[sp] && len(s.Turns) > 0 {
+			add(-1, RuleSpeakers, "give the speaker a turn or drop them from speakers", "speaker %q never talks", sp)
+		}
+	}
+
+	// Turns: text, labels, addressees, N4 adjacency.
+	tCount := 0
+	for i, t := range s.Turns {
+		if strings.TrimSpace(t.Text) == "" {
+			add(i, RuleTurnText, "every turn is spoken: give it text", "text is empty")
+		}
+		switch t.Label {
+		case protocol.LabelT:
+			tCount++
+		case protocol.LabelN1, protocol.LabelN2, protocol.LabelN3, protocol.LabelN4Q, protocol.LabelN4R:
+		default:
+			add(i, RuleLabel, "use one of T, N1, N2, N3, N4_Q, N4_R", "label %q is unknown", t.Label)
+		}
+		if t.Label == protocol.LabelN2 {
+			if t.Addressee != protocol.AddresseeHuman && t.Addressee != protocol.AddresseeDevice {
+				add(i, RuleAddressee, "an N2 turn says whom it addresses: \"human\" or \"device\"", "N2 addressee %q is not human or device", t.Addressee)
+			}
+		} else if t.Addressee != "" && t.Addressee != "none" {
+			add(i, RuleAddressee, "only N2 turns carry an addressee; drop it or relabel the turn", "%s turn has addressee %q", t.Label, t.Addressee)
+		}
+		if t.Label == protocol.LabelN4Q && (i+1 >= len(s.Turns) || s.Turns[i+1].Label != protocol.LabelN4R) {
+			add(i, RuleN4Question, "follow every N4_Q immediately with the N4_R that resolves it", "N4_Q is not immediately followed by N4_R")
+		}
+		if t.Label == protocol.LabelN4R && (i == 0 || s.Turns[i-1].Label != protocol.LabelN4Q) {
+			add(i, RuleN4Resolution, "an N4_R resolves the N4_Q right before it", "N4_R does not immediately follow an N4_Q")
+		}
+	}
+	if len(s.Turns) == 0 {
+		add(-1, RuleTCount, "a scenario has turns, exactly one of them T", "scenario has no turns")
+	} else if tCount != 1 {
+		add(-1, RuleTCount, "a scenario has exactly one T turn", "%d T turns, want exactly 1", tCount)
+	}
+
+	// T placement and naming.
+	valid := map[string]bool{}
+	for _, p := range protocol.TPositions {
+		valid[p] = true
+	}
+	if !valid[s.TPosition] {
+		add(-1, RuleTPosition, "use early-middle, middle or late-middle", "t_position %q is unknown", s.TPosition)
+	}
+	if ti := s.TIndex(); ti >= 0 {
+		n := len(s.Turns)
+		if ti == 0 {
+			add(ti, RuleTFirst, "put context before the request", "T is the first turn")
+		}
+		if ti == n-1 {
+			add(ti, RuleTLast, "at least one turn follows T", "T is the last turn")
+		}
+		if b, ok := TBucket(ti, n); ok && valid[s.TPosition] && b != s.TPosition {
+			add(ti, RuleTPosition, "set t_position to where T actually is, or move T (see docs/dataset.md for the buckets)", "T at turn %d of %d is in bucket %s, but t_position says %s", ti, n, b, s.TPosition)
+		}
+		t := s.Turns[ti]
+		switch s.Condition {
+		case protocol.Explicit:
+			if !NamesAria(t.Text) {
+				add(ti, RuleExplicitName, "the explicit version's T names Aria", "explicit T does not name Aria")
+			}
+		case protocol.Implicit:
+			if NamesAria(t.Text) {
+				add(ti, RuleImplicitName, "the implicit version's T carries a contextual cue instead of the name", "implicit T names Aria")
+			}
+		}
+	}
+	return vs
+}
+
+// ValidatePairs checks the pair rules over a whole set: both versions present once,
+// same turn count, same label sequence, same gold answer, different T text, and no
+// difference outside T and the turn before it.
+func ValidatePairs(scs []Scenario) []Violation {
+	type versions struct{ explicit, implicit []int }
+	pairs := map[string]*versions{}
+	var order []string
+	for i, s := range scs {
+		if s.PairID == "" {
+			continue
+		}
+		p := pairs[s.PairID]
+		if p == nil {
+			p = &versions{}
+			pairs[s.PairID] = p
+			order = append(order, s.PairID)
+		}
+		switch s.Condition {
+		case protocol.Explicit:
+			p.explicit = append(p.explicit, i)
+		case protocol.Implicit:
+			p.implicit = append(p.implicit, i)
+		}
+	}
+	var vs []Violation
+	for _, id := range order {
+		p := pairs[id]
+		if len(p.explicit) != 1 || len(p.implicit) != 1 {
+			sid := ""
+			if len(p.explicit) > 0 {
+				sid = scs[p.explicit[0]].ScenarioID
+			} else if len(p.implicit) > 0 {
+				sid = scs[p.implicit[0]].ScenarioID
+			}
+			vs = append(vs, Violation{ScenarioID: sid, Turn: -1, Rule: RulePairMissing,
+				Message: fmt.Sprintf("pair %s has %d explicit and %d implicit versions, want 1 and 1", id, len(p.explicit), len(p.implicit)),
+				Hint:    "every pair has exactly one explicit and one implicit version"})
+			continue
+		}
+		vs = append(vs, comparePair(&scs[p.explicit[0]], &scs[p.implicit[0]])...)
+	}
+	return vs
+}
+
+func comparePair(e, im *Scenario) []Violation {
+	var vs []Violation
+	add := func(turn int, rule Rule, hint, format string, args ...any) {
+		vs = append(vs, Violation{ScenarioID: im.ScenarioID, Turn: turn, Rule: rule, Message: fmt.Sprintf(format, args...), Hint: hint})
+	}
+	if e.GoldAnswer != im.GoldAnswer {
+		add(-1, RulePairGold, "both versions ask the same thing", "gold answer %q differs from the explicit version's %q", im.GoldAnswer, e.GoldAnswer)
+	}
+	if len(e.Turns) != len(im.Turns) {
+		add(-1, RulePairTurnCount, "rewrite turns in place; do not add or drop any", "%d turns, the explicit version %s has %d", len(im.Turns), e.ScenarioID, len(e.Turns))
+		return vs
+	}
+	for i := range e.Turns {
+		if e.Turns[i].Label != im.Turns[i].Label {
+			add(i, RulePairLabels, "both versions keep the same label sequence", "label %s, the explicit version has %s", im.Turns[i].Label, e.Turns[i].Label)
+		}
+	}
+	ti := e.TIndex()
+	if ti >= 0 && ti < len(im.Turns) && im.Turns[ti].Label == protocol.LabelT && strings.TrimSpace(e.Turns[ti].Text) == strings.TrimSpace(im.Turns[ti].Text) {
+		add(ti, RulePairSameT, "the implicit T replaces the name with a contextual cue", "T text is identical in both versions")
+	}
+	for i := range e.Turns {
+		if i == ti || i == ti-1 {
+			continue
+		}
+		a, b := e.Turns[i], im.Turns[i]
+		if a.Speaker != b.Speaker || a.Text != b.Text || a.Addressee != b.Addressee {
+			add(i, RulePairRewrite, "only T and the turn before it may differ between versions", "turn differs from the explicit version %s", e.ScenarioID)
+		}
+	}
+	return vs
+}
+
+// Validate checks every rule over a loaded dataset: each scenario, unique ids, the
+// pair rules, clips (when any turn is synthesised) and the manifest. Violations come
+// back sorted by file line, then turn.
+func Validate(d *Dataset) []Violation {
+	var vs []Violation
+	seen := map[string]int{}
+	synthesised := false
+	for _, s := range d.Scenarios {
+		for _, t := range s.Turns {
+			if t.Clip != "" {
+				synthesised = true
+			}
+		}
+	}
+	lineOf := map[string]int{}
+	for i := range d.Scenarios {
+		s := &d.Scenarios[i]
+		line := 0
+		if i < len(d.Lines) {
+			line = d.Lines[i]
+		}
+		lineOf[s.ScenarioID] = line
+		sv := ValidateScenario(s)
+		if s.ScenarioID != "" {
+			if first, dup := seen[s.ScenarioID]; dup {
+				sv = append(sv, Violation{ScenarioID: s.ScenarioID, Turn: -1, Rule: RuleScenarioID,
+					Message: fmt.Sprintf("scenario_id is also used on line %d", first), Hint: "scenario ids are unique"})
+			} else {
+				seen[s.ScenarioID] = line
+			}
+		}
+		if synthesised {
+			sv = append(sv, validateClips(d, s)...)
+		}
+		for j := range sv {
+			sv[j].File, sv[j].Line = d.File, line
+		}
+		vs = append(vs, sv...)
+	}
+	for _, v := range ValidatePairs(d.Scenarios) {
+		v.File, v.Line = d.File, lineOf[v.ScenarioID]
+		vs = append(vs, v)
+	}
+	vs = append(vs, validateManifest(d)...)
+	sort.SliceStable(vs, func(i, j int) bool {
+		if vs[i].Line != vs[j].Line {
+			return vs[i].Line < vs[j].Line
+		}
+		return vs[i].Turn < vs[j].Turn
+	})
+	return vs
+}
+
+// durationTolerance allows for rounding of duration_s in the file (one millisecond).
+const durationTolerance = 0.0015
+
+func validateClips(d *Dataset, s *Scenario) []Violation {
+	var vs []Violation
+	for i, t := range s.Turns {
+		if t.Clip == "" {
+			vs = append(vs, Violation{ScenarioID: s.ScenarioID, Turn: i, Rule: RuleClipMissing,
+				Message: "turn has no clip while others in the dataset do", Hint: "rebuild the dataset with 'duplexmpe build' to synthesise it"})
+			continue
+		}
+		info, err := StatWAV(d.ClipPath(t.Clip))
+		if err != nil {
+			vs = append(vs, Violation{ScenarioID: s.ScenarioID, Turn: i, Rule: RuleClipUnreadable,
+				Message: fmt.Sprintf("clip %s: %v", t.Clip, err), Hint: "rebuild the dataset with 'duplexmpe build'; clips are recreated from the cache key"})
+			continue
+		}
+		if t.DurationS <= 0 || math.Abs(info.Duration()-t.DurationS) > durationTolerance {
+			vs = append(vs, Violation{ScenarioID: s.ScenarioID, Turn: i, Rule: RuleClipDuration,
+				Message: fmt.Sprintf("duration_s %.3f but clip %s lasts %.3f s", t.DurationS, t.Clip, info.Duration()), Hint: "rebuild the dataset with 'duplexmpe build'"})
+		}
+	}
+	return vs
+}
+
+func validateManifest(d *Dataset) []Violation {
+	m := d.Manifest
+	if m == nil {
+		return nil
+	}
+	mfile := d.Dir + string(os.PathSeparator) + ManifestFile
+	var vs []Violation
+	if m.Preamble != nil && m.Preamble.Clip != "" {
+		if _, err := StatWAV(d.ClipPath(m.Preamble.Clip)); err != nil {
+			vs = append(vs, Violation{File: mfile, Turn: -1, Rule: RulePreamble,
+				Message: fmt.Sprintf("preamble clip %s: %v", m.Preamble.Clip, err), Hint: "rebuild the dataset with 'duplexmpe build'"})
+		}
+	}
+	if raw, err := os.ReadFile(d.File); err == nil && m.ContentHash != "" && ContentHash(raw) != m.ContentHash {
+		vs = append(vs, Violation{File: mfile, Turn: -1, Rule: RuleManifestHash,
+			Message: fmt.Sprintf("content_hash %s does not match %s (%s)", m.ContentHash, ScenariosFile, ContentHash(raw)),
+			Hint:    "scenarios.jsonl was edited after the build; rebuild with 'duplexmpe build'"})
+	}
+	c := CountOf(d.Scenarios)
+	if c.Scenarios != m.Counts.Scenarios || c.Pairs != m.Counts.Pairs || c.Explicit != m.Counts.Explicit || c.Implicit != m.Counts.Implicit || c.Turns != m.Counts.Turns {
+		vs = append(vs, Violation{File: mfile, Turn: -1, Rule: RuleManifestCounts,
+			Message: fmt.Sprintf("counts %+v do not match the scenarios (%+v)", m.Counts, c), Hint: "rebuild with 'duplexmpe build'"})
+	}
+	return vs
+}
+
+// ValidatePath loads a dataset directory or scenarios file and validates it. Lines that
+// cannot be parsed become RuleParse violations; the rest of the file is still checked.
+// The error is only for a path that cannot be read at all.
+func ValidatePath(path string) (*Dataset, []Violation, error) {
+	d, err := Load(path)
+	var pes ParseErrors
+	if err != nil && !errors.As(err, &pes) {
+		return nil, nil, err
+	}
+	var vs []Violation
+	for _, pe := range pes {
+		vs = append(vs, Violation{File: pe.File, Line: pe.Line, Turn: -1, Rule: RuleParse, Message: pe.Err.Error(),
+			Hint: "each line is one JSON scenario object; see docs/dataset.md"})
+	}
+	vs = append(vs, Validate(d)...)
+	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Line < vs[j].Line })
+	return d, vs, nil
+}
