@@ -158,4 +158,3 @@ func union(want, have []string) []string {
 	sort.Strings(extra)
 	return append(out, extra...)
 }
-

@@ -18,37 +18,37 @@ type Rule string
 
 // The rules (protocol.md section 2, the pair rules, and the synthesised-clip rules).
 const (
-	RuleParse          Rule = "parse"            // the line is not a scenario object
-	RuleScenarioID     Rule = "scenario-id"      // empty or duplicate scenario id
-	RulePairID         Rule = "pair-id"          // empty pair id
-	RuleCondition      Rule = "condition"        // not explicit or implicit
-	RuleAttributes     Rule = "attributes"       // one of the five attributes is empty
-	RuleSpeakers       Rule = "speakers"         // not 3 or 4 distinct speakers, or a speaker who never talks
-	RuleTurnSpeaker    Rule = "turn-speaker"     // a turn's speaker is not in speakers
-	RuleTurnText       Rule = "turn-text"        // a turn has empty text
-	RuleLabel          Rule = "label"            // unknown label
-	RuleTCount         Rule = "t-count"          // not exactly one T
-	RuleTFirst         Rule = "t-first"          // T is the first turn
-	RuleTLast          Rule = "t-last"           // no turn follows T
-	RuleTPosition      Rule = "t-position"       // unknown bucket, or T not in its bucket
-	RuleN4Question     Rule = "n4-question"      // N4_Q not immediately followed by N4_R
-	RuleN4Resolution   Rule = "n4-resolution"    // N4_R not immediately after N4_Q
-	RuleAddressee      Rule = "addressee"        // N2 without human/device, or an addressee on another label
-	RuleGoldAnswer     Rule = "gold-answer"      // empty gold answer
-	RuleExplicitName   Rule = "explicit-name"    // explicit T does not name Aria
-	RuleImplicitName   Rule = "implicit-name"    // implicit T names Aria
-	RulePairMissing    Rule = "pair-missing"     // a pair lacks a version, or has one twice
-	RulePairTurnCount  Rule = "pair-turn-count"  // versions differ in turn count
-	RulePairLabels     Rule = "pair-labels"      // versions differ in label sequence
-	RulePairGold       Rule = "pair-gold"        // versions differ in gold answer
-	RulePairRewrite    Rule = "pair-rewrite"     // versions differ outside T and the turn before it
-	RulePairSameT      Rule = "pair-same-t"      // both versions have the same T text
-	RuleClipMissing    Rule = "clip-missing"     // some turns are synthesised, this one is not
-	RuleClipUnreadable Rule = "clip-unreadable"  // the clip file is missing or not a readable WAV
-	RuleClipDuration   Rule = "clip-duration"    // duration_s missing or not the clip's length
-	RulePreamble       Rule = "preamble"         // the dataset's preamble clip is missing or unreadable
-	RuleManifestHash   Rule = "manifest-hash"    // dataset.json's content hash does not match scenarios.jsonl
-	RuleManifestCounts Rule = "manifest-counts"  // dataset.json's counts do not match
+	RuleParse          Rule = "parse"           // the line is not a scenario object
+	RuleScenarioID     Rule = "scenario-id"     // empty or duplicate scenario id
+	RulePairID         Rule = "pair-id"         // empty pair id
+	RuleCondition      Rule = "condition"       // not explicit or implicit
+	RuleAttributes     Rule = "attributes"      // one of the five attributes is empty
+	RuleSpeakers       Rule = "speakers"        // not 3 or 4 distinct speakers, or a speaker who never talks
+	RuleTurnSpeaker    Rule = "turn-speaker"    // a turn's speaker is not in speakers
+	RuleTurnText       Rule = "turn-text"       // a turn has empty text
+	RuleLabel          Rule = "label"           // unknown label
+	RuleTCount         Rule = "t-count"         // not exactly one T
+	RuleTFirst         Rule = "t-first"         // T is the first turn
+	RuleTLast          Rule = "t-last"          // no turn follows T
+	RuleTPosition      Rule = "t-position"      // unknown bucket, or T not in its bucket
+	RuleN4Question     Rule = "n4-question"     // N4_Q not immediately followed by N4_R
+	RuleN4Resolution   Rule = "n4-resolution"   // N4_R not immediately after N4_Q
+	RuleAddressee      Rule = "addressee"       // N2 without human/device, or an addressee on another label
+	RuleGoldAnswer     Rule = "gold-answer"     // empty gold answer
+	RuleExplicitName   Rule = "explicit-name"   // explicit T does not name Aria
+	RuleImplicitName   Rule = "implicit-name"   // implicit T names Aria
+	RulePairMissing    Rule = "pair-missing"    // a pair lacks a version, or has one twice
+	RulePairTurnCount  Rule = "pair-turn-count" // versions differ in turn count
+	RulePairLabels     Rule = "pair-labels"     // versions differ in label sequence
+	RulePairGold       Rule = "pair-gold"       // versions differ in gold answer
+	RulePairRewrite    Rule = "pair-rewrite"    // versions differ outside T and the turn before it
+	RulePairSameT      Rule = "pair-same-t"     // both versions have the same T text
+	RuleClipMissing    Rule = "clip-missing"    // some turns are synthesised, this one is not
+	RuleClipUnreadable Rule = "clip-unreadable" // the clip file is missing or not a readable WAV
+	RuleClipDuration   Rule = "clip-duration"   // duration_s missing or not the clip's length
+	RulePreamble       Rule = "preamble"        // the dataset's preamble clip is missing or unreadable
+	RuleManifestHash   Rule = "manifest-hash"   // dataset.json's content hash does not match scenarios.jsonl
+	RuleManifestCounts Rule = "manifest-counts" // dataset.json's counts do not match
 )
 
 // Violation is one broken rule. Turn is the 0-based turn index, or -1 when the rule is
