@@ -1,0 +1,193 @@
+package audio
+
+import (
+	"fmt"
+	"math"
+	"sync"
+)
+
+// Resampler design: band-limited interpolation with a Kaiser-windowed sinc, evaluated as a
+// polyphase filter bank for the reduced ratio up/down. The low-pass cutoff sits at
+// cutoffFraction of the lower of the two Nyquist frequencies, the window spans
+// zeroCrossings zero crossings of the sinc on each side, and kaiserBeta sets the stopband
+// (about -80 dB). Samples before the start and after the end count as zeros, and the
+// output is aligned with the input (no delay): output sample n is the input signal at time
+// n/to seconds.
+const (
+	cutoffFraction = 0.92
+	zeroCrossings  = 24
+	kaiserBeta     = 8.0
+)
+
+// Resample converts p to rate. The output has ceil(len * rate / p.Rate) samples. Equal
+// rates return p unchanged (the same slice).
+func Resample(p PCM, rate int) PCM {
+	if p.Rate == rate {
+		return p
+	}
+	r := NewResampler(p.Rate, rate)
+	out := r.Process(p.Samples)
+	out = append(out, r.Flush()...)
+	return PCM{Samples: out, Rate: rate}
+}
+
+// Resampler converts a stream chunk by chunk. Feeding the chunks of a signal through
+// Process and then calling Flush gives exactly the samples Resample gives on the whole.
+// It is not safe for concurrent use.
+type Resampler struct {
+	bank *filterBank
+	in   []float32 // input not yet consumed; in[0] is input sample base
+	base int64
+	seen int64 // input samples received
+	next int64 // index of the next output sample
+	done bool
+}
+
+// NewResampler converts from one rate to another; both must be positive. It panics on a
+// rate below 1, which is a programming error (rates come from decoded files or constants).
+func NewResampler(from, to int) *Resampler {
+	if from < 1 || to < 1 {
+		panic(fmt.Sprintf("audio: resampler rates must be positive (from %d to %d)", from, to))
+	}
+	return &Resampler{bank: bankFor(from, to)}
+}
+
+// Process consumes in and returns the output samples that no longer depend on future input.
+func (r *Resampler) Process(in []float32) []float32 {
+	if r.done {
+		panic("audio: Resampler.Process after Flush")
+	}
+	r.in = append(r.in, in...)
+	r.seen += int64(len(in))
+	return r.emit(false)
+}
+
+// Flush treats the input as ended (zeros after it) and returns the remaining output. The
+// resampler cannot be used afterwards.
+func (r *Resampler) Flush() []float32 {
+	r.done = true
+	return r.emit(true)
+}
+
+func (r *Resampler) emit(final bool) []float32 {
+	b := r.bank
+	var limit int64 // outputs [next, limit) are produced now
+	if final {
+		limit = (r.seen*b.up + b.down - 1) / b.down
+	} else {
+		// Output n needs input up to floor(n*down/up) + b.right, which must be < seen.
+		avail := r.seen - 1 - int64(b.right)
+		if avail < 0 {
+			return nil
+		}
+		limit = ((avail+1)*b.up-1)/b.down + 1
+	}
+	if limit <= r.next {
+		return nil
+	}
+	out := make([]float32, 0, limit-r.next)
+	k := len(b.taps) / int(b.up)
+	for n := r.next; n < limit; n++ {
+		pos := n * b.down
+		i0 := pos / b.up
+		phase := pos % b.up
+		h := b.taps[phase*int64(k) : (phase+1)*int64(k)]
+		// r.in[lo] meets h[0]; input before the start or after the end is zero.
+		lo := i0 - int64(b.left) - r.base
+		jlo, jhi := max(0, -lo), min(int64(k), int64(len(r.in))-lo)
+		var acc float32
+		if jlo < jhi {
+			x := r.in[lo+jlo : lo+jhi]
+			for j, c := range h[jlo:jhi] {
+				acc += c * x[j]
+			}
+		}
+		out = append(out, acc)
+	}
+	r.next = limit
+	// Drop input that no later output needs.
+	if keep := (r.next*b.down)/b.up - int64(b.left); keep > r.base {
+		drop := min(keep-r.base, int64(len(r.in)))
+		r.in = append(r.in[:0], r.in[drop:]...)
+		r.base += drop
+	}
+	return out
+}
+
+// filterBank holds up phases of k taps each: taps[p*k+j] weighs input sample
+// i0 - left + j for an output at input time i0 + p/up.
+type filterBank struct {
+	up, down    int64
+	left, right int
+	taps        []float32
+}
+
+var (
+	banksMu sync.Mutex
+	banks   = map[[2]int]*filterBank{}
+)
+
+func bankFor(from, to int) *filterBank {
+	banksMu.Lock()
+	defer banksMu.Unlock()
+	key := [2]int{from, to}
+	if b, ok := banks[key]; ok {
+		return b
+	}
+	b := newFilterBank(from, to)
+	banks[key] = b
+	return b
+}
+
+func newFilterBank(from, to int) *filterBank {
+	g := gcd(from, to)
+	up, down := to/g, from/g
+	// Cutoff in cycles per input sample, times two (1 = input Nyquist).
+	fc := cutoffFraction * math.Min(1, float64(to)/float64(from))
+	half := zeroCrossings / fc // half-length of the kernel in input samples
+	left := int(math.Ceil(half)) - 1
+	right := int(math.Ceil(half))
+	k := left + right + 1
+	taps := make([]float32, up*k)
+	i0beta := besselI0(kaiserBeta)
+	for p := range up {
+		frac := float64(p) / float64(up)
+		for j := range k {
+			tau := frac - float64(j-left) // output time minus input sample time
+			if math.Abs(tau) >= half {
+				continue
+			}
+			x := tau / half
+			w := besselI0(kaiserBeta*math.Sqrt(1-x*x)) / i0beta
+			taps[p*k+j] = float32(fc * sinc(fc*tau) * w)
+		}
+	}
+	return &filterBank{up: int64(up), down: int64(down), left: left, right: right, taps: taps}
+}
+
+func sinc(x float64) float64 {
+	if x == 0 {
+		return 1
+	}
+	return math.Sin(math.Pi*x) / (math.Pi * x)
+}
+
+// besselI0 is the modified Bessel function of the first kind, order 0 (power series).
+func besselI0(x float64) float64 {
+	sum, term := 1.0, 1.0
+	for k := 1; k < 200; k++ {
+		term *= (x / (2 * float64(k))) * (x / (2 * float64(k)))
+		sum += term
+		if term < sum*1e-17 {
+			break
+		}
+	}
+	return sum
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
