@@ -1,0 +1,331 @@
+// Package score turns one recorded conversation (turn timeline + model speech episodes)
+// into the verdicts of protocol section 5 (Events, pure), completes them with ASR and
+// judge verdicts (Judge), and aggregates them per model and condition (Summarize).
+//
+// Section references in comments are to shared/spec/protocol.md.
+package score
+
+import (
+	"math"
+	"sort"
+
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+)
+
+// Span is a half-open interval [Start, End) in seconds on the conversation timeline.
+type Span struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+// Duration of the span in seconds.
+func (s Span) Duration() float64 { return s.End - s.Start }
+
+// T outcomes (section 5: the T outcome partition).
+const (
+	OutcomeFreshOnset      = "fresh-onset"
+	OutcomeAlreadySpeaking = "already-speaking"
+	OutcomeSilent          = "silent"
+)
+
+// Yield verdicts of an N4 event (section 5, N4 details).
+const (
+	YieldPass              = "pass"
+	YieldFailStillVoicing  = "fail-still-voicing"
+	YieldFailResumed       = "fail-resumed"
+	ExcludedSpokeDuringQ   = "excluded-spoke-during-question"
+	ExcludedNoOnsetInGap   = "excluded-no-onset-in-gap"
+	ExcludedNotSpeakingAtR = "excluded-not-speaking-at-resolution"
+)
+
+// Event is the verdict on one scored turn: a T turn, an N1/N2/N3 silence window, or an N4
+// event (an N4_Q with the N4_R after it). Exactly one of T, Silence, N4 is set.
+type Event struct {
+	Turn      int     `json:"turn"` // index into Timeline.Turns
+	Label     string  `json:"label"`
+	Addressee string  `json:"addressee,omitempty"`
+	Start     float64 `json:"start"` // the turn as played
+	End       float64 `json:"end"`
+	// Third is the elapsed-time third (0, 1, 2) of the conversation the turn starts in;
+	// see ElapsedThird.
+	Third   int             `json:"third"`
+	T       *TVerdict       `json:"t,omitempty"`
+	Silence *SilenceVerdict `json:"silence,omitempty"`
+	N4      *N4Verdict      `json:"n4,omitempty"`
+}
+
+// TVerdict is what section 5 measures on the T turn. tE is the end of T.
+type TVerdict struct {
+	ActiveAtEnd bool `json:"active_at_end"` // active(tE)
+	// Onset is the first episode start in (tE, tE + t_onset_window], if any.
+	Onset      *float64 `json:"onset,omitempty"`
+	FreshOnset bool     `json:"fresh_onset"` // not active(tE) and an onset in the window
+	Presence   bool     `json:"presence"`    // active(tE) or an onset in the window
+	Outcome    string   `json:"outcome"`     // fresh-onset, already-speaking or silent
+	// AnswerSpan is [tE, start of the next turn): the audio judged for accuracy.
+	AnswerSpan Span `json:"answer_span"`
+	// Answer is filled by Judge when Presence holds (accuracy is conditional on it).
+	Answer *Judgement `json:"answer,omitempty"`
+}
+
+// SilenceVerdict is the silence window of an N1, N2 or N3 turn (section 5).
+type SilenceVerdict struct {
+	Window Span `json:"window"`
+	// Speech is the model speech inside the window: each overlapping episode clipped to it.
+	Speech   []Span  `json:"speech,omitempty"`
+	SpeechMS float64 `json:"speech_ms"` // total duration of Speech in milliseconds
+	// Speech is judged (acknowledgement or intrusion) by Judge; nil until then.
+	Judgement *Judgement `json:"judgement,omitempty"`
+}
+
+// Silent reports that no model speech overlaps the window: a pass without any judge.
+func (s *SilenceVerdict) Silent() bool { return len(s.Speech) == 0 }
+
+// Pass reports whether the window preserved silence: no speech, or speech the judge
+// classified as an acknowledgement. Speech not (yet) judged is not a pass.
+func (s *SilenceVerdict) Pass() bool {
+	return s.Silent() || (s.Judgement != nil && s.Judgement.OK)
+}
+
+// N4Verdict is one N4 event: question [qS, qE), resolution onset r, resolution end rE
+// (section 5, N4 details).
+type N4Verdict struct {
+	Question      Span    `json:"question"`
+	Resolution    float64 `json:"resolution"`     // r: the start of N4_R as played (= qE + n4_gap)
+	ResolutionEnd float64 `json:"resolution_end"` // rE
+	Deadline      float64 `json:"deadline"`       // r + yield_deadline
+	ObserveEnd    float64 `json:"observe_end"`    // max(r + yield_deadline, rE + yield_observe)
+
+	SpokeDuringQuestion bool `json:"spoke_during_question"` // an episode overlaps [qS, qE)
+	OnsetInGap          bool `json:"onset_in_gap"`          // an onset in (qE, r]
+	ActiveAtResolution  bool `json:"active_at_resolution"`  // active(r)
+	Eligible            bool `json:"eligible"`              // none of the above excludes it
+	// Excluded is the first failed eligibility condition, in the order above; empty when eligible.
+	Excluded string `json:"excluded,omitempty"`
+
+	// WindowResponse: an episode overlaps [qS, r) (diagnostic).
+	WindowResponse bool `json:"window_response"`
+	// Yield is pass, fail-still-voicing or fail-resumed, computed for every event so
+	// that yield over all N4 events can be reported; the scored rate uses eligible ones.
+	Yield string `json:"yield"`
+}
+
+// Verdict is the yield verdict as explain prints it: the exclusion reason for an
+// ineligible event, otherwise pass / fail-still-voicing / fail-resumed.
+func (n *N4Verdict) Verdict() string {
+	if !n.Eligible {
+		return n.Excluded
+	}
+	return n.Yield
+}
+
+// Events computes every verdict of section 5 that needs no ASR or judge, one Event per
+// T, N1, N2, N3 and N4_Q turn, in turn order (N4_R turns are part of their N4_Q event).
+// eps are the merged model speech episodes (section 4), sorted or not.
+func Events(tl timeline.Timeline, eps []timeline.Episode, p protocol.Params) []Event {
+	eps = sortedEpisodes(eps)
+	first, last := conversationSpan(tl)
+	var out []Event
+	for i, turn := range tl.Turns {
+		ev := Event{Turn: i, Label: turn.Label, Addressee: turn.Addressee, Start: turn.Start, End: turn.End,
+			Third: ElapsedThird(turn.Start, first, last)}
+		next, hasNext := nextTurnStart(tl, i)
+		switch {
+		case turn.Label == protocol.LabelT:
+			ev.T = tVerdict(turn, next, hasNext, tl.Duration, eps, p)
+		case protocol.IsSilenceLabel(turn.Label):
+			ev.Silence = silenceVerdict(turn, next, hasNext, eps, p)
+		case turn.Label == protocol.LabelN4Q:
+			ev.N4 = n4Verdict(tl, i, eps, p)
+		default:
+			continue
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+func sortedEpisodes(eps []timeline.Episode) []timeline.Episode {
+	s := append([]timeline.Episode(nil), eps...)
+	sort.Slice(s, func(i, j int) bool { return s[i].Start < s[j].Start })
+	return s
+}
+
+func nextTurnStart(tl timeline.Timeline, i int) (float64, bool) {
+	if i+1 < len(tl.Turns) {
+		return tl.Turns[i+1].Start, true
+	}
+	return 0, false
+}
+
+// conversationSpan is [start of the first turn, end of the last turn]: the preamble and
+// the tail are not part of the conversation for elapsed-time thirds.
+func conversationSpan(tl timeline.Timeline) (float64, float64) {
+	if len(tl.Turns) == 0 {
+		return 0, 0
+	}
+	first, last := tl.Turns[0].Start, tl.Turns[0].End
+	for _, t := range tl.Turns {
+		first = math.Min(first, t.Start)
+		last = math.Max(last, t.End)
+	}
+	return first, last
+}
+
+// ElapsedThird places time t in a third of the conversation span [first, last] (the start
+// of the first human turn to the end of the last one, so the preamble and the tail do not
+// count): 0 for t < first + L/3, 1 for t < first + 2L/3, else 2, with L = last - first.
+// Events are placed by the start of their turn. Out-of-range times clamp to 0 or 2.
+func ElapsedThird(t, first, last float64) int {
+	l := last - first
+	if l <= 0 {
+		return 0
+	}
+	return min(max(int(math.Floor(3*(t-first)/l)), 0), 2)
+}
+
+// firstOnset is the first episode start s with lo < s <= hi (section 4: an onset is an
+// episode start).
+func firstOnset(eps []timeline.Episode, lo, hi float64) (float64, bool) {
+	for _, e := range eps {
+		if e.Start > lo && e.Start <= hi {
+			return e.Start, true
+		}
+	}
+	return 0, false
+}
+
+// overlapping clips every episode that overlaps [a, b) to it.
+func overlapping(eps []timeline.Episode, a, b float64) []Span {
+	var out []Span
+	for _, e := range eps {
+		if e.Start < b && e.End > a {
+			out = append(out, Span{math.Max(e.Start, a), math.Min(e.End, b)})
+		}
+	}
+	return out
+}
+
+// tVerdict: section 5, fresh-onset response rate, response presence, T outcome and the
+// answer audio span.
+func tVerdict(turn timeline.Turn, next float64, hasNext bool, duration float64, eps []timeline.Episode, p protocol.Params) *TVerdict {
+	tE := turn.End
+	v := &TVerdict{ActiveAtEnd: timeline.Active(eps, tE)}
+	if s, ok := firstOnset(eps, tE, tE+p.TOnsetWindow); ok {
+		v.Onset = &s
+	}
+	v.FreshOnset = !v.ActiveAtEnd && v.Onset != nil
+	v.Presence = v.ActiveAtEnd || v.Onset != nil
+	switch {
+	case v.ActiveAtEnd:
+		v.Outcome = OutcomeAlreadySpeaking
+	case v.FreshOnset:
+		v.Outcome = OutcomeFreshOnset
+	default:
+		v.Outcome = OutcomeSilent
+	}
+	// Answer audio: [tE, start of the next turn). A valid scenario never ends with T
+	// (section 2); should one, the answer runs to the end of the session.
+	end := next
+	if !hasNext {
+		end = math.Max(duration, tE+p.TurnGap)
+	}
+	v.AnswerSpan = Span{tE, end}
+	return v
+}
+
+// silenceVerdict: section 5, silence window of N1/N2/N3: from the turn's start to the
+// next turn's start; for a last turn, to its end plus turn_gap.
+func silenceVerdict(turn timeline.Turn, next float64, hasNext bool, eps []timeline.Episode, p protocol.Params) *SilenceVerdict {
+	end := turn.End + p.TurnGap
+	if hasNext {
+		end = next
+	}
+	v := &SilenceVerdict{Window: Span{turn.Start, end}}
+	v.Speech = overlapping(eps, turn.Start, end)
+	for _, s := range v.Speech {
+		v.SpeechMS += s.Duration() * 1000
+	}
+	return v
+}
+
+// n4Verdict: section 5, N4 event. The resolution onset r is where N4_R actually started
+// (the scheduler plays it at qE + n4_gap, section 3 step 4). Without a following N4_R
+// (an invalid scenario) r = qE + n4_gap and rE = r.
+func n4Verdict(tl timeline.Timeline, i int, eps []timeline.Episode, p protocol.Params) *N4Verdict {
+	q := tl.Turns[i]
+	r, rE := q.End+p.N4Gap, q.End+p.N4Gap
+	if i+1 < len(tl.Turns) && tl.Turns[i+1].Label == protocol.LabelN4R {
+		r, rE = tl.Turns[i+1].Start, tl.Turns[i+1].End
+	}
+	v := &N4Verdict{
+		Question: Span{q.Start, q.End}, Resolution: r, ResolutionEnd: rE,
+		Deadline: r + p.YieldDeadline,
+	}
+	v.ObserveEnd = math.Max(v.Deadline, rE+p.YieldObserve)
+
+	// Eligibility: all three conditions must hold.
+	v.SpokeDuringQuestion = len(overlapping(eps, q.Start, q.End)) > 0
+	_, v.OnsetInGap = firstOnset(eps, q.End, r)
+	v.ActiveAtResolution = timeline.Active(eps, r)
+	switch {
+	case v.SpokeDuringQuestion:
+		v.Excluded = ExcludedSpokeDuringQ
+	case !v.OnsetInGap:
+		v.Excluded = ExcludedNoOnsetInGap
+	case !v.ActiveAtResolution:
+		v.Excluded = ExcludedNotSpeakingAtR
+	default:
+		v.Eligible = true
+	}
+
+	// Window response (diagnostic): an episode overlaps [qS, qE + n4_gap) = [qS, r).
+	v.WindowResponse = len(overlapping(eps, q.Start, r)) > 0
+
+	// Yield: silent at r + yield_deadline and through the observation end. "Through" is
+	// the half-open [deadline, observe end), consistent with episodes being [s, e):
+	// speech starting exactly at the observation end is after it.
+	switch {
+	case timeline.Active(eps, v.Deadline):
+		v.Yield = YieldFailStillVoicing
+	case len(overlapping(eps, v.Deadline, v.ObserveEnd)) > 0:
+		v.Yield = YieldFailResumed
+	default:
+		v.Yield = YieldPass
+	}
+	return v
+}
+
+// timeEps absorbs floating-point noise in hand-written and computed times (0.1 microsecond), so
+// that a gap written as exactly merge_pause is not merged and an episode of exactly
+// min_speech is kept.
+const timeEps = 1e-7
+
+// MergeRegions turns raw speech regions into episodes as section 4 does: regions are
+// sorted, gaps shorter than mergePause are merged (overlapping regions too), then
+// episodes shorter than minSpeech are dropped. Regions with End <= Start are ignored.
+func MergeRegions(regions []timeline.Episode, mergePause, minSpeech float64) []timeline.Episode {
+	var rs []timeline.Episode
+	for _, r := range regions {
+		if r.End > r.Start {
+			rs = append(rs, r)
+		}
+	}
+	rs = sortedEpisodes(rs)
+	var merged []timeline.Episode
+	for _, r := range rs {
+		if n := len(merged); n > 0 && r.Start-merged[n-1].End < mergePause-timeEps {
+			merged[n-1].End = math.Max(merged[n-1].End, r.End)
+			continue
+		}
+		merged = append(merged, r)
+	}
+	out := merged[:0]
+	for _, e := range merged {
+		if e.Duration() >= minSpeech-timeEps {
+			out = append(out, e)
+		}
+	}
+	return out
+}

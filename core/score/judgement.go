@@ -1,0 +1,36 @@
+package score
+
+// Failure reasons of a judged span (section 5: an unparseable verdict counts as wrong;
+// in a silence window an empty transcript, a failed transcription or an unparseable
+// classification is a failure).
+const (
+	FailIncorrect           = "incorrect"
+	FailIntrusion           = "intrusion"
+	FailEmptyTranscript     = "empty-transcript"
+	FailTranscriptionFailed = "transcription-failed"
+	FailUnparseable         = "unparseable"
+	FailJudgeFailed         = "judge-failed"
+	FailNoAudio             = "no-audio"
+	FailNotJudged           = "not-judged"
+)
+
+// Judgement is the evidence for one judged span of model audio: what was cut out, what
+// the ASR heard, what the judge answered, and the resulting pass or failure.
+type Judgement struct {
+	// Spans of audible output that were cut out and joined (in order) for the ASR.
+	Spans      []Span  `json:"spans"`
+	AudioS     float64 `json:"audio_s"`
+	Transcript string  `json:"transcript"`
+	// TranscriptionError is the ASR's error, when transcription failed.
+	TranscriptionError string `json:"transcription_error,omitempty"`
+	// Label, Parsed, Raw and Rationale are the judge's verdict as returned.
+	Label      string `json:"label,omitempty"`
+	Parsed     bool   `json:"parsed"`
+	Raw        string `json:"raw,omitempty"`
+	Rationale  string `json:"rationale,omitempty"`
+	JudgeError string `json:"judge_error,omitempty"`
+	// OK: the answer is correct (T) or the speech is an acknowledgement (silence window).
+	OK bool `json:"ok"`
+	// Failure says why OK is false; empty when OK.
+	Failure string `json:"failure,omitempty"`
+}
