@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/duplexmpe/duplexmpe/core/config"
+)
+
+func init() { register(newValidateCmd) }
+
+func newValidateCmd(st *State) *cobra.Command {
+	var vars []string
+	cmd := &cobra.Command{
+		Use:   "validate FILE.hcl",
+		Short: "Check a run file: syntax, values and references (starts no plugin)",
+		Long: "Check a run file without running anything: syntax, attribute names and types, durations, " +
+			"references between blocks, and the protocol and VAD settings. Exit 0 when it is good, " +
+			"1 with the problems (file, line, snippet) when it is not. Plugin config blocks are checked " +
+			"against the plugins' schemas by 'duplexmpe plugins FILE.hcl', which starts them.",
+		Args: exactArgs(1, "one run file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := loadRunFile(st, args[0], vars)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(st.Stdout, "%s: ok (%s, %s, %s, %s)\n", args[0],
+				plural(len(f.Variables), "variable"), plural(len(f.Plugins), "plugin"),
+				plural(len(f.Datasets), "dataset"), plural(len(f.Evaluations), "evaluation"))
+			return nil
+		},
+	}
+	addVarFlag(cmd, &vars)
+	return cmd
+}
+
+// addVarFlag adds the repeatable --var name=value flag.
+func addVarFlag(cmd *cobra.Command, vars *[]string) {
+	cmd.Flags().StringArrayVar(vars, "var", nil, "set a run-file variable, name=value (repeatable; wins over DUPLEXMPE_VAR_<name>)")
+}
+
+// loadRunFile parses and checks a run file named on the command line, prints its
+// diagnostics (warnings too) to stderr, and returns ErrReported when there are errors.
+func loadRunFile(st *State, arg string, varFlags []string) (*config.File, error) {
+	vars := map[string]string{}
+	for _, kv := range varFlags {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, UsageErrorf("--var %q: write --var name=value", kv)
+		}
+		vars[strings.TrimSpace(name)] = value
+	}
+	cwd, err := st.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("cannot find the working directory: %w", err)
+	}
+	path := arg
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	f, diags := config.Load(path, config.Options{Vars: vars, Env: st.Env, Cwd: cwd})
+	writeDiagnostics(st, f.Sources, diags, path, arg)
+	if diags.HasErrors() {
+		return nil, ErrReported
+	}
+	return f, nil
+}
+
+// relabel names the file in diagnostics as the user wrote it, not by its absolute path.
+func relabel(diags hcl.Diagnostics, abs, given string) hcl.Diagnostics {
+	if abs == given {
+		return diags
+	}
+	for _, d := range diags {
+		for _, r := range []*hcl.Range{d.Subject, d.Context} {
+			if r != nil && r.Filename == abs {
+				r.Filename = given
+			}
+		}
+	}
+	return diags
+}
+
+// writeDiagnostics prints diagnostics to stderr with snippets, naming the run file as
+// the user wrote it (given) rather than by its absolute path; colour only on a terminal.
+func writeDiagnostics(st *State, sources map[string]*hcl.File, diags hcl.Diagnostics, abs, given string) {
+	if len(diags) == 0 {
+		return
+	}
+	named := map[string]*hcl.File{}
+	for name, src := range sources {
+		named[name] = src
+	}
+	if src, ok := sources[abs]; ok {
+		named[given] = src
+	}
+	color, width := terminal(st.Stderr)
+	config.WriteDiagnostics(st.Stderr, named, relabel(diags, abs, given), width, color)
+}
+
+// terminal reports whether w is a terminal (colour) and the width to wrap at.
+func terminal(w io.Writer) (bool, uint) {
+	if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		return true, 100
+	}
+	return false, 0
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

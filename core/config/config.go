@@ -1,0 +1,175 @@
+// Package config reads HCL run files: it parses them, evaluates variables, locals and
+// functions, resolves references between blocks, and checks every value, reporting
+// problems as hcl.Diagnostics that point at the file and line. The language is described
+// once in Spec; docs/run-files.md is generated from it.
+package config
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+)
+
+// VarEnvPrefix prefixes environment variables that set run-file variables:
+// DUPLEXMPE_VAR_seed=2 sets var.seed.
+const VarEnvPrefix = "DUPLEXMPE_VAR_"
+
+// Options are the outside inputs of a run file.
+type Options struct {
+	// Vars are --var name=value settings; they win over the environment and defaults.
+	Vars map[string]string
+	// Env is the process environment, for env() and DUPLEXMPE_VAR_*. The real
+	// environment is never read.
+	Env map[string]string
+	// Cwd is path.cwd; when empty it is the run file's directory.
+	Cwd string
+}
+
+// File is a checked run file. Blocks keep the order of the file.
+type File struct {
+	Path string // as given to Load
+	Dir  string // the absolute directory relative paths resolve against (path.root)
+
+	Variables   []*Variable
+	Locals      map[string]cty.Value
+	Plugins     []*PluginBlock
+	Datasets    []*Dataset
+	Evaluations []*Evaluation
+
+	// Sources are the parsed files, for printing diagnostics with snippets.
+	Sources map[string]*hcl.File
+}
+
+// Variable is a variable block and the value it took.
+type Variable struct {
+	Name        string
+	Description string
+	Default     cty.Value // cty.NilVal when there is none
+	Value       cty.Value
+	// Source says where Value came from: "default", "--var" or the environment variable.
+	Source    string
+	DeclRange hcl.Range
+}
+
+// PluginBlock is a plugin block: how to run the plugin, and its raw config block, which
+// can only be checked once the plugin has described its schema (CheckPluginConfig).
+type PluginBlock struct {
+	Name string
+	Spec pluginhost.Spec
+	// Config is the body of the config block; an empty body when there is none.
+	Config hcl.Body
+	// ConfigRange is the config block's header, or the plugin block's when there is none.
+	ConfigRange hcl.Range
+	DeclRange   hcl.Range
+	// AttrRanges holds the range of each attribute the block sets, by name, so that later
+	// checks (pins, lock file) can point at it.
+	AttrRanges map[string]hcl.Range
+	// Uses lists the roles the run file gives the plugin ("tts", "asr", "judge",
+	// "model", "llm"), in order of first use, without repeats.
+	Uses []string
+
+	ctx *hcl.EvalContext
+}
+
+// Dataset is a dataset block.
+type Dataset struct {
+	Name      string
+	Scenarios string    // an absolute directory, or empty when Generate is set
+	Generate  *Generate // nil when Scenarios is set
+	TTS       string    // plugin name
+	Voices    map[string]string
+	Preamble  string // "default" or an absolute file path
+	Out       string // absolute
+	DeclRange hcl.Range
+}
+
+// Generate is a dataset's generate block.
+type Generate struct {
+	Generator        string // "procedural" or "llm"
+	LLM              string // plugin name, for "llm"
+	Pairs            int
+	Seed             int64
+	FourSpeakerShare float64
+	DeclRange        hcl.Range
+}
+
+// Generators are the accepted values of generate.generator.
+var Generators = []string{"procedural", "llm"}
+
+// Evaluation is an evaluation block, with the protocol and VAD settings filled in from
+// defaults and overrides and validated.
+type Evaluation struct {
+	Name        string
+	Dataset     string   // dataset name
+	Models      []string // plugin names
+	ASR         string   // plugin name
+	Judge       string   // plugin name
+	Concurrency int
+	Seed        int64
+	Out         string // absolute
+	Protocol    protocol.Params
+	VAD         protocol.VAD
+	DeclRange   hcl.Range
+}
+
+// Plugin returns the plugin block of the given name, or nil.
+func (f *File) Plugin(name string) *PluginBlock {
+	for _, p := range f.Plugins {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Dataset returns the dataset block of the given name, or nil.
+func (f *File) Dataset(name string) *Dataset {
+	for _, d := range f.Datasets {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// Evaluation returns the evaluation block of the given name, or nil.
+func (f *File) Evaluation(name string) *Evaluation {
+	for _, e := range f.Evaluations {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// LockPath is where the lock file of this run file lives: next to it.
+func (f *File) LockPath() string { return filepath.Join(f.Dir, LockFileName) }
+
+// LockFileName is the lock file's name, next to the run file.
+const LockFileName = ".duplexmpe.lock.hcl"
+
+// WriteDiagnostics prints diagnostics with the file name, line and a snippet of the
+// source. Colour is for terminals only; width 0 means no wrapping.
+func WriteDiagnostics(w io.Writer, sources map[string]*hcl.File, diags hcl.Diagnostics, width uint, color bool) error {
+	if len(diags) == 0 {
+		return nil
+	}
+	return hcl.NewDiagnosticTextWriter(w, sources, width, color).WriteDiagnostics(diags)
+}
+
+func secondsToDuration(s float64) time.Duration {
+	return time.Duration(s * float64(time.Second))
+}
+
+// errorf builds one error diagnostic.
+func errorf(rng hcl.Range, summary, format string, args ...any) *hcl.Diagnostic {
+	r := rng
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, args...), Subject: &r}
+}

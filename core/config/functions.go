@@ -1,0 +1,105 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
+)
+
+// maxFileBytes bounds file(): a run file reads prompts and keys, not datasets.
+const maxFileBytes = 16 << 20
+
+// FunctionDocs describes the functions a run file may call, for the docs.
+var FunctionDocs = []struct{ Signature, Doc string }{
+	{"env(name)", "The environment variable `name`, or `\"\"` when it is not set."},
+	{"file(path)", "The contents of a UTF-8 text file (at most 16 MiB); a relative path is relative to the run file's directory."},
+	{"abspath(path)", "`path` made absolute against the run file's directory."},
+	{"basename(path)", "The last element of `path`."},
+	{"dirname(path)", "`path` without its last element."},
+	{"join(separator, list)", "The strings of `list` joined with `separator`."},
+	{"format(spec, values...)", "printf-style formatting, e.g. `format(\"runs/%s-%d\", var.name, var.seed)`."},
+	{"lower(s)", "`s` in lower case."},
+	{"upper(s)", "`s` in upper case."},
+	{"concat(lists...)", "The lists joined into one."},
+	{"merge(maps...)", "The maps merged into one; later keys win."},
+	{"coalesce(values...)", "The first value that is neither null nor an empty string."},
+	{"tostring(v)", "`v` converted to a string."},
+	{"tonumber(v)", "`v` converted to a number."},
+}
+
+// functions returns the run file's functions; dir is the run file's directory and env
+// the environment env() reads.
+func functions(dir string, env map[string]string) map[string]function.Function {
+	resolve := func(p string) string {
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p)
+		}
+		return filepath.Join(dir, p)
+	}
+	stringFunc := func(param string, impl func(string) (string, error)) function.Function {
+		return function.New(&function.Spec{
+			Params: []function.Parameter{{Name: param, Type: cty.String}},
+			Type:   function.StaticReturnType(cty.String),
+			Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+				s, err := impl(args[0].AsString())
+				if err != nil {
+					return cty.UnknownVal(cty.String), err
+				}
+				return cty.StringVal(s), nil
+			},
+		})
+	}
+	fns := map[string]function.Function{
+		"env": stringFunc("name", func(name string) (string, error) { return env[name], nil }),
+		"file": stringFunc("path", func(p string) (string, error) {
+			full := resolve(p)
+			info, err := os.Stat(full)
+			if err != nil {
+				return "", fmt.Errorf("cannot read %s: %w", full, err)
+			}
+			if info.IsDir() {
+				return "", fmt.Errorf("%s is a directory, not a file", full)
+			}
+			if info.Size() > maxFileBytes {
+				return "", fmt.Errorf("%s is %d bytes; file() reads at most %d", full, info.Size(), maxFileBytes)
+			}
+			b, err := os.ReadFile(full)
+			if err != nil {
+				return "", fmt.Errorf("cannot read %s: %w", full, err)
+			}
+			if !utf8.Valid(b) {
+				return "", fmt.Errorf("%s is not UTF-8 text", full)
+			}
+			return string(b), nil
+		}),
+		"abspath":  stringFunc("path", func(p string) (string, error) { return resolve(p), nil }),
+		"basename": stringFunc("path", func(p string) (string, error) { return filepath.Base(p), nil }),
+		"dirname":  stringFunc("path", func(p string) (string, error) { return filepath.Dir(p), nil }),
+		"join":     stdlib.JoinFunc,
+		"format":   stdlib.FormatFunc,
+		"lower":    stdlib.LowerFunc,
+		"upper":    stdlib.UpperFunc,
+		"concat":   stdlib.ConcatFunc,
+		"merge":    stdlib.MergeFunc,
+		"coalesce": stdlib.CoalesceFunc,
+		"tostring": stdlib.MakeToFunc(cty.String),
+		"tonumber": stdlib.MakeToFunc(cty.Number),
+	}
+	return fns
+}
+
+// functionNames lists the functions, sorted (for tests and docs).
+func functionNames() []string {
+	var names []string
+	for name := range functions("", nil) {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,693 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+)
+
+// Load reads and checks the run file at path. The returned File is never nil: when the
+// diagnostics hold errors it is incomplete and good only for its Sources (to print the
+// diagnostics with snippets).
+func Load(path string, opts Options) (*File, hcl.Diagnostics) {
+	parser := hclparse.NewParser()
+	hf, diags := parser.ParseHCLFile(path)
+	return load(path, parser, hf, diags, opts)
+}
+
+// Parse is Load for a run file already in memory; filename names it in diagnostics and
+// its directory is the one relative paths resolve against.
+func Parse(src []byte, filename string, opts Options) (*File, hcl.Diagnostics) {
+	parser := hclparse.NewParser()
+	hf, diags := parser.ParseHCL(src, filename)
+	return load(filename, parser, hf, diags, opts)
+}
+
+func load(path string, parser *hclparse.Parser, hf *hcl.File, diags hcl.Diagnostics, opts Options) (*File, hcl.Diagnostics) {
+	f := &File{Path: path, Sources: parser.Files(), Locals: map[string]cty.Value{}}
+	if diags.HasErrors() || hf == nil {
+		return f, diags
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return f, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot resolve the run file's directory", Detail: err.Error()})
+	}
+	f.Dir = dir
+	cwd := opts.Cwd
+	if cwd == "" {
+		cwd = dir
+	}
+	l := &loader{f: f, opts: opts, d: &decoder{dir: dir}}
+	l.d.ctx = &hcl.EvalContext{
+		Functions: functions(dir, opts.Env),
+		Variables: map[string]cty.Value{
+			"path": cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(dir), "cwd": cty.StringVal(cwd)}),
+		},
+	}
+	l.d.diags = diags
+	l.run(hf.Body)
+	return f, l.d.diags
+}
+
+type loader struct {
+	f    *File
+	opts Options
+	d    *decoder
+	// uses records the roles each plugin is given, in order.
+	uses map[string][]string
+}
+
+func (l *loader) run(body hcl.Body) {
+	content, diags := body.Content(Spec.Schema())
+	l.d.add(diags...)
+	byType := map[string][]*hcl.Block{}
+	for _, b := range content.Blocks {
+		byType[b.Type] = append(byType[b.Type], b)
+	}
+	l.variables(byType["variable"])
+	l.locals(byType["locals"])
+
+	plugins := l.labels(byType["plugin"])
+	datasets := l.labels(byType["dataset"])
+	l.uses = map[string][]string{}
+	for _, b := range plugins {
+		l.plugin(b)
+	}
+	pluginNames := blockNames(plugins)
+	for _, b := range datasets {
+		l.dataset(b, pluginNames)
+	}
+	datasetNames := blockNames(datasets)
+	for _, b := range l.labels(byType["evaluation"]) {
+		l.evaluation(b, pluginNames, datasetNames)
+	}
+	for _, p := range l.f.Plugins {
+		p.Uses = l.uses[p.Name]
+		if len(p.Uses) == 0 && !l.d.diags.HasErrors() {
+			r := p.DeclRange
+			l.d.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Unused plugin",
+				Detail: fmt.Sprintf("Plugin %q is declared but no dataset or evaluation uses it.", p.Name), Subject: &r})
+		}
+	}
+}
+
+// labels drops blocks whose label is not an identifier or repeats an earlier one.
+func (l *loader) labels(blocks []*hcl.Block) []*hcl.Block {
+	seen := map[string]*hcl.Block{}
+	var out []*hcl.Block
+	for _, b := range blocks {
+		name := b.Labels[0]
+		if !hclsyntax.ValidIdentifier(name) {
+			l.d.add(errorf(b.LabelRanges[0], "Invalid block name",
+				"%q cannot be referenced as %s.%s: a name starts with a letter and has only letters, digits, underscores and dashes.", name, b.Type, name))
+			continue
+		}
+		if prev, dup := seen[name]; dup {
+			l.d.add(errorf(b.DefRange, "Duplicate "+b.Type+" block",
+				"A %s block named %q was already declared at %s. Names must be unique; rename one of them.", b.Type, name, prev.DefRange))
+			continue
+		}
+		seen[name] = b
+		out = append(out, b)
+	}
+	return out
+}
+
+func blockNames(blocks []*hcl.Block) []string {
+	var names []string
+	for _, b := range blocks {
+		names = append(names, b.Labels[0])
+	}
+	return names
+}
+
+func (l *loader) use(plugin, role string) {
+	for _, r := range l.uses[plugin] {
+		if r == role {
+			return
+		}
+	}
+	l.uses[plugin] = append(l.uses[plugin], role)
+}
+
+// content decodes a block's body against its spec and rejects repeated nested blocks
+// that may appear only once.
+func (l *loader) content(body hcl.Body, spec *BlockSpec) (*hcl.BodyContent, map[string]*hcl.Block) {
+	content, diags := body.Content(spec.Schema())
+	l.d.add(diags...)
+	once := map[string]*hcl.Block{}
+	for _, b := range content.Blocks {
+		if prev, dup := once[b.Type]; dup {
+			l.d.add(errorf(b.DefRange, "Duplicate "+b.Type+" block",
+				"Only one %s block is allowed here; the first is at %s. Merge them.", b.Type, prev.DefRange))
+			continue
+		}
+		once[b.Type] = b
+	}
+	return content, once
+}
+
+func (l *loader) variables(blocks []*hcl.Block) {
+	spec := Spec.Block("variable")
+	// Defaults may use functions and path, but not other variables or locals.
+	defaultsCtx := l.d.ctx
+	vals := map[string]cty.Value{}
+	declared := map[string]bool{}
+	for _, b := range l.labels(blocks) {
+		content, _ := l.content(b.Body, spec)
+		v := &Variable{Name: b.Labels[0], DeclRange: b.DefRange, Default: cty.NilVal}
+		declared[v.Name] = true
+		if a := content.Attributes["description"]; a != nil {
+			v.Description, _ = l.d.str(a)
+		}
+		if a := content.Attributes["default"]; a != nil {
+			val, diags := a.Expr.Value(defaultsCtx)
+			l.d.add(diags...)
+			if diags.HasErrors() {
+				val = cty.DynamicVal
+			}
+			v.Default = val
+		}
+		l.setVariable(v)
+		l.f.Variables = append(l.f.Variables, v)
+		if v.Value != cty.NilVal {
+			vals[v.Name] = v.Value
+		}
+	}
+	var unknown []string
+	for name := range l.opts.Vars {
+		if !declared[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	for _, name := range unknown {
+		detail := fmt.Sprintf("--var %s=... sets a variable the run file does not declare.", name)
+		var names []string
+		for n := range declared {
+			names = append(names, n)
+		}
+		if s := suggest(name, names); s != "" {
+			detail += fmt.Sprintf(" Did you mean %q?", s)
+		} else {
+			detail += fmt.Sprintf(" Declare it with variable %q { default = ... }.", name)
+		}
+		l.d.add(&hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Undeclared variable", Detail: detail})
+	}
+	l.d.ctx.Variables["var"] = cty.ObjectVal(vals)
+}
+
+// setVariable picks the variable's value: --var, then the environment, then the default.
+func (l *loader) setVariable(v *Variable) {
+	rng := v.DeclRange
+	raw, source, given := l.opts.Vars[v.Name], "--var", false
+	if _, given = l.opts.Vars[v.Name]; !given {
+		envName := VarEnvPrefix + v.Name
+		raw, given = l.opts.Env[envName]
+		source = envName
+	}
+	if !given {
+		if v.Default == cty.NilVal {
+			l.d.add(errorf(rng, "No value for variable",
+				"Variable %q has no default. Set it with --var %s=VALUE or the environment variable %s%s.", v.Name, v.Name, VarEnvPrefix, v.Name))
+			v.Value = cty.DynamicVal
+			return
+		}
+		v.Value, v.Source = v.Default, "default"
+		return
+	}
+	val, err := parseVariable(raw, v.Default)
+	if err != nil {
+		l.d.add(errorf(rng, "Invalid value for variable", "%s gives variable %q the value %q: %s.", source, v.Name, raw, err))
+		v.Value = cty.DynamicVal // uses of it fail quietly instead of repeating this error
+		return
+	}
+	v.Value, v.Source = val, source
+}
+
+// parseVariable converts a value from the command line or environment to the type of the
+// variable's default: a string as it is, a number or bool parsed, a list or map written
+// as an HCL expression.
+func parseVariable(raw string, def cty.Value) (cty.Value, error) {
+	if def == cty.NilVal || !def.IsKnown() || def.IsNull() {
+		return cty.StringVal(raw), nil
+	}
+	ty := def.Type()
+	switch {
+	case ty == cty.String:
+		return cty.StringVal(raw), nil
+	case ty == cty.Number || ty == cty.Bool:
+		v, err := convert.Convert(cty.StringVal(strings.TrimSpace(raw)), ty)
+		if err != nil {
+			return cty.NilVal, fmt.Errorf("a %s is required", ty.FriendlyName())
+		}
+		return v, nil
+	default:
+		expr, diags := hclsyntax.ParseExpression([]byte(raw), "<value>", hcl.InitialPos)
+		if diags.HasErrors() {
+			return cty.NilVal, fmt.Errorf("write it as an HCL value like the default (%s)", diags.Error())
+		}
+		v, diags := expr.Value(nil)
+		if diags.HasErrors() {
+			return cty.NilVal, fmt.Errorf("%s", diags.Error())
+		}
+		if !v.Type().Equals(ty) {
+			if _, err := convert.Convert(v, ty); err != nil {
+				return cty.NilVal, fmt.Errorf("it must have the type of the default, %s", ty.FriendlyName())
+			}
+		}
+		return v, nil
+	}
+}
+
+func (l *loader) locals(blocks []*hcl.Block) {
+	type pending struct {
+		attr *hcl.Attribute
+		deps []string
+	}
+	var order []string
+	todo := map[string]pending{}
+	for _, b := range blocks {
+		attrs, diags := b.Body.JustAttributes()
+		l.d.add(diags...)
+		// JustAttributes returns a map; keep the file's order.
+		var sorted []*hcl.Attribute
+		for _, a := range attrs {
+			sorted = append(sorted, a)
+		}
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Range.Start.Byte < sorted[j].Range.Start.Byte })
+		for _, a := range sorted {
+			if prev, dup := todo[a.Name]; dup {
+				l.d.add(errorf(a.NameRange, "Duplicate local value", "local.%s was already defined at %s.", a.Name, prev.attr.NameRange))
+				continue
+			}
+			p := pending{attr: a}
+			for _, t := range a.Expr.Variables() {
+				if t.RootName() != "local" || len(t) < 2 {
+					continue
+				}
+				if step, ok := t[1].(hcl.TraverseAttr); ok {
+					p.deps = append(p.deps, step.Name)
+				}
+			}
+			todo[a.Name] = p
+			order = append(order, a.Name)
+		}
+	}
+	vals := map[string]cty.Value{}
+	setCtx := func() { l.d.ctx.Variables["local"] = cty.ObjectVal(vals) }
+	setCtx()
+	done := map[string]bool{}
+	for progress := true; progress; {
+		progress = false
+		for _, name := range order {
+			p := todo[name]
+			if done[name] {
+				continue
+			}
+			ready := true
+			for _, dep := range p.deps {
+				if _, declared := todo[dep]; declared && !done[dep] {
+					ready = false
+				}
+			}
+			if !ready {
+				continue
+			}
+			done[name], progress = true, true
+			v, diags := p.attr.Expr.Value(l.d.ctx)
+			l.d.add(diags...)
+			if diags.HasErrors() {
+				v = cty.DynamicVal // later uses fail quietly instead of repeating this error
+			}
+			vals[name] = v
+			l.f.Locals[name] = v
+			setCtx()
+		}
+	}
+	for _, name := range order {
+		if !done[name] {
+			p := todo[name]
+			l.d.add(errorf(p.attr.Range, "Circular local values",
+				"local.%s depends on itself through local.%s. Break the cycle.", name, strings.Join(p.deps, ", local.")))
+		}
+	}
+}
+
+func (l *loader) plugin(b *hcl.Block) {
+	content, once := l.content(b.Body, Spec.Block("plugin"))
+	p := &PluginBlock{Name: b.Labels[0], DeclRange: b.DefRange, AttrRanges: map[string]hcl.Range{}, ctx: l.d.ctx}
+	p.Spec.Name = p.Name
+	attrs := content.Attributes
+	for name, a := range attrs {
+		p.AttrRanges[name] = a.Range
+	}
+	d := l.d
+	if a := attrs["source"]; a != nil {
+		p.Spec.Source, _ = d.path(a)
+	}
+	if a := attrs["command"]; a != nil {
+		if argv, ok := d.stringList(a); ok {
+			if len(argv) == 0 || strings.TrimSpace(argv[0]) == "" {
+				d.add(errorf(a.Expr.Range(), "Empty command", "command needs at least the program to run, e.g. [\"python3\", \"-m\", \"my_plugin\"]."))
+			}
+			p.Spec.Command = argv
+		}
+	}
+	if a := attrs["dir"]; a != nil {
+		p.Spec.Dir, _ = d.path(a)
+	}
+	if a := attrs["env"]; a != nil {
+		p.Spec.Env, _ = d.stringMap(a)
+	}
+	if a := attrs["version"]; a != nil {
+		p.Spec.Version, _ = d.nonEmpty(a)
+	}
+	if a := attrs["reattach"]; a != nil {
+		p.Spec.Reattach, _ = d.str(a)
+	}
+	if a := attrs["start_timeout"]; a != nil {
+		p.Spec.StartTimeout, _ = d.duration(a)
+	}
+	switch {
+	case attrs["source"] != nil && attrs["command"] != nil:
+		d.add(errorf(attrs["command"].Range, "Conflicting plugin attributes",
+			"Plugin %q sets both source and command; set source for an executable, or command (with dir) for a script.", p.Name))
+	case attrs["source"] == nil && attrs["command"] == nil:
+		d.add(errorf(b.DefRange, "Missing plugin executable",
+			"Plugin %q needs source = \"path/to/executable\" or command = [\"program\", \"arg\", ...].", p.Name))
+	}
+	if a := attrs["checksum"]; a != nil {
+		if sum, ok := d.nonEmpty(a); ok {
+			p.Spec.Checksum = sum
+			if err := checkChecksum(sum, p.Spec.Source != "", p.Spec.Dir != ""); err != nil {
+				d.add(errorf(a.Expr.Range(), "Invalid checksum", "%s", err))
+			}
+		}
+	}
+	if p.Spec.Source != "" {
+		l.warnMissing(attrs["source"], p.Spec.Source, false, "plugin executable", "Build it first (make build) or fix the path.")
+	}
+	if p.Spec.Dir != "" {
+		l.warnMissing(attrs["dir"], p.Spec.Dir, true, "plugin directory", "Fix the path.")
+	}
+	p.Config, p.ConfigRange = hcl.EmptyBody(), b.DefRange
+	if cb := once["config"]; cb != nil {
+		p.Config, p.ConfigRange = cb.Body, cb.DefRange
+	}
+	l.f.Plugins = append(l.f.Plugins, p)
+}
+
+// checkChecksum checks the form of a checksum pin.
+func checkChecksum(sum string, hasSource, hasDir bool) error {
+	algo, digest, _ := strings.Cut(sum, ":")
+	switch algo {
+	case "sha256":
+		if len(digest) != 64 || strings.Trim(digest, "0123456789abcdef") != "" {
+			return fmt.Errorf("%q: a sha256 checksum is \"sha256:\" and 64 lower-case hex digits (sha256sum's output)", sum)
+		}
+		if !hasSource {
+			return fmt.Errorf("a sha256 checksum pins the source executable; this plugin has no source (use an h1: checksum of dir)")
+		}
+	case "h1":
+		if digest == "" {
+			return fmt.Errorf("%q: an h1 checksum is \"h1:\" and a base64 digest (duplexmpe lock writes it)", sum)
+		}
+		if !hasDir {
+			return fmt.Errorf("an h1 checksum pins the files under dir; this plugin has no dir")
+		}
+	default:
+		return fmt.Errorf("%q: a checksum starts with \"sha256:\" (an executable) or \"h1:\" (a directory)", sum)
+	}
+	return nil
+}
+
+// warnMissing warns when a path the run needs does not exist yet: it may be built later,
+// so it is not an error here, but it is the likeliest cause of a later failure.
+func (l *loader) warnMissing(a *hcl.Attribute, path string, wantDir bool, what, hint string) {
+	if a == nil {
+		return
+	}
+	info, err := os.Stat(path)
+	switch {
+	case err != nil:
+		rng := a.Expr.Range()
+		l.d.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Missing " + what,
+			Detail: fmt.Sprintf("%s does not exist. %s", path, hint), Subject: &rng})
+	case wantDir && !info.IsDir():
+		l.d.add(errorf(a.Expr.Range(), "Not a directory", "%s is a file; %s must be a directory.", path, a.Name))
+	case !wantDir && info.IsDir():
+		l.d.add(errorf(a.Expr.Range(), "Not a file", "%s is a directory; %s must be a file.", path, a.Name))
+	}
+}
+
+func (l *loader) dataset(b *hcl.Block, plugins []string) {
+	spec := Spec.Block("dataset")
+	content, once := l.content(b.Body, spec)
+	ds := &Dataset{Name: b.Labels[0], DeclRange: b.DefRange, Preamble: "default"}
+	attrs, d := content.Attributes, l.d
+	if a := attrs["tts"]; a != nil {
+		if name, ok := d.ref(a.Expr, "tts", "plugin", plugins); ok {
+			ds.TTS = name
+			l.use(name, "tts")
+		}
+	}
+	if a := attrs["voices"]; a != nil {
+		if voices, ok := d.stringMap(a); ok {
+			ds.Voices = voices
+			checkVoices(d, a, voices)
+		}
+	}
+	if a := attrs["preamble"]; a != nil {
+		if s, ok := d.nonEmpty(a); ok {
+			ds.Preamble = s
+			if s != "default" {
+				ds.Preamble = d.resolve(s)
+				l.warnMissing(a, ds.Preamble, false, "preamble file", "Fix the path, or write preamble = \"default\".")
+			}
+		}
+	}
+	ds.Out = d.resolve(filepath.Join("build", "datasets", ds.Name))
+	if a := attrs["out"]; a != nil {
+		if p, ok := d.path(a); ok {
+			ds.Out = p
+		}
+	}
+	gen := once["generate"]
+	switch a := attrs["scenarios"]; {
+	case a != nil && gen != nil:
+		d.add(errorf(gen.DefRange, "Conflicting dataset sources", "Dataset %q sets scenarios and a generate block; keep one.", ds.Name))
+	case a == nil && gen == nil:
+		d.add(errorf(b.DefRange, "Missing dataset source",
+			"Dataset %q needs scenarios = \"directory\" or a generate { generator = \"procedural\", pairs = N } block.", ds.Name))
+	case a != nil:
+		if p, ok := d.path(a); ok {
+			ds.Scenarios = p
+			l.warnMissing(a, p, true, "scenario directory", "Fix the path.")
+		}
+	default:
+		ds.Generate = l.generate(gen, plugins)
+	}
+	l.f.Datasets = append(l.f.Datasets, ds)
+}
+
+func checkVoices(d *decoder, a *hcl.Attribute, voices map[string]string) {
+	rng := a.Expr.Range()
+	var keys []string
+	for k := range voices {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch {
+		case k != "A" && k != "B" && k != "C" && k != "D":
+			d.add(errorf(rng, "Unknown speaker", "voices has a key %q; speakers are A, B, C and D.", k))
+		case strings.TrimSpace(voices[k]) == "":
+			d.add(errorf(rng, "Empty voice", "voices.%s is empty; name a voice of the TTS plugin.", k))
+		}
+	}
+	for _, k := range []string{"A", "B", "C"} {
+		if _, ok := voices[k]; !ok {
+			d.add(errorf(rng, "Missing voice", "voices needs a voice for speaker %s (A, B and C are required; D for four-speaker scenarios).", k))
+		}
+	}
+}
+
+func (l *loader) generate(b *hcl.Block, plugins []string) *Generate {
+	content, _ := l.content(b.Body, Spec.Block("dataset").Block("generate"))
+	g := &Generate{Seed: 1, FourSpeakerShare: 0.25, DeclRange: b.DefRange}
+	attrs, d := content.Attributes, l.d
+	if a := attrs["generator"]; a != nil {
+		if s, ok := d.str(a); ok {
+			g.Generator = s
+			if !contains(Generators, s) {
+				detail := fmt.Sprintf("generator = %q is not known; use %s.", s, quoteList(Generators))
+				if sug := suggest(s, Generators); sug != "" {
+					detail = fmt.Sprintf("generator = %q is not known. Did you mean %q?", s, sug)
+				}
+				d.add(errorf(a.Expr.Range(), "Unknown generator", "%s", detail))
+			}
+		}
+	}
+	if a := attrs["llm"]; a != nil {
+		if name, ok := d.ref(a.Expr, "llm", "plugin", plugins); ok {
+			g.LLM = name
+			l.use(name, "llm")
+		}
+		if g.Generator == "procedural" {
+			d.add(errorf(a.Range, "Unused llm", "generator = \"procedural\" uses no LLM; remove llm, or use generator = \"llm\"."))
+		}
+	} else if g.Generator == "llm" {
+		d.add(errorf(b.DefRange, "Missing llm", "generator = \"llm\" needs llm = plugin.<name>."))
+	}
+	if a := attrs["pairs"]; a != nil {
+		if n, ok := d.whole(a); ok {
+			if n < 1 {
+				d.add(errorf(a.Expr.Range(), "Invalid pairs", "pairs = %d must be at least 1.", n))
+			}
+			g.Pairs = int(n)
+		}
+	}
+	if a := attrs["seed"]; a != nil {
+		g.Seed, _ = d.whole(a)
+	}
+	if a := attrs["four_speaker_share"]; a != nil {
+		if x, ok := d.number(a); ok {
+			if x < 0 || x > 1 {
+				d.add(errorf(a.Expr.Range(), "Invalid four_speaker_share", "four_speaker_share = %g must be between 0 and 1.", x))
+			}
+			g.FourSpeakerShare = x
+		}
+	}
+	return g
+}
+
+func (l *loader) evaluation(b *hcl.Block, plugins, datasets []string) {
+	content, once := l.content(b.Body, Spec.Block("evaluation"))
+	ev := &Evaluation{Name: b.Labels[0], DeclRange: b.DefRange, Concurrency: 1, Seed: 1,
+		Protocol: protocol.Defaults(), VAD: protocol.DefaultVAD()}
+	attrs, d := content.Attributes, l.d
+	if a := attrs["dataset"]; a != nil {
+		ev.Dataset, _ = d.ref(a.Expr, "dataset", "dataset", datasets)
+	}
+	if a := attrs["models"]; a != nil {
+		exprs, diags := hcl.ExprList(a.Expr)
+		if diags.HasErrors() {
+			d.add(errorf(a.Expr.Range(), "Invalid models", "models must be a list of plugin references, such as [plugin.silent, plugin.always_talk]."))
+		} else if len(exprs) == 0 {
+			d.add(errorf(a.Expr.Range(), "No models", "models must name at least one model plugin."))
+		}
+		seen := map[string]bool{}
+		for _, e := range exprs {
+			name, ok := d.ref(e, "models", "plugin", plugins)
+			if !ok {
+				continue
+			}
+			if seen[name] {
+				d.add(errorf(e.Range(), "Duplicate model", "plugin.%s is listed twice in models; list each model once.", name))
+				continue
+			}
+			seen[name] = true
+			ev.Models = append(ev.Models, name)
+			l.use(name, "model")
+		}
+	}
+	for _, role := range []string{"asr", "judge"} {
+		if a := attrs[role]; a != nil {
+			if name, ok := d.ref(a.Expr, role, "plugin", plugins); ok {
+				l.use(name, role)
+				if role == "asr" {
+					ev.ASR = name
+				} else {
+					ev.Judge = name
+				}
+			}
+		}
+	}
+	if a := attrs["concurrency"]; a != nil {
+		if n, ok := d.whole(a); ok {
+			if n < 1 {
+				d.add(errorf(a.Expr.Range(), "Invalid concurrency", "concurrency = %d must be at least 1.", n))
+			}
+			ev.Concurrency = int(n)
+		}
+	}
+	if a := attrs["seed"]; a != nil {
+		ev.Seed, _ = d.whole(a)
+	}
+	ev.Out = d.resolve(filepath.Join("runs", ev.Name))
+	if a := attrs["out"]; a != nil {
+		if p, ok := d.path(a); ok {
+			ev.Out = p
+		}
+	}
+	l.settings(once["protocol"], b, Spec.Block("evaluation").Block("protocol"), &ev.Protocol)
+	l.settings(once["vad"], b, Spec.Block("evaluation").Block("vad"), &ev.VAD)
+	l.f.Evaluations = append(l.f.Evaluations, ev)
+}
+
+// settings decodes a protocol or vad block into the struct dst points to, field by json
+// name, then runs the struct's Validate.
+func (l *loader) settings(b, parent *hcl.Block, spec *BlockSpec, dst interface{ Validate() error }) {
+	rng := parent.DefRange
+	if b != nil {
+		rng = b.DefRange
+		content, _ := l.content(b.Body, spec)
+		for _, as := range spec.Attrs {
+			a := content.Attributes[as.Name]
+			if a == nil {
+				continue
+			}
+			field, _ := fieldByJSON(reflect.ValueOf(dst), as.Name)
+			switch as.Type {
+			case TypeDuration:
+				if dur, ok := l.d.duration(a); ok {
+					field.SetFloat(dur.Seconds())
+				}
+			case TypeWhole:
+				if n, ok := l.d.whole(a); ok {
+					field.SetInt(n)
+				}
+			case TypeNumber:
+				if x, ok := l.d.number(a); ok {
+					field.SetFloat(x)
+				}
+			case TypeString:
+				if s, ok := l.d.str(a); ok {
+					field.SetString(s)
+				}
+			}
+		}
+	}
+	if err := dst.Validate(); err != nil {
+		l.d.add(errorf(rng, "Invalid "+spec.Type+" settings", "%s", err))
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteList(list []string) string {
+	var q []string
+	for _, s := range list {
+		q = append(q, fmt.Sprintf("%q", s))
+	}
+	return strings.Join(q, " or ")
+}
