@@ -1,0 +1,563 @@
+// Package session is the scheduler of protocol.md section 3: it plays one conversation to
+// one full-duplex model in lockstep on a virtual clock and records what happened.
+//
+// # The clock
+//
+// Time advances by input samples at the model's declared input rate Ri, never by the wall
+// clock. Frame k carries input samples [kF, (k+1)F) (F = the model's frame size), i.e. the
+// input interval [k*d, (k+1)*d) with d = F/Ri. Frame k gets exactly one Step.
+//
+// # When output becomes audible
+//
+// The model can only reply to frame k once frame k has been fully captured, at time
+// (k+1)*d. Its reply is appended to the playback buffer (after discarding the queued,
+// unplayed audio when it flushes). The buffer drains at real time: during input interval
+// k it plays floor((k+1)*F*Ro/Ri) - floor(k*F*Ro/Ri) samples (Ro = output rate), padded
+// with silence when it runs dry, so the audible waveform is aligned sample-exactly with
+// the input timeline (audible sample j is at j/Ro seconds). Therefore:
+//   - output produced in reply to frame k is audible from (k+1)*d on, at the earliest;
+//     the audible interval [0, d) is always silent;
+//   - a flush in the reply to frame k discards what would have played from (k+1)*d on;
+//     what played during interval k was already heard;
+//   - the reply to the last frame would play after the session ends and is not recorded.
+//
+// # Frame granularity and the schedule
+//
+// The input stream is laid out sample-exactly: the preamble, preamble_gap, every turn,
+// turn_gap and n4_gap are exact sample counts (round(seconds*Ri)), so every model hears
+// the same conversation whatever its frame size. A segment may begin mid-frame.
+//
+// The one exception is the closed-loop wait after T (section 3 rule 3), because its end
+// is a decision, and decisions are taken only at frame boundaries with the audio already
+// heard (the online detector has heard the audible waveform up to k*d when frame k is
+// composed). So:
+//   - the wait begins at tE, the exact end of T; the rest of T's last frame is silence;
+//   - at the start of each later frame the scheduler checks the rules; the turn after T
+//     starts at the first frame boundary where one of them holds: no onset and
+//     tE + t_onset_window reached; onset seen and silent for t_end_silence; or
+//     tE + t_wait_cap reached. Each bound is therefore met up to one frame late
+//     (at most d, e.g. 80 ms for Moshi, 1 s for MiniCPM-o).
+//   - the session ends at the first frame boundary at or after the end of the tail; the
+//     last frame is padded with silence, so the tail lasts between tail and tail + d.
+//
+// The recorded timeline carries the ACTUAL start and end of every turn and of the
+// preamble in seconds (sample index / Ri): that, not the nominal schedule, is what
+// scoring uses.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// Conversation is what the scheduler plays: the spoken duty preamble and the human turns.
+type Conversation struct {
+	ID       string
+	Preamble audio.PCM
+	Turns    []Turn
+}
+
+// Turn is one human turn with its audio.
+type Turn struct {
+	Index     int
+	Label     string
+	Speaker   string
+	Text      string
+	Addressee string
+	Audio     audio.PCM
+}
+
+// Listener is the online speech detector the scheduler consults: it hears the audible
+// waveform at 16 kHz as it plays (section 3, last paragraph). *vad.Online satisfies it.
+type Listener interface {
+	Push(pcm16k []float32) error
+	// Speaking reports an open episode that has lasted at least min_speech.
+	Speaking() bool
+	// SilentFor is the time in seconds since the last speech window ended.
+	SilentFor() float64
+	Close()
+}
+
+// Options configure one session.
+type Options struct {
+	Params protocol.Params
+	VAD    protocol.VAD
+	// Detector opens the online detector (Detector.NewOnline(VAD)).
+	// TODO(vad): Detector *vad.Detector
+	// NewListener, when set, replaces Detector as the source of the online detector.
+	NewListener func() (Listener, error)
+	Seed        int64
+	Instruction string // optional text instruction; empty unless configured
+	// FrameDeadline bounds the wall time of one Step; 0 means no bound.
+	FrameDeadline time.Duration
+	// StartDeadline bounds the wall time of Start; 0 means no bound.
+	StartDeadline time.Duration
+}
+
+// ListenerRate is the rate the online detector hears (Silero runs at 16 kHz).
+const ListenerRate = 16000
+
+// maxQueued bounds the playback buffer: a model that queues more than this many seconds
+// of unplayed audio is out of protocol (it would otherwise exhaust memory).
+const maxQueued = 600.0
+
+// Record is everything a session produced.
+type Record struct {
+	ConversationID string     `json:"conversation_id"`
+	Format         sdk.Format `json:"format"`
+	// Timeline holds the actual preamble span and turn spans, and the session length.
+	Timeline timeline.Timeline `json:"timeline"`
+	// Audible is the audible output at Format.OutputRate, sample-aligned with the input
+	// timeline: len = floor(Frames*FrameSize*OutputRate/InputRate).
+	Audible audio.PCM   `json:"-"`
+	Text    []TextPiece `json:"text,omitempty"`
+	Latency Latency     `json:"latency"`
+	Frames  int         `json:"frames"`
+	// TWait describes the closed-loop wait after T; nil when T was not reached.
+	TWait *TWait `json:"t_wait,omitempty"`
+	// Failure says why the conversation failed (model error, crash, deadline, protocol
+	// violation); empty on success. A failed record is partial.
+	Failure string `json:"failure,omitempty"`
+}
+
+// Failed reports whether the conversation failed.
+func (r *Record) Failed() bool { return r.Failure != "" }
+
+// TextPiece is one piece of the model's text channel; Time is when the reply carrying it
+// arrived on the virtual clock (the end of the frame it answers).
+type TextPiece struct {
+	Frame int     `json:"frame"`
+	Time  float64 `json:"time"`
+	Text  string  `json:"text"`
+}
+
+// Latency summarises the wall time of Step, in seconds.
+type Latency struct {
+	Frames int     `json:"frames"`
+	Mean   float64 `json:"mean"`
+	P50    float64 `json:"p50"`
+	P95    float64 `json:"p95"`
+	Max    float64 `json:"max"`
+}
+
+// Ways the wait after T ended (section 3 rule 3).
+const (
+	WaitNoOnset  = "no-onset"  // no onset within t_onset_window
+	WaitEndpoint = "endpoint"  // the model spoke, then was silent for t_end_silence
+	WaitCap      = "cap"       // t_wait_cap reached
+	WaitCut      = "cut-short" // the session ended (failure) before the wait was over
+)
+
+// TWait is the closed-loop wait after T, on the timeline.
+type TWait struct {
+	Start float64 `json:"start"` // = the end of T
+	End   float64 `json:"end"`   // the start of the next turn
+	// Onset: the detector heard the model speaking at some decision during the wait
+	// (a fresh onset, or already speaking when T ended).
+	Onset  bool   `json:"onset"`
+	Ending string `json:"ending"`
+}
+
+// Run plays conv to model and records it. A model failure (an error from Start or Step,
+// a dead plugin process, a missed deadline, a reply out of protocol) is not an error of
+// Run: it returns the partial Record with Failure set. Run returns an error only when the
+// inputs are unusable or ctx is cancelled.
+func Run(ctx context.Context, model sdk.Model, conv Conversation, opts Options) (*Record, error) {
+	if err := opts.Params.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkConversation(conv); err != nil {
+		return nil, err
+	}
+	newListener := opts.NewListener
+	if newListener == nil {
+		return nil, errors.New("session: no online detector: set Options.Detector (vad.Open)")
+	}
+
+	rec := &Record{ConversationID: conv.ID}
+	startCtx, cancel := withDeadline(ctx, opts.StartDeadline)
+	c, err := model.Start(startCtx, sdk.ConversationStart{ID: conv.ID, Seed: opts.Seed, Instruction: opts.Instruction})
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		rec.Failure = fmt.Sprintf("model failed to start the conversation: %v", err)
+		return rec, nil
+	}
+	defer c.Close()
+	f := c.Format()
+	rec.Format = f
+	if err := checkFormat(f); err != nil {
+		rec.Failure = err.Error()
+		return rec, nil
+	}
+
+	lis, err := newListener()
+	if err != nil {
+		return nil, fmt.Errorf("session: opening the online detector: %w", err)
+	}
+	defer lis.Close()
+
+	s := &scheduler{
+		opts:  opts,
+		f:     f,
+		conv:  conv,
+		lis:   lis,
+		toVAD: newResampler(f.OutputRate, ListenerRate),
+	}
+	s.plan()
+	err = s.loop(ctx, c, rec)
+	return rec, err
+}
+
+func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+func checkConversation(conv Conversation) error {
+	if conv.Preamble.Rate <= 0 && len(conv.Preamble.Samples) > 0 {
+		return fmt.Errorf("session: conversation %s: preamble has sample rate %d", conv.ID, conv.Preamble.Rate)
+	}
+	if len(conv.Turns) == 0 {
+		return fmt.Errorf("session: conversation %s has no turns", conv.ID)
+	}
+	for i, t := range conv.Turns {
+		if t.Audio.Rate <= 0 {
+			return fmt.Errorf("session: conversation %s turn %d: audio has sample rate %d", conv.ID, t.Index, t.Audio.Rate)
+		}
+		if len(t.Audio.Samples) == 0 {
+			return fmt.Errorf("session: conversation %s turn %d (position %d): audio is empty; re-synthesise the dataset", conv.ID, t.Index, i)
+		}
+	}
+	return nil
+}
+
+// maxFrameSeconds bounds a declared frame: nothing sensible uses frames longer than this.
+const maxFrameSeconds = 10
+
+func checkFormat(f sdk.Format) error {
+	if f.InputRate < 8000 || f.InputRate > 192000 || f.OutputRate < 8000 || f.OutputRate > 192000 {
+		return fmt.Errorf("model declared input rate %d Hz and output rate %d Hz; both must be between 8000 and 192000", f.InputRate, f.OutputRate)
+	}
+	if f.FrameSize <= 0 || f.FrameSize > maxFrameSeconds*f.InputRate {
+		return fmt.Errorf("model declared a frame of %d samples at %d Hz; it must be between 1 sample and %d s", f.FrameSize, f.InputRate, maxFrameSeconds)
+	}
+	return nil
+}
+
+// segment kinds of the input schedule.
+const (
+	segAudio = iota
+	segSilence
+	segWaitAfterT
+)
+
+type segment struct {
+	kind    int
+	samples []float32 // segAudio, at the input rate
+	n       int64     // segSilence: length in samples
+	turn    int       // segAudio: position in conv.Turns, or -1 for the preamble
+}
+
+type scheduler struct {
+	opts  Options
+	f     sdk.Format
+	conv  Conversation
+	lis   Listener
+	toVAD *resampler
+
+	segs []segment
+	cur  int   // current segment
+	off  int64 // samples of the current segment already played
+
+	tl       timeline.Timeline
+	playback []float32
+	audible  []float32
+
+	// the wait after T
+	wait      *TWait
+	waitStart int64 // sample where T ended
+	onset     bool
+}
+
+// seconds converts a duration to input samples (section 8 values are seconds).
+func (s *scheduler) samples(sec float64) int64 {
+	return int64(math.Round(sec * float64(s.f.InputRate)))
+}
+
+func (s *scheduler) toInput(p audio.PCM) []float32 {
+	if p.Rate == s.f.InputRate {
+		return p.Samples
+	}
+	r := audio.NewResampler(p.Rate, s.f.InputRate)
+	out := r.Process(p.Samples)
+	return append(out, r.Flush()...)
+}
+
+// plan lays out section 3 rules 1, 2, 4 and 5 as segments; rule 3 is a wait segment.
+func (s *scheduler) plan() {
+	p := s.opts.Params
+	// Rule 1: fresh state (Start) -> preamble -> preamble_gap.
+	s.segs = append(s.segs,
+		segment{kind: segAudio, samples: s.toInput(s.conv.Preamble), turn: -1},
+		segment{kind: segSilence, n: s.samples(p.PreambleGap)})
+	last := len(s.conv.Turns) - 1
+	for i, t := range s.conv.Turns {
+		s.segs = append(s.segs, segment{kind: segAudio, samples: s.toInput(t.Audio), turn: i})
+		switch {
+		case t.Label == protocol.LabelT:
+			// Rule 3: the closed-loop wait replaces turn_gap.
+			s.segs = append(s.segs, segment{kind: segWaitAfterT})
+		case i == last:
+		case t.Label == protocol.LabelN4Q:
+			// Rule 4: exactly n4_gap, then N4_R whatever the model does.
+			s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(p.N4Gap)})
+		default:
+			// Rule 2.
+			s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(p.TurnGap)})
+		}
+	}
+	// Rule 5: tail, then the end.
+	s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(p.Tail)})
+	s.tl.Turns = make([]timeline.Turn, 0, len(s.conv.Turns))
+}
+
+// compose fills frame (the input of frame k, starting at sample start) from the schedule.
+// It returns false when the schedule was already complete at start: there is no frame k.
+func (s *scheduler) compose(start int64, frame []float32) bool {
+	pos := 0
+	for pos < len(frame) {
+		if s.cur == len(s.segs) {
+			if pos == 0 {
+				return false
+			}
+			clear(frame[pos:]) // the last frame is padded with silence
+			return true
+		}
+		seg := &s.segs[s.cur]
+		at := start + int64(pos)
+		switch seg.kind {
+		case segAudio:
+			if s.off == 0 {
+				s.begin(seg, at)
+			}
+			n := copy(frame[pos:], seg.samples[s.off:])
+			pos += n
+			s.off += int64(n)
+			if s.off == int64(len(seg.samples)) {
+				s.end(seg, start+int64(pos))
+				s.next()
+			}
+		case segSilence:
+			n := min(int64(len(frame)-pos), seg.n-s.off)
+			clear(frame[pos : pos+int(n)])
+			pos += int(n)
+			s.off += n
+			if s.off == seg.n {
+				s.next()
+			}
+		case segWaitAfterT:
+			if pos == 0 && s.waitOver(start) {
+				s.next()
+				continue
+			}
+			// The wait goes on at least to the next frame boundary: decisions are taken
+			// only there, with the audio heard so far.
+			clear(frame[pos:])
+			pos = len(frame)
+		}
+	}
+	return true
+}
+
+func (s *scheduler) next() {
+	s.cur++
+	s.off = 0
+}
+
+func (s *scheduler) sec(sample int64) float64 { return float64(sample) / float64(s.f.InputRate) }
+
+func (s *scheduler) begin(seg *segment, at int64) {
+	if seg.turn < 0 {
+		s.tl.PreambleStart = s.sec(at)
+		return
+	}
+	t := s.conv.Turns[seg.turn]
+	s.tl.Turns = append(s.tl.Turns, timeline.Turn{
+		Index: t.Index, Label: t.Label, Speaker: t.Speaker, Text: t.Text, Addressee: t.Addressee,
+		Start: s.sec(at), End: s.sec(at),
+	})
+}
+
+func (s *scheduler) end(seg *segment, at int64) {
+	if seg.turn < 0 {
+		s.tl.PreambleEnd = s.sec(at)
+		return
+	}
+	s.tl.Turns[len(s.tl.Turns)-1].End = s.sec(at)
+	if s.conv.Turns[seg.turn].Label == protocol.LabelT {
+		s.waitStart = at
+		s.wait = &TWait{Start: s.sec(at), End: s.sec(at), Ending: WaitCut}
+	}
+}
+
+// waitOver applies section 3 rule 3 at a frame boundary, with the audio heard up to it.
+func (s *scheduler) waitOver(at int64) bool {
+	p := s.opts.Params
+	elapsed := at - s.waitStart
+	speaking := s.lis.Speaking()
+	if speaking {
+		// A fresh onset, or already speaking when T ended: from now on we wait for the
+		// endpoint.
+		s.onset = true
+	}
+	ending := ""
+	switch {
+	case !s.onset && elapsed >= s.samples(p.TOnsetWindow):
+		ending = WaitNoOnset
+	case s.onset && elapsed >= s.samples(p.TWaitCap):
+		ending = WaitCap
+	case s.onset && !speaking && s.lis.SilentFor() >= p.TEndSilence-1e-9:
+		ending = WaitEndpoint
+	}
+	if ending == "" {
+		return false
+	}
+	s.wait.End, s.wait.Onset, s.wait.Ending = s.sec(at), s.onset, ending
+	return true
+}
+
+// drainCount is how many output samples play during input interval k.
+func (s *scheduler) drainCount(k int64) int {
+	fr, ro, ri := int64(s.f.FrameSize), int64(s.f.OutputRate), int64(s.f.InputRate)
+	return int((k+1)*fr*ro/ri - k*fr*ro/ri)
+}
+
+// play drains interval k of the playback buffer into the audible waveform and lets the
+// online detector hear it.
+func (s *scheduler) play(k int64) error {
+	n := s.drainCount(k)
+	from := len(s.audible)
+	m := min(n, len(s.playback))
+	s.audible = append(s.audible, s.playback[:m]...)
+	s.audible = append(s.audible, make([]float32, n-m)...)
+	s.playback = s.playback[m:]
+	if len(s.playback) == 0 {
+		s.playback = nil // let the backing array go
+	}
+	return s.lis.Push(s.toVAD.process(s.audible[from:]))
+}
+
+func (s *scheduler) loop(ctx context.Context, c sdk.Conversation, rec *Record) error {
+	frame := make([]float32, s.f.FrameSize)
+	var lat []time.Duration
+	defer func() {
+		rec.Frames = len(lat)
+		rec.Latency = summarise(lat)
+		s.tl.Duration = s.sec(int64(rec.Frames) * int64(s.f.FrameSize))
+		rec.Timeline = s.tl
+		rec.Audible = audio.PCM{Samples: s.audible, Rate: s.f.OutputRate}
+		rec.TWait = s.wait
+	}()
+	frameSec := s.sec(int64(s.f.FrameSize))
+	for k := int64(0); ; k++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !s.compose(k*int64(s.f.FrameSize), frame) {
+			return nil
+		}
+		if err := s.play(k); err != nil {
+			return fmt.Errorf("session: online detector: %w", err)
+		}
+		stepCtx, cancel := withDeadline(ctx, s.opts.FrameDeadline)
+		t0 := time.Now()
+		out, err := c.Step(stepCtx, frame)
+		took := time.Since(t0)
+		cancel()
+		lat = append(lat, took)
+		at := fmt.Sprintf("frame %d (t=%.3f s)", k, float64(k)*frameSec)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err()
+		case s.opts.FrameDeadline > 0 && (took > s.opts.FrameDeadline || errors.Is(err, context.DeadlineExceeded)):
+			rec.Failure = fmt.Sprintf("model exceeded the per-frame deadline of %s at %s: the step took %s", s.opts.FrameDeadline, at, took.Round(time.Millisecond))
+			return nil
+		case err != nil:
+			rec.Failure = fmt.Sprintf("model failed at %s: %v", at, err)
+			return nil
+		}
+		if bad := badSample(out.Samples); bad >= 0 {
+			rec.Failure = fmt.Sprintf("model replied to %s with a non-finite sample at index %d", at, bad)
+			return nil
+		}
+		if out.Flush {
+			s.playback = nil
+		}
+		s.playback = append(s.playback, out.Samples...)
+		if float64(len(s.playback)) > maxQueued*float64(s.f.OutputRate) {
+			rec.Failure = fmt.Sprintf("model queued more than %g s of unplayed audio by %s", maxQueued, at)
+			return nil
+		}
+		if out.Text != "" {
+			rec.Text = append(rec.Text, TextPiece{Frame: int(k), Time: float64(k+1) * frameSec, Text: out.Text})
+		}
+	}
+}
+
+func badSample(x []float32) int {
+	for i, v := range x {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return i
+		}
+	}
+	return -1
+}
+
+func summarise(lat []time.Duration) Latency {
+	if len(lat) == 0 {
+		return Latency{}
+	}
+	s := make([]float64, len(lat))
+	sum := 0.0
+	for i, d := range lat {
+		s[i] = d.Seconds()
+		sum += s[i]
+	}
+	sort.Float64s(s)
+	rank := func(q float64) float64 { // nearest rank
+		i := int(math.Ceil(q*float64(len(s)))) - 1
+		return s[max(i, 0)]
+	}
+	return Latency{Frames: len(s), Mean: sum / float64(len(s)), P50: rank(0.5), P95: rank(0.95), Max: s[len(s)-1]}
+}
+
+// resampler feeds the detector; the identity when the rates agree.
+type resampler struct{ r *audio.Resampler }
+
+func newResampler(from, to int) *resampler {
+	if from == to {
+		return &resampler{}
+	}
+	return &resampler{r: audio.NewResampler(from, to)}
+}
+
+func (r *resampler) process(x []float32) []float32 {
+	if r.r == nil {
+		return x
+	}
+	return r.r.Process(x)
+}

@@ -1,0 +1,506 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// These tests check the scheduler's arithmetic with in-process models and an exact
+// listener (speech = non-zero samples), so every expected time can be worked out by
+// hand. The real Silero online detector and real plugin processes are exercised in
+// plugin_test.go.
+
+// exactListener: the model is speaking when the last minSpeech samples are all non-zero;
+// it has been silent for the number of trailing zero samples.
+type exactListener struct {
+	minSpeech int
+	run       int // trailing non-zero samples
+	zeros     int // trailing zero samples
+}
+
+func (l *exactListener) Push(x []float32) error {
+	for _, v := range x {
+		if v != 0 {
+			l.run++
+			l.zeros = 0
+		} else {
+			l.zeros++
+			l.run = 0
+		}
+	}
+	return nil
+}
+func (l *exactListener) Speaking() bool     { return l.run >= l.minSpeech }
+func (l *exactListener) SilentFor() float64 { return float64(l.zeros) / ListenerRate }
+func (l *exactListener) Close()             {}
+
+// scripted is an in-process model whose reply to frame k is reply(k); it records every
+// input frame.
+type scripted struct {
+	format sdk.Format
+	reply  func(k int) (sdk.Output, error)
+	input  []float32
+	frames int
+	closed bool
+}
+
+func (m *scripted) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conversation, error) {
+	return m, nil
+}
+func (m *scripted) Format() sdk.Format { return m.format }
+func (m *scripted) Step(ctx context.Context, frame []float32) (sdk.Output, error) {
+	if len(frame) != m.format.FrameSize {
+		return sdk.Output{}, errors.New("wrong frame size")
+	}
+	m.input = append(m.input, frame...)
+	k := m.frames
+	m.frames++
+	if m.reply == nil {
+		return sdk.Output{}, nil
+	}
+	return m.reply(k)
+}
+func (m *scripted) Close() error { m.closed = true; return nil }
+
+// constant makes n samples of value v at rate.
+func constant(v float32, rate int, seconds float64) audio.PCM {
+	n := int(math.Round(seconds * float64(rate)))
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = v
+	}
+	return audio.PCM{Samples: x, Rate: rate}
+}
+
+// A conversation at 16 kHz whose clips carry a distinct constant value each, so the input
+// stream can be checked sample by sample.
+type clip struct {
+	label string
+	value float32
+	secs  float64
+}
+
+var preambleValue = float32(0.05)
+
+func conversation(rate int, preambleSecs float64, clips []clip) Conversation {
+	conv := Conversation{ID: "c1", Preamble: constant(preambleValue, rate, preambleSecs)}
+	for i, c := range clips {
+		conv.Turns = append(conv.Turns, Turn{Index: i, Label: c.label, Speaker: string(rune('A' + i%3)), Text: "turn", Audio: constant(c.value, rate, c.secs)})
+	}
+	return conv
+}
+
+var sixTurns = []clip{
+	{protocol.LabelN1, 0.1, 0.73},
+	{protocol.LabelT, 0.2, 1.01},
+	{protocol.LabelN2, 0.3, 0.40},
+	{protocol.LabelN4Q, 0.4, 0.60},
+	{protocol.LabelN4R, 0.5, 0.50},
+	{protocol.LabelN3, 0.6, 0.33},
+}
+
+func testOptions() Options {
+	return Options{
+		Params:      protocol.Defaults(),
+		NewListener: func() (Listener, error) { return &exactListener{minSpeech: 1920}, nil }, // 120 ms
+	}
+}
+
+func run(t *testing.T, m sdk.Model, conv Conversation, opts Options) *Record {
+	t.Helper()
+	rec, err := Run(context.Background(), m, conv, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+type span struct{ start, end float64 }
+
+func checkSpans(t *testing.T, tl timeline.Timeline, preamble span, want []span) {
+	t.Helper()
+	const eps = 1e-9
+	if math.Abs(tl.PreambleStart-preamble.start) > eps || math.Abs(tl.PreambleEnd-preamble.end) > eps {
+		t.Errorf("preamble [%g, %g), want [%g, %g)", tl.PreambleStart, tl.PreambleEnd, preamble.start, preamble.end)
+	}
+	if len(tl.Turns) != len(want) {
+		t.Fatalf("%d turns on the timeline, want %d", len(tl.Turns), len(want))
+	}
+	for i, w := range want {
+		got := tl.Turns[i]
+		if math.Abs(got.Start-w.start) > eps || math.Abs(got.End-w.end) > eps {
+			t.Errorf("turn %d (%s) [%.6f, %.6f), want [%.6f, %.6f)", i, got.Label, got.Start, got.End, w.start, w.end)
+		}
+	}
+}
+
+// checkInput rebuilds the expected input stream from the expected spans and compares it
+// sample by sample with what the model received.
+func checkInput(t *testing.T, got []float32, rate int, preamble span, turns []span, clips []clip) {
+	t.Helper()
+	want := make([]float32, len(got))
+	fill := func(s span, v float32) {
+		for i := int(math.Round(s.start * float64(rate))); i < int(math.Round(s.end*float64(rate))); i++ {
+			want[i] = v
+		}
+	}
+	fill(preamble, preambleValue)
+	for i, s := range turns {
+		fill(s, clips[i].value)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("input sample %d (t=%.5f s) = %g, want %g", i, float64(i)/float64(rate), got[i], want[i])
+		}
+	}
+}
+
+// The silent model with 100 ms frames: every fixed gap is exact, the wait after T ends at
+// the first frame boundary at or after tE + t_onset_window, and the tail is padded to the
+// frame boundary.
+func TestScheduleSilentModel(t *testing.T) {
+	m := &scripted{format: sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1600}}
+	conv := conversation(16000, 0.35, sixTurns)
+	rec := run(t, m, conv, testOptions())
+	if rec.Failed() {
+		t.Fatal(rec.Failure)
+	}
+	preamble := span{0, 0.35}
+	want := []span{
+		{0.85, 1.58},  // preamble_gap 0.5
+		{2.08, 3.09},  // turn_gap 0.5
+		{8.10, 8.50},  // T ended 3.09; no onset; 3.09+5 = 8.09 -> next boundary 8.1
+		{9.00, 9.60},  // turn_gap
+		{12.60, 13.1}, // exactly n4_gap = 3 s after N4_Q
+		{13.60, 13.93},
+	}
+	checkSpans(t, rec.Timeline, preamble, want)
+	// tail: 13.93 + 2 = 15.93 -> 160 frames of 0.1 s
+	if rec.Frames != 160 || math.Abs(rec.Timeline.Duration-16.0) > 1e-9 {
+		t.Errorf("frames %d duration %g, want 160 and 16 s", rec.Frames, rec.Timeline.Duration)
+	}
+	if m.frames != rec.Frames || !m.closed {
+		t.Errorf("model saw %d frames (closed %v), record says %d", m.frames, m.closed, rec.Frames)
+	}
+	checkInput(t, m.input, 16000, preamble, want, sixTurns)
+	if len(rec.Audible.Samples) != 160*1600 || rec.Audible.Rate != 16000 {
+		t.Errorf("audible %d samples at %d Hz, want %d at 16000", len(rec.Audible.Samples), rec.Audible.Rate, 160*1600)
+	}
+	for i, v := range rec.Audible.Samples {
+		if v != 0 {
+			t.Fatalf("audible sample %d = %g from a silent model", i, v)
+		}
+	}
+	w := rec.TWait
+	if w == nil || w.Onset || w.Ending != WaitNoOnset || math.Abs(w.Start-3.09) > 1e-9 || math.Abs(w.End-8.1) > 1e-9 {
+		t.Errorf("T wait %+v, want no onset from 3.09 to 8.1", w)
+	}
+	if rec.Latency.Frames != 160 || rec.Latency.Max < rec.Latency.P95 || rec.Latency.P95 < rec.Latency.P50 {
+		t.Errorf("latency summary %+v", rec.Latency)
+	}
+}
+
+// One-second frames at 16 kHz in, 24 kHz out (MiniCPM-o's shape): the same conversation
+// with the same exact gaps; only the wait after T and the tail are rounded to 1 s frames.
+func TestScheduleOneSecondFrames(t *testing.T) {
+	m := &scripted{format: sdk.Format{InputRate: 16000, OutputRate: 24000, FrameSize: 16000}}
+	conv := conversation(16000, 0.35, sixTurns)
+	rec := run(t, m, conv, testOptions())
+	if rec.Failed() {
+		t.Fatal(rec.Failure)
+	}
+	preamble := span{0, 0.35}
+	want := []span{
+		{0.85, 1.58},
+		{2.08, 3.09},
+		{9.0, 9.4}, // 3.09 + 5 = 8.09 -> next 1 s boundary 9
+		{9.9, 10.5},
+		{13.5, 14.0},
+		{14.5, 14.83},
+	}
+	checkSpans(t, rec.Timeline, preamble, want)
+	if rec.Frames != 17 || len(rec.Audible.Samples) != 17*24000 { // 16.83 -> 17 s
+		t.Errorf("frames %d, audible %d samples; want 17 and %d", rec.Frames, len(rec.Audible.Samples), 17*24000)
+	}
+	checkInput(t, m.input, 16000, preamble, want, sixTurns)
+}
+
+// A clip at another rate than the model's input is resampled; the turn's span is its
+// resampled length.
+func TestScheduleResamplesClips(t *testing.T) {
+	m := &scripted{format: sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 1920}}
+	conv := conversation(16000, 0.35, []clip{{protocol.LabelN1, 0.1, 0.5}, {protocol.LabelT, 0.2, 1.0}, {protocol.LabelN3, 0.3, 0.25}})
+	rec := run(t, m, conv, testOptions())
+	if rec.Failed() {
+		t.Fatal(rec.Failure)
+	}
+	checkSpans(t, rec.Timeline, span{0, 0.35}, []span{
+		{0.85, 1.35},
+		{1.85, 2.85},
+		{7.92, 8.17}, // 2.85 + 5 = 7.85 -> next 80 ms boundary 7.92
+	})
+	// the middle of a resampled constant clip keeps its value
+	mid := int(2.35 * 24000)
+	if v := m.input[mid]; math.Abs(float64(v)-0.2) > 1e-3 {
+		t.Errorf("input at 2.35 s = %g, want about 0.2 (the resampled T clip)", v)
+	}
+}
+
+// marker is the value of the i-th output sample produced in reply to frame k.
+func marker(k, i int) float32 { return float32(k+1)/1000 + float32(i)/1e7 }
+
+func burst(k, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = marker(k, i)
+	}
+	return x
+}
+
+// Output produced in reply to frame k is audible from the end of frame k on, one frame's
+// worth per frame; bursts queue; a flush discards what has not played yet.
+func TestPlaybackTiming(t *testing.T) {
+	const F = 1920 // 80 ms at 24 kHz in; output at 16 kHz: 1280 per frame
+	const D = 1280
+	m := &scripted{format: sdk.Format{InputRate: 24000, OutputRate: 16000, FrameSize: F}}
+	m.reply = func(k int) (sdk.Output, error) {
+		switch {
+		case k >= 3 && k < 6: // speak one frame's worth at frames 3, 4, 5
+			return sdk.Output{Samples: burst(k, D)}, nil
+		case k == 10: // a burst of 4 frames' worth at once
+			return sdk.Output{Samples: burst(k, 4*D)}, nil
+		case k == 20: // 5 frames' worth ...
+			return sdk.Output{Samples: burst(k, 5*D)}, nil
+		case k == 22: // ... flushed two frames later, replaced by half a frame
+			return sdk.Output{Samples: burst(k, D/2), Flush: true}, nil
+		}
+		return sdk.Output{}, nil
+	}
+	conv := conversation(16000, 2, []clip{{protocol.LabelN1, 0.1, 0.5}, {protocol.LabelT, 0.2, 0.5}, {protocol.LabelN3, 0.3, 0.5}})
+	rec := run(t, m, conv, testOptions())
+	if rec.Failed() {
+		t.Fatal(rec.Failure)
+	}
+	want := make([]float32, len(rec.Audible.Samples))
+	put := func(at int, x []float32) { copy(want[at:], x) }
+	for k := 3; k < 6; k++ {
+		put((k+1)*D, burst(k, D)) // reply to frame k plays during interval k+1
+	}
+	put(11*D, burst(10, 4*D))
+	put(21*D, burst(20, 2*D)) // intervals 21 and 22 played before the flush arrived at the end of frame 22
+	put(23*D, burst(22, D/2)) // then the half frame, then silence
+	for i := range want {
+		if rec.Audible.Samples[i] != want[i] {
+			t.Fatalf("audible sample %d (interval %d) = %g, want %g", i, i/D, rec.Audible.Samples[i], want[i])
+		}
+	}
+	if got, wantN := len(rec.Audible.Samples), rec.Frames*D; got != wantN {
+		t.Errorf("audible length %d, want frames*%d = %d", got, D, wantN)
+	}
+}
+
+// With a drain that is not a whole number of samples per frame (16 kHz in, 160-sample
+// frames, 22.05 kHz out: 220.5 samples a frame) the cumulative count stays exact.
+func TestPlaybackFractionalDrain(t *testing.T) {
+	m := &scripted{format: sdk.Format{InputRate: 16000, OutputRate: 22050, FrameSize: 160}}
+	m.reply = func(k int) (sdk.Output, error) { return sdk.Output{Samples: burst(0, 221)}, nil }
+	opts := testOptions()
+	rec := run(t, m, conversation(16000, 0.01, []clip{{protocol.LabelN1, 0.1, 0.05}}), opts)
+	if rec.Failed() {
+		t.Fatal(rec.Failure)
+	}
+	if want := rec.Frames * 160 * 22050 / 16000; len(rec.Audible.Samples) != want {
+		t.Errorf("audible %d samples after %d frames, want %d", len(rec.Audible.Samples), rec.Frames, want)
+	}
+}
+
+// waitModel speaks (one frame's worth per frame) in reply to frames [from, to).
+func waitModel(f sdk.Format, from, to int) *scripted {
+	d := f.FrameSize * f.OutputRate / f.InputRate
+	m := &scripted{format: f}
+	m.reply = func(k int) (sdk.Output, error) {
+		if k >= from && k < to {
+			return sdk.Output{Samples: burst(k, d)}, nil
+		}
+		return sdk.Output{}, nil
+	}
+	return m
+}
+
+// Rule 3 with 100 ms frames. The conversation: preamble 0.35 s, N1 0.73 s, T 1.01 s, N3:
+// T spans [2.08, 3.09) and its last frame is frame 30 ([3.0, 3.1)).
+func TestWaitAfterT(t *testing.T) {
+	f := sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1600}
+	clips := []clip{{protocol.LabelN1, 0.1, 0.73}, {protocol.LabelT, 0.2, 1.01}, {protocol.LabelN3, 0.3, 0.5}}
+	cases := []struct {
+		name     string
+		from, to int // frames whose replies carry speech
+		cap      float64
+		next     float64 // start of the turn after T
+		onset    bool
+		ending   string
+	}{
+		// Replies to frames 31..45 play over [3.2, 4.7); silent from 4.7; 2 s later: 6.7.
+		{"fresh onset, endpoint", 31, 46, 60, 6.7, true, WaitEndpoint},
+		// Speaking since 2.5, over T's end, until 4.0; endpoint at 6.0.
+		{"already speaking", 24, 39, 60, 6.0, true, WaitEndpoint},
+		// One frame of speech at 7.9 (the reply to frame 78): not yet speaking at the
+		// decision at 8.1, where the 5 s window (3.09 + 5 = 8.09) is over.
+		{"late onset", 78, 79, 60, 8.1, false, WaitNoOnset},
+		// Speaks for ever: the cap (7 s after 3.09 = 10.09 -> 10.1) ends the wait.
+		{"cap", 31, 100000, 7, 10.1, true, WaitCap},
+		// A blip shorter than min_speech (one 100 ms frame) is no onset.
+		{"blip", 35, 36, 60, 8.1, false, WaitNoOnset},
+		// Speech audible from 8.0 (reply 79 on): at the 8.1 decision only 100 ms has been
+		// heard, less than min_speech, so the window closes first.
+		{"onset too short at the window end", 79, 200, 60, 8.1, false, WaitNoOnset},
+		// Audible from 7.9, speaking at the 8.1 decision (200 ms heard), so the wait goes on
+		// to the endpoint: speech until 9.0 (replies 78..88), silent 2 s -> 11.0.
+		{"onset caught at the window end", 78, 89, 60, 11.0, true, WaitEndpoint},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			opts := testOptions()
+			opts.Params.TWaitCap = c.cap
+			rec := run(t, waitModel(f, c.from, c.to), conversation(16000, 0.35, clips), opts)
+			if rec.Failed() {
+				t.Fatal(rec.Failure)
+			}
+			got := rec.Timeline.Turns[2].Start
+			if math.Abs(got-c.next) > 1e-9 {
+				t.Errorf("turn after T starts at %.4f, want %.4f", got, c.next)
+			}
+			w := rec.TWait
+			if w == nil || w.Onset != c.onset || w.Ending != c.ending || math.Abs(w.End-got) > 1e-9 || math.Abs(w.Start-3.09) > 1e-9 {
+				t.Errorf("T wait %+v, want onset %v ending %s from 3.09 to %.4f", w, c.onset, c.ending, got)
+			}
+		})
+	}
+}
+
+// Rule 4: N4_R follows N4_Q after exactly n4_gap even while the model is speaking.
+func TestN4GapIgnoresTheModel(t *testing.T) {
+	f := sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1600}
+	clips := []clip{{protocol.LabelN4Q, 0.1, 0.77}, {protocol.LabelN4R, 0.2, 0.5}, {protocol.LabelT, 0.3, 0.5}, {protocol.LabelN1, 0.4, 0.5}}
+	rec := run(t, waitModel(f, 10, 60), conversation(16000, 0.35, clips), testOptions())
+	if rec.Failed() {
+		t.Fatal(rec.Failure)
+	}
+	q, r := rec.Timeline.Turns[0], rec.Timeline.Turns[1]
+	if math.Abs(q.End-1.62) > 1e-9 || math.Abs(r.Start-4.62) > 1e-9 {
+		t.Errorf("N4_Q ends %.4f, N4_R starts %.4f; want 1.62 and 4.62", q.End, r.Start)
+	}
+}
+
+type failing struct {
+	scripted
+	startErr error
+}
+
+func (m *failing) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conversation, error) {
+	if m.startErr != nil {
+		return nil, m.startErr
+	}
+	return &m.scripted, nil
+}
+
+func TestModelFailures(t *testing.T) {
+	f := sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1600}
+	conv := conversation(16000, 0.35, []clip{{protocol.LabelN1, 0.1, 0.5}, {protocol.LabelT, 0.2, 0.5}, {protocol.LabelN3, 0.3, 0.5}})
+	cases := []struct {
+		name  string
+		model sdk.Model
+		opts  func(*Options)
+		want  string
+	}{
+		{"start error", &failing{startErr: errors.New("out of memory")}, nil, "failed to start the conversation: out of memory"},
+		{"step error", &scripted{format: f, reply: func(k int) (sdk.Output, error) {
+			if k == 7 {
+				return sdk.Output{}, errors.New("plugin process exited")
+			}
+			return sdk.Output{}, nil
+		}}, nil, "model failed at frame 7 (t=0.700 s): plugin process exited"},
+		{"deadline", &scripted{format: f, reply: func(k int) (sdk.Output, error) {
+			if k == 3 {
+				time.Sleep(30 * time.Millisecond)
+			}
+			return sdk.Output{}, nil
+		}}, func(o *Options) { o.FrameDeadline = 10 * time.Millisecond }, "exceeded the per-frame deadline of 10ms at frame 3"},
+		{"nan", &scripted{format: f, reply: func(k int) (sdk.Output, error) {
+			if k == 2 {
+				return sdk.Output{Samples: []float32{0, float32(math.NaN())}}, nil
+			}
+			return sdk.Output{}, nil
+		}}, nil, "frame 2 (t=0.200 s) with a non-finite sample at index 1"},
+		{"bad format", &scripted{format: sdk.Format{InputRate: 16000, OutputRate: 0, FrameSize: 1600}}, nil, "output rate 0 Hz"},
+		{"zero frame", &scripted{format: sdk.Format{InputRate: 16000, OutputRate: 16000}}, nil, "a frame of 0 samples"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			opts := testOptions()
+			if c.opts != nil {
+				c.opts(&opts)
+			}
+			rec, err := Run(context.Background(), c.model, conv, opts)
+			if err != nil {
+				t.Fatalf("a model failure is not an error of Run: %v", err)
+			}
+			if !strings.Contains(rec.Failure, c.want) {
+				t.Errorf("failure %q, want it to contain %q", rec.Failure, c.want)
+			}
+		})
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &scripted{format: sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1600}}
+	m.reply = func(k int) (sdk.Output, error) {
+		if k == 5 {
+			cancel()
+		}
+		return sdk.Output{}, nil
+	}
+	_, err := Run(ctx, m, conversation(16000, 0.35, sixTurns), testOptions())
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if m.frames != 6 {
+		t.Errorf("model saw %d frames after cancelling at frame 5", m.frames)
+	}
+}
+
+func TestTextChannel(t *testing.T) {
+	m := &scripted{format: sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 1920}}
+	m.reply = func(k int) (sdk.Output, error) {
+		if k == 4 || k == 9 {
+			return sdk.Output{Text: strings.Repeat("x", k)}, nil
+		}
+		return sdk.Output{}, nil
+	}
+	rec := run(t, m, conversation(16000, 0.35, []clip{{protocol.LabelN1, 0.1, 0.5}}), testOptions())
+	if len(rec.Text) != 2 || rec.Text[0].Frame != 4 || math.Abs(rec.Text[0].Time-0.4) > 1e-9 || rec.Text[1].Text != "xxxxxxxxx" || math.Abs(rec.Text[1].Time-0.8) > 1e-9 {
+		t.Errorf("text pieces %+v, want frame 4 at 0.4 s and frame 9 at 0.8 s", rec.Text)
+	}
+}
+
+func TestBadConversation(t *testing.T) {
+	m := &scripted{format: sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1600}}
+	conv := conversation(16000, 0.35, []clip{{protocol.LabelN1, 0.1, 0.5}, {protocol.LabelT, 0.2, 0}})
+	_, err := Run(context.Background(), m, conv, testOptions())
+	if err == nil || !strings.Contains(err.Error(), "conversation c1 turn 1") {
+		t.Errorf("err = %v, want it to name conversation c1 turn 1", err)
+	}
+	if m.frames != 0 {
+		t.Error("the model was driven despite bad input")
+	}
+}
