@@ -1,0 +1,287 @@
+"""Serving a plugin as a go-plugin process (what the Go SDK's sdk.Serve does)."""
+
+from __future__ import annotations
+
+import grp
+import logging
+import os
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+from concurrent import futures
+from typing import Mapping, NoReturn, Optional, Sequence
+
+import grpc
+
+from . import api, handshake, logs, stdio, tls
+from ._proto.duplexmpe.v1 import model_pb2_grpc, plugin_pb2_grpc, services_pb2_grpc
+from ._proto.goplugin import goplugin_pb2, goplugin_pb2_grpc, health_pb2
+from .services import (
+    ASRServicer,
+    Calls,
+    JudgeServicer,
+    LLMServicer,
+    ModelServicer,
+    PluginServicer,
+    ProtocolError,
+    TTSServicer,
+    check_info,
+)
+
+log = logging.getLogger("duplexmpe_plugin")
+
+# The gRPC message limit both ways, as on the host (sdk/wire.MaxMessageBytes): several
+# minutes of float32 audio fit in one message.
+MAX_MESSAGE_BYTES = 256 << 20
+
+GRPC_OPTIONS = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+]
+
+# go-plugin's Ping checks this service name.
+HEALTH_SERVICE = "plugin"
+
+ENV_NETWORK = "DUPLEXMPE_PLUGIN_NETWORK"  # "unix" (default) or "tcp"
+
+
+class PluginServer:
+    """The gRPC server of one plugin process: the duplexmpe services of the kinds the
+    plugin implements, plus what go-plugin expects (health, controller, stdio)."""
+
+    def __init__(self, plugin: api.Plugin, *, max_workers: int = 32, pump: Optional[stdio.Pump] = None):
+        if not isinstance(plugin, api.Plugin):
+            raise TypeError(f"serve() needs a duplexmpe_plugin.Plugin, got {type(plugin).__name__}")
+        self.kinds = api.kinds_of(plugin)
+        if not self.kinds:
+            raise TypeError(f"{type(plugin).__name__} implements no kind: subclass Model, TTS, ASR, Judge or LLM")
+        info = plugin.describe()
+        check_info(info)
+        self.name = info.name
+        self.plugin = plugin
+        self.pump = pump or stdio.Pump()
+        self.shutdown_requested = threading.Event()
+        self._stopping = threading.Event()
+        self._socket_dir: Optional[str] = None
+        self.address = ""
+        self.network = ""
+
+        self.server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="duplexmpe-rpc"),
+            options=GRPC_OPTIONS,
+        )
+        calls = Calls(self.name)
+        plugin_pb2_grpc.add_PluginServicer_to_server(PluginServicer(plugin, calls), self.server)
+        self.model: Optional[ModelServicer] = None
+        if isinstance(plugin, api.Model):
+            self.model = ModelServicer(plugin, calls)
+            model_pb2_grpc.add_ModelServicer_to_server(self.model, self.server)
+        if isinstance(plugin, api.TTS):
+            services_pb2_grpc.add_TTSServicer_to_server(TTSServicer(plugin, calls), self.server)
+        if isinstance(plugin, api.ASR):
+            services_pb2_grpc.add_ASRServicer_to_server(ASRServicer(plugin, calls), self.server)
+        if isinstance(plugin, api.Judge):
+            services_pb2_grpc.add_JudgeServicer_to_server(JudgeServicer(plugin, calls), self.server)
+        if isinstance(plugin, api.LLM):
+            services_pb2_grpc.add_LLMServicer_to_server(LLMServicer(plugin, calls), self.server)
+        goplugin_pb2_grpc.add_GRPCControllerServicer_to_server(_Controller(self), self.server)
+        goplugin_pb2_grpc.add_GRPCStdioServicer_to_server(_Stdio(self), self.server)
+        self.server.add_generic_rpc_handlers((_health_handler(),))
+
+    def listen(self, network: str, credentials: Optional[grpc.ServerCredentials],
+               environ: Mapping[str, str] = os.environ) -> str:
+        """Binds the server (before start) and returns the handshake address: a unix
+        socket path in a fresh directory (under PLUGIN_UNIX_SOCKET_DIR when set), or
+        127.0.0.1:<port> in PLUGIN_MIN_PORT..PLUGIN_MAX_PORT."""
+
+        def add(target: str) -> int:
+            if credentials is None:
+                return self.server.add_insecure_port(target)
+            return self.server.add_secure_port(target, credentials)
+
+        if network == "unix":
+            self._socket_dir = tempfile.mkdtemp(prefix="plugin", dir=environ.get(handshake.ENV_UNIX_SOCKET_DIR) or None)
+            path = os.path.join(self._socket_dir, "plugin.sock")
+            if len(path.encode()) > 107:
+                raise OSError(f"unix socket path {path} is longer than 107 bytes; set a shorter "
+                              f"{handshake.ENV_UNIX_SOCKET_DIR} or {ENV_NETWORK}=tcp")
+            if not add("unix:" + path):
+                raise OSError(f"cannot listen on unix socket {path}")
+            self.network, self.address = "unix", path
+        elif network == "tcp":
+            port = _free_port(int(environ.get(handshake.ENV_MIN_PORT) or 10000),
+                              int(environ.get(handshake.ENV_MAX_PORT) or 25000))
+            if not add(f"127.0.0.1:{port}"):
+                raise OSError(f"cannot listen on 127.0.0.1:{port}")
+            self.network, self.address = "tcp", f"127.0.0.1:{port}"
+        else:
+            raise ValueError(f"network must be unix or tcp, not {network!r}")
+        return self.address
+
+    def start(self, environ: Mapping[str, str] = os.environ) -> None:
+        self.server.start()
+        group = environ.get(handshake.ENV_UNIX_SOCKET_GROUP)
+        if self.network == "unix" and group:
+            gid = int(group) if group.isdigit() else grp.getgrnam(group).gr_gid
+            os.chown(self.address, -1, gid)
+            os.chmod(self.address, 0o660)
+
+    def stop(self, grace: float = 0.2) -> None:
+        """Stops serving: ends the stdio stream, cancels calls still running after
+        ``grace`` seconds, waits up to a second for open conversations to be closed,
+        and removes the socket directory."""
+        self._stopping.set()
+        self.server.stop(grace).wait(grace + 1.0)
+        deadline = time.monotonic() + 1.0
+        while self.model and self.model.open_conversations() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if self._socket_dir:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
+
+
+class _Controller(goplugin_pb2_grpc.GRPCControllerServicer):
+    def __init__(self, owner: PluginServer):
+        self.owner = owner
+
+    def Shutdown(self, request, context):
+        log.debug("shutdown requested by the host")
+        self.owner.shutdown_requested.set()
+        return goplugin_pb2.Empty()
+
+
+class _Stdio(goplugin_pb2_grpc.GRPCStdioServicer):
+    def __init__(self, owner: PluginServer):
+        self.owner = owner
+
+    def StreamStdio(self, request, context):
+        pump, stopping = self.owner.pump, self.owner._stopping
+        while context.is_active() and not stopping.is_set():
+            item = pump.get(timeout=0.1)
+            if item is not None:
+                channel, data = item
+                yield goplugin_pb2.StdioData(channel=channel, data=data)
+
+
+def _health_handler() -> grpc.GenericRpcHandler:
+    def check(request, context):
+        if request.service in ("", HEALTH_SERVICE):
+            return health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.SERVING)
+        context.abort(grpc.StatusCode.NOT_FOUND, f"unknown service {request.service!r}")
+
+    return grpc.method_handlers_generic_handler("grpc.health.v1.Health", {
+        "Check": grpc.unary_unary_rpc_method_handler(
+            check,
+            request_deserializer=health_pb2.HealthCheckRequest.FromString,
+            response_serializer=health_pb2.HealthCheckResponse.SerializeToString,
+        ),
+    })
+
+
+def _free_port(lo: int, hi: int) -> int:
+    if not 0 < lo <= hi <= 65535:
+        raise ValueError(f"bad port range {lo}..{hi} ({handshake.ENV_MIN_PORT}/{handshake.ENV_MAX_PORT})")
+    for port in range(lo, hi + 1):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise OSError(f"no free TCP port in {lo}..{hi}")
+
+
+def serve(plugin: api.Plugin, *, versions: Sequence[int] = (handshake.PROTOCOL_VERSION,),
+          network: Optional[str] = None, max_workers: int = 32) -> NoReturn:
+    """Runs ``plugin`` as a go-plugin process until the host shuts it down, sends
+    SIGTERM, or exits; then exits the process. Call it last, from the plugin's main
+    script; do not print to stdout before calling it (the host reads the handshake from
+    the first line of stdout)."""
+    environ = os.environ
+    program = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "plugin"
+    if not handshake.cookie_ok(environ):
+        sys.stderr.write(handshake.refusal_message(program))
+        sys.stderr.flush()
+        sys.exit(1)
+
+    # fd 2 is the host's log channel; keep it for the log handler. Until the handshake
+    # line is out, anything written to fd 1 goes to stderr instead, so that plugin code
+    # printing while it loads cannot corrupt the handshake.
+    sys.stdout.flush()
+    handshake_fd = os.dup(1)
+    os.dup2(2, 1)
+    log_stream = os.fdopen(os.dup(2), "w", buffering=1, encoding="utf-8", errors="backslashreplace")
+    logs.setup(log_stream, logs.level_from_env(environ))
+
+    def excepthook(etype, value, tb):
+        log.error("uncaught exception", exc_info=(etype, value, tb))
+
+    sys.excepthook = excepthook
+    threading.excepthook = lambda a: log.error(
+        "uncaught exception in a thread", exc_info=(a.exc_type, a.exc_value, a.exc_traceback),
+        extra={"thread": a.thread.name if a.thread else ""})
+
+    try:
+        server = PluginServer(plugin, max_workers=max_workers)
+        version = handshake.negotiate_version(environ, versions, warn=log.warning)
+        credentials, cert = None, ""
+        client_pem = environ.get(handshake.ENV_CLIENT_CERT, "").encode()
+        if client_pem:
+            tls.check_client_cert(client_pem)
+            keys = tls.generate_cert()
+            credentials, cert = tls.server_credentials(keys, client_pem), keys.handshake_cert
+        chosen = network or environ.get(ENV_NETWORK) or "unix"
+        address = server.listen(chosen, credentials, environ)
+        server.start(environ)
+        line = handshake.handshake_line(version, server.network, address, cert)
+    except (ProtocolError, TypeError, ValueError, OSError, KeyError) as e:
+        log.error(f"plugin cannot start: {e}", exc_info=not isinstance(e, (ProtocolError, TypeError)))
+        _exit(1)
+    except Exception:
+        log.error("plugin cannot start", exc_info=True)
+        _exit(1)
+
+    os.write(handshake_fd, (line + "\n").encode())
+    os.close(handshake_fd)
+    # From here on stdout (fd 1, so C code and child processes too) and sys.stderr are
+    # streamed to the host over plugin.GRPCStdio; logs keep going to the real stderr.
+    stdio.capture_fd(1, server.pump, stdio.STDOUT)
+    sys.stdout.reconfigure(line_buffering=True)
+    sys.stderr = stdio.text_writer(server.pump, stdio.STDERR)
+
+    signal.signal(signal.SIGTERM, lambda signum, frame: server.shutdown_requested.set())
+    # Ctrl-C in a terminal reaches the whole process group; the host owns it and shuts
+    # plugins down itself (go-plugin's Go servers ignore SIGINT too).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    log.info("plugin serving", extra={"plugin": server.name, "kinds": ",".join(server.kinds),
+                                      "protocol_version": version, "network": server.network,
+                                      "address": address, "mtls": bool(cert)})
+
+    parent = os.getppid()
+    reason = "shutdown requested"
+    while not server.shutdown_requested.wait(0.25):
+        if os.getppid() != parent:
+            reason = f"the host (pid {parent}) is gone"
+            break
+    log.info(f"plugin stopping: {reason}")
+    server.stop()
+    _exit(0)
+
+
+def _exit(code: int) -> NoReturn:
+    """Leaves at once: worker threads still inside plugin code must not keep the process
+    alive (the host waits 2 s, then sends SIGKILL)."""
+    for h in logging.getLogger().handlers:
+        try:
+            h.flush()
+        except Exception:
+            pass
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
+    os._exit(code)

@@ -1,0 +1,149 @@
+"""Plain values exchanged between plugin code and the SDK, mirroring sdk/sdk.go."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+# Config field types (sdk.TypeString, ...).
+TYPE_STRING = "string"
+TYPE_NUMBER = "number"
+TYPE_BOOL = "bool"
+TYPE_LIST_STRING = "list(string)"
+TYPE_LIST_NUMBER = "list(number)"
+TYPE_MAP_STRING = "map(string)"
+CONFIG_TYPES = (TYPE_STRING, TYPE_NUMBER, TYPE_BOOL, TYPE_LIST_STRING, TYPE_LIST_NUMBER, TYPE_MAP_STRING)
+
+# Verdict labels (sdk.LabelCorrect, ...).
+LABEL_CORRECT = "correct"
+LABEL_INCORRECT = "incorrect"
+LABEL_ACKNOWLEDGEMENT = "acknowledgement"
+LABEL_INTRUSION = "intrusion"
+
+
+@dataclass(frozen=True)
+class ConfigField:
+    """One attribute of the plugin's config block (sdk.ConfigField).
+
+    ``default`` is a JSON-compatible value or None; ``allowed`` restricts a string field
+    to the listed values when non-empty.
+    """
+
+    name: str
+    type: str
+    required: bool = False
+    default: Any = None
+    description: str = ""
+    allowed: Sequence[str] = ()
+
+
+@dataclass
+class Info:
+    """What a plugin says about itself (sdk.Info). The SDK fills in kinds and the
+    protocol version from what the plugin class implements."""
+
+    name: str
+    version: str
+    description: str = ""
+    capabilities: Sequence[str] = ()
+    config: Sequence[ConfigField] = ()
+    identity: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ConversationStart:
+    id: str
+    seed: int = 0
+    instruction: str = ""
+
+
+@dataclass(frozen=True)
+class Format:
+    """What a model declares for a conversation: sample rates in Hz and the number of
+    input samples in every frame."""
+
+    input_rate: int
+    output_rate: int
+    frame_size: int
+
+
+@dataclass
+class Output:
+    """A model's reply to one input frame. ``samples`` (mono float32 at the output rate,
+    any 1-D array-like) may be empty; ``flush`` discards queued, unplayed audio first."""
+
+    samples: Any = None
+    text: str = ""
+    flush: bool = False
+
+
+@dataclass(frozen=True)
+class Voice:
+    id: str
+    description: str = ""
+    rate: int = 0
+
+
+@dataclass
+class Audio:
+    """A mono clip: float32 samples in [-1, 1] (1-D numpy array) and its rate in Hz."""
+
+    samples: np.ndarray
+    rate: int
+
+
+@dataclass(frozen=True)
+class DialogueTurn:
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True)
+class AnswerQuery:
+    context: Sequence[DialogueTurn]
+    request: str
+    gold_answer: str
+    response: str
+
+
+@dataclass(frozen=True)
+class SpeechQuery:
+    context: Sequence[DialogueTurn]
+    transcript: str
+
+
+@dataclass
+class Verdict:
+    """A judge's answer. ``parsed`` is False when the judge's output could not be
+    parsed; the host then counts the verdict as a failure."""
+
+    label: str
+    parsed: bool
+    raw: str = ""
+    rationale: str = ""
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str  # "system", "user", "assistant"
+    content: str
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    messages: Sequence[ChatMessage]
+    temperature: Optional[float] = None  # None: the plugin's default
+    max_tokens: int = 0
+    json: bool = False  # ask for a JSON object as the whole reply
+    seed: Optional[int] = None
+
+
+@dataclass
+class Completion:
+    content: str
+    model: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str = ""
