@@ -1,0 +1,67 @@
+package construct
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+)
+
+func TestGenerateIsDeterministic(t *testing.T) {
+	a, err := Generate(GenerateSpec{Pairs: 50, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Generate(GenerateSpec{Pairs: 50, Seed: 7})
+	ja, _ := dataset.MarshalScenarios(a)
+	jb, _ := dataset.MarshalScenarios(b)
+	if !bytes.Equal(ja, jb) {
+		t.Fatal("same seed, different scenarios.jsonl")
+	}
+	c, _ := Generate(GenerateSpec{Pairs: 50, Seed: 8})
+	jc, _ := dataset.MarshalScenarios(c)
+	if bytes.Equal(ja, jc) {
+		t.Fatal("different seeds gave the same scenarios")
+	}
+	// The first pairs do not depend on how many are asked for.
+	d, _ := Generate(GenerateSpec{Pairs: 10, Seed: 7})
+	jd, _ := dataset.MarshalScenarios(d)
+	if !bytes.HasPrefix(ja, jd) {
+		t.Fatal("the first 10 pairs changed when 50 were asked for")
+	}
+}
+
+func TestTwoHundredGeneratedPairsValidate(t *testing.T) {
+	scs, err := Generate(GenerateSpec{Pairs: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dataset.Dataset{File: "generated", Scenarios: scs}
+	for _, v := range dataset.Validate(d) {
+		t.Error(v)
+	}
+	st := dataset.ComputeStats(d)
+	if st.Conditions[protocol.Explicit] != 200 || st.Conditions[protocol.Implicit] != 200 {
+		t.Errorf("conditions %v", st.Conditions)
+	}
+	for _, p := range protocol.TPositions {
+		if n := st.TPositions[p]; n < 132 || n > 134 {
+			t.Errorf("T position %s: %d of 400, want a third", p, n)
+		}
+	}
+	if st.SpeakerSets[3] == 0 || st.SpeakerSets[4] == 0 {
+		t.Errorf("speaker sets %v: want both 3 and 4", st.SpeakerSets)
+	}
+	for _, l := range protocol.Labels {
+		if st.Labels[l] == 0 {
+			t.Errorf("no %s turns in 200 pairs", l)
+		}
+	}
+	if st.N2Addressee[protocol.AddresseeHuman] == 0 || st.N2Addressee[protocol.AddresseeDevice] == 0 {
+		t.Errorf("N2 addressees %v", st.N2Addressee)
+	}
+	if st.N4ByAsker == 0 || st.N4ByOther == 0 {
+		t.Errorf("N4 resolved by asker %d, by others %d", st.N4ByAsker, st.N4ByOther)
+	}
+}
