@@ -58,7 +58,7 @@ func capFirst(s string) string {
 // lowerFirst lower-cases the first letter, unless the first word is a name or "I".
 func lowerFirst(s string) string {
 	word, _, _ := strings.Cut(s, " ")
-	word = strings.TrimRight(word, ",.?!:'s")
+	word = strings.TrimSuffix(strings.TrimRight(word, ",.?!:"), "'s")
 	if s == "" || word == "I" || word == "Aria" || slices.Contains(firstNames, word) {
 		return s
 	}
@@ -368,7 +368,7 @@ func leaveTask(event, where string) func(*rand.Rand, *cast) task {
 		start := 17*60 + 5*rng.IntN(48) // 5:00 to 8:55
 		travel := 15 + 5*rng.IntN(7)
 		t := task{gold: clock(start - travel), facts: []func(*rand.Rand, *cast){
-			factTo("{Y}, I just checked, "+event+" is at "+clock(start)+"."),
+			factTo("{Y}, I just checked, " + event + " is at " + clock(start) + "."),
 			factAloud(pick(rng, []string{"And it's about {m} minutes to " + where + " from here.", "Getting to " + where + " takes like {m} minutes with traffic."}), "{m}", fmt.Sprint(travel)),
 		}}
 		request(rng, &t, "what time do we have to leave to get there right on time?")
@@ -441,7 +441,7 @@ func codeTask(thing string, digits bool) func(*rand.Rand, *cast) task {
 			val = fmt.Sprintf("%s %d", pick(rng, []string{"maple", "river", "orange", "falcon", "pepper", "summer"}), 10+rng.IntN(90))
 		}
 		t := task{gold: val, facts: []func(*rand.Rand, *cast){
-			factTo("{Y}, the "+thing+" is "+val+". Write it down somewhere."),
+			factTo("{Y}, the " + thing + " is " + val + ". Write it down somewhere."),
 			factAloud(pick(rng, []string{"I'm never going to remember that.", "Who picks these things, honestly."})),
 		}}
 		request(rng, &t, "what was the "+thing+" again?")
@@ -516,7 +516,7 @@ func nameTask(kind string) func(*rand.Rand, *cast) task {
 		name := pick(rng, []string{"Lucia's", "The Blue Door", "Harbor House", "Golden Pine", "Casa Rosa", "The Copper Kettle"})
 		street := pick(rng, []string{"Pine Street", "Fifth Avenue", "Lake Road", "Market Street"})
 		t := task{gold: name, facts: []func(*rand.Rand, *cast){
-			factTo("{Y}, the "+kind+" is called "+name+", on "+street+"."),
+			factTo("{Y}, the " + kind + " is called " + name + ", on " + street + "."),
 			factAloud(pick(rng, []string{"I'll never remember that name.", "Everything around there sounds the same."})),
 		}}
 		request(rng, &t, "what was the name of the "+kind+" again?")

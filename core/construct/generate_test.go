@@ -65,3 +65,16 @@ func TestTwoHundredGeneratedPairsValidate(t *testing.T) {
 		t.Errorf("N4 resolved by asker %d, by others %d", st.N4ByAsker, st.N4ByOther)
 	}
 }
+
+func TestLowerFirstKeepsNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"Marcus, can you help?": "Marcus, can you help?",
+		"Aria's right.":         "Aria's right.",
+		"What time is it?":      "what time is it?",
+		"I think so.":           "I think so.",
+	} {
+		if got := lowerFirst(in); got != want {
+			t.Errorf("lowerFirst(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
