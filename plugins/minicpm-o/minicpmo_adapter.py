@@ -1,0 +1,292 @@
+"""MiniCPM-o 4.5 in duplex mode, driven in-process one 1 s unit per step.
+
+Each step is what the official duplex worker does per `audio_chunk` message:
+`streaming_prefill(audio_waveform=<1 s at 16 kHz>)` then `streaming_generate(...)`; the
+model says listen (nothing is played) or speak (24 kHz audio and its text). A new
+conversation is a new `prepare()` with the system prompt and the reference voice.
+
+The library is reached through a "runtime" dict (see `load_official`): the duplex object,
+`ops` (seeding, tensor -> numpy), the default reference voice and the identity. Tests
+pass a numpy stand-in through the `factory` config field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import random
+import re
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+NAME = "minicpm-o"
+VERSION = "0.1.0"
+INPUT_RATE = 16000
+OUTPUT_RATE = 24000
+FRAME_SIZE = 16000  # one 1 s unit per step, as the demo client sends
+PROMPT_PREFIX = "<|im_start|>system\n{text}\n<|audio_start|>"  # DuplexView.prepare in MiniCPM-o-Demo
+PROMPT_SUFFIX = "<|audio_end|><|im_end|>"
+DEFAULT_SYSTEM_PROMPT = "Streaming Omni Conversation."
+
+
+class ConfigError(ValueError):
+    """An invalid config value; the message names the field and what is expected."""
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str
+    default: Any
+    description: str
+    allowed: tuple = ()
+
+
+SCHEMA = (
+    Field("checkpoint", "string", "openbmb/MiniCPM-o-4_5", "Hugging Face repository (or local directory) of the checkpoint."),
+    Field("revision", "string", "", "Commit of the checkpoint; empty loads the default branch. The resolved commit is in the identity."),
+    Field("device", "string", "cuda", "torch device, e.g. cuda or cuda:1."),
+    Field("dtype", "string", "bfloat16", "Weights dtype.", ("bfloat16", "float16", "float32")),
+    Field("attn_implementation", "string", "sdpa", "Attention kernel.", ("sdpa", "flash_attention_2", "eager")),
+    Field("system_prompt", "string", DEFAULT_SYSTEM_PROMPT,
+          "System prompt text (wrapped in the duplex template); a conversation's instruction replaces it."),
+    Field("ref_audio", "string", "",
+          "16 kHz mono 16-bit WAV of the reference voice (LLM voice prompt and TTS voice); empty uses the checkpoint's assets/HT_ref_audio.wav."),
+    Field("temperature", "number", 0.7, "Text sampling temperature."),
+    Field("top_k", "number", 20, "Text top-k."),
+    Field("top_p", "number", 0.8, "Text top-p."),
+    Field("listen_prob_scale", "number", 1.0, "Scales the probability of the listen token (higher: more listening)."),
+    Field("max_new_speak_tokens_per_chunk", "number", 20, "Text tokens the model may emit per 1 s unit."),
+    Field("decode_mode", "string", "sampling", "Text decoding.", ("sampling", "greedy")),
+    Field("seed", "number", 0, "Added to each conversation's seed before seeding the sampler."),
+    Field("factory", "string", "", "module:function returning the runtime instead of loading the checkpoint (tests)."),
+)
+
+_DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
+_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+
+def check_config(config: dict) -> dict:
+    if not isinstance(config, dict):
+        raise ConfigError(f"config must be an object, got {type(config).__name__}")
+    known = {f.name: f for f in SCHEMA}
+    unknown = sorted(set(config) - set(known))
+    if unknown:
+        raise ConfigError(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    out = {}
+    for f in SCHEMA:
+        value = config.get(f.name, f.default)
+        if f.type == "string" and not isinstance(value, str):
+            raise ConfigError(f"{f.name}: expected a string, got {value!r}")
+        if f.type == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ConfigError(f"{f.name}: expected a number, got {value!r}")
+        if f.allowed and value not in f.allowed:
+            raise ConfigError(f"{f.name}: expected one of {', '.join(f.allowed)}, got {value!r}")
+        out[f.name] = value
+    if not _DEVICE.match(out["device"]):
+        raise ConfigError(f"device: expected cpu, cuda or cuda:N, got {out['device']!r}")
+    if not out["temperature"] >= 0:
+        raise ConfigError(f"temperature: expected >= 0, got {out['temperature']!r}")
+    if not 0 < out["top_p"] <= 1:
+        raise ConfigError(f"top_p: expected a value in (0, 1], got {out['top_p']!r}")
+    if not out["listen_prob_scale"] > 0:
+        raise ConfigError(f"listen_prob_scale: expected > 0, got {out['listen_prob_scale']!r}")
+    for name in ("top_k", "max_new_speak_tokens_per_chunk", "seed"):
+        if out[name] != int(out[name]) or (name != "seed" and out[name] < 1):
+            raise ConfigError(f"{name}: expected a whole number{' >= 1' if name != 'seed' else ''}, got {out[name]!r}")
+        out[name] = int(out[name])
+    if out["factory"] and not _FACTORY.match(out["factory"]):
+        raise ConfigError(f"factory: expected module:function, got {out['factory']!r}")
+    if not out["checkpoint"] and not out["factory"]:
+        raise ConfigError("checkpoint: expected a repository id such as openbmb/MiniCPM-o-4_5")
+    return out
+
+
+def read_wav_16k(path: str, field: str = "ref_audio") -> np.ndarray:
+    """A 16 kHz mono 16-bit PCM WAV as float32 in [-1, 1]."""
+    try:
+        with wave.open(path, "rb") as w:
+            if w.getframerate() != INPUT_RATE or w.getnchannels() != 1 or w.getsampwidth() != 2:
+                raise ConfigError(f"{field}: {path} is {w.getframerate()} Hz, {w.getnchannels()} channel(s), "
+                                  f"{8 * w.getsampwidth()}-bit; convert it to 16 kHz mono 16-bit, e.g. "
+                                  f"sox in.wav -r 16000 -c 1 -b 16 out.wav")
+            data = w.readframes(w.getnframes())
+    except (OSError, EOFError, wave.Error) as e:
+        raise ConfigError(f"{field}: cannot read {path} as a WAV file ({e})") from e
+    audio = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
+    if audio.size == 0:
+        raise ConfigError(f"{field}: {path} has no samples")
+    return audio
+
+
+class TorchOps:
+    def __init__(self):
+        import torch
+
+        self.torch = torch
+
+    def seed(self, seed: int) -> None:
+        self.torch.manual_seed(seed)
+        if self.torch.cuda.is_available():
+            self.torch.cuda.manual_seed_all(seed)
+        random.seed(seed)
+        np.random.seed(seed % 2**32)
+
+    def to_numpy(self, x) -> np.ndarray:
+        if hasattr(x, "detach"):
+            x = x.detach().float().cpu().numpy()
+        return np.asarray(x, dtype=np.float32).reshape(-1)
+
+    def no_grad(self):
+        return self.torch.no_grad()
+
+
+def load_official(config: dict) -> dict:
+    """Loads the checkpoint as the MiniCPM-o README's duplex example does."""
+    import torch
+    import transformers
+    from huggingface_hub import snapshot_download
+
+    local = Path(config["checkpoint"])
+    if local.is_dir():
+        path, revision = local, config["revision"] or "local"
+    else:
+        path = Path(snapshot_download(config["checkpoint"], revision=config["revision"] or None))
+        revision = path.name  # snapshots/<commit>
+    model = transformers.AutoModel.from_pretrained(
+        str(path), trust_remote_code=True, attn_implementation=config["attn_implementation"],
+        torch_dtype=getattr(torch, config["dtype"]), init_vision=False, init_audio=True, init_tts=True)
+    model.eval().to(config["device"])
+    model.init_tts()
+    default_ref = path / "assets" / "HT_ref_audio.wav"
+    return {
+        "duplex": model.as_duplex(),
+        "ops": TorchOps(),
+        "default_ref_audio": str(default_ref) if default_ref.exists() else "",
+        "identity": {
+            "checkpoint": config["checkpoint"],
+            "revision": revision,
+            "transformers": transformers.__version__,
+            "torch": torch.__version__,
+        },
+    }
+
+
+def _resolve_factory(spec: str):
+    module_name, func = spec.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ConfigError(f"factory: cannot import {module_name!r} ({e}); is it on PYTHONPATH?") from e
+    if not hasattr(module, func):
+        raise ConfigError(f"factory: {module_name} has no function {func!r}")
+    return getattr(module, func)
+
+
+@dataclass
+class StepOutput:
+    samples: np.ndarray
+    text: str = ""
+    flush: bool = False
+
+
+class MiniCPMOAdapter:
+    def __init__(self):
+        self.config: dict | None = None
+        self.runtime: dict | None = None
+        self.ref_audio: np.ndarray | None = None
+        self.ref_audio_path = ""
+        self.active: "MiniCPMOConversation | None" = None
+
+    def configure(self, config: dict) -> None:
+        config = check_config(config)
+        if config["ref_audio"]:
+            read_wav_16k(config["ref_audio"])  # fail before loading 9B parameters
+        loader = _resolve_factory(config["factory"]) if config["factory"] else load_official
+        runtime = loader(config)
+        missing = {"duplex", "ops", "identity"} - set(runtime)
+        if missing:
+            raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
+        ref = config["ref_audio"] or runtime.get("default_ref_audio", "")
+        if ref:
+            self.ref_audio, self.ref_audio_path = read_wav_16k(ref), ref
+        self.config, self.runtime = config, runtime
+
+    def identity(self) -> dict:
+        if self.runtime is None:
+            return {}
+        ident = dict(self.runtime["identity"])
+        ident["dtype"] = self.config["dtype"]
+        ident["prompt_template_sha256"] = hashlib.sha256((PROMPT_PREFIX + PROMPT_SUFFIX).encode()).hexdigest()
+        ident["system_prompt_sha256"] = hashlib.sha256(self.config["system_prompt"].encode()).hexdigest()
+        if self.ref_audio is not None:
+            ident["ref_audio_sha256"] = hashlib.sha256(self.ref_audio.tobytes()).hexdigest()
+        ident["sampling"] = json.dumps({k: self.config[k] for k in (
+            "temperature", "top_k", "top_p", "listen_prob_scale", "max_new_speak_tokens_per_chunk", "decode_mode")},
+            sort_keys=True)
+        return {k: str(v) for k, v in ident.items()}
+
+    def start(self, conversation_id: str, seed: int, instruction: str = "") -> "MiniCPMOConversation":
+        if self.runtime is None:
+            raise RuntimeError("minicpm-o: Start before Configure")
+        if self.active is not None and not self.active.closed:
+            raise RuntimeError(f"minicpm-o serves one conversation at a time; {self.active.conversation_id!r} "
+                               "is still open (run this model with concurrency 1)")
+        self.active = MiniCPMOConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63,
+                                           instruction or self.config["system_prompt"])
+        return self.active
+
+
+class MiniCPMOConversation:
+    input_rate = INPUT_RATE
+    output_rate = OUTPUT_RATE
+    frame_size = FRAME_SIZE
+
+    def __init__(self, adapter: MiniCPMOAdapter, conversation_id: str, seed: int, system_text: str):
+        self.adapter = adapter
+        self.conversation_id = conversation_id
+        self.closed = False
+        self.duplex = adapter.runtime["duplex"]
+        self.ops = adapter.runtime["ops"]
+        self.ops.seed(seed)
+        # prepare() runs _reset_streaming_state() and decoder.reset(): a fresh conversation.
+        self.duplex.prepare(prefix_system_prompt=PROMPT_PREFIX.format(text=system_text),
+                            suffix_system_prompt=PROMPT_SUFFIX,
+                            ref_audio=adapter.ref_audio,
+                            prompt_wav_path=adapter.ref_audio_path or None)
+        self.units = 0
+
+    def step(self, frame: np.ndarray) -> StepOutput:
+        if self.closed:
+            raise RuntimeError(f"conversation {self.conversation_id!r} is closed")
+        frame = np.ascontiguousarray(frame, dtype=np.float32).reshape(-1)
+        if frame.shape[0] != FRAME_SIZE:
+            raise ValueError(f"minicpm-o takes 1 s units of exactly {FRAME_SIZE} samples at {INPUT_RATE} Hz, got {frame.shape[0]}")
+        cfg = self.adapter.config
+        with self.ops.no_grad():
+            pre = self.duplex.streaming_prefill(audio_waveform=frame, frame_list=[])
+            if not pre.get("success", False):
+                return StepOutput(np.zeros(0, dtype=np.float32))
+            r = self.duplex.streaming_generate(
+                prompt_wav_path=self.adapter.ref_audio_path or None,
+                max_new_speak_tokens_per_chunk=cfg["max_new_speak_tokens_per_chunk"],
+                decode_mode=cfg["decode_mode"], temperature=cfg["temperature"], top_k=cfg["top_k"],
+                top_p=cfg["top_p"], listen_prob_scale=cfg["listen_prob_scale"])
+            # The demo's unified model defers part of the unit to finalize_unit(); the
+            # transformers remote code does it inside streaming_generate.
+            needs = getattr(self.duplex, "needs_finalize", None)
+            if callable(needs) and needs():
+                self.duplex.finalize_unit()
+        self.units += 1
+        if r.get("is_listen", True) or r.get("audio_waveform") is None:
+            # Listening yields 1 s of zeros; the demo client does not play it, nor do we.
+            return StepOutput(np.zeros(0, dtype=np.float32), text=r.get("text") or "")
+        return StepOutput(self.ops.to_numpy(r["audio_waveform"]), text=r.get("text") or "")
+
+    def close(self) -> None:
+        self.closed = True

@@ -1,0 +1,130 @@
+"""The minicpm-o adapter against the numpy stand-in of MiniCPM-o's duplex API (plugins/_standins)."""
+
+import wave
+
+import numpy as np
+import pytest
+
+import minicpmo_adapter as ma
+
+STANDIN = {"factory": "standin_minicpmo:load", "device": "cpu"}
+
+
+@pytest.fixture
+def ref_wav(tmp_path):
+    path = tmp_path / "ref.wav"
+    t = np.arange(8000) / 16000
+    pcm = (0.2 * np.sin(2 * np.pi * 300 * t) * 32767).astype("<i2")
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000)
+        w.writeframes(pcm.tobytes())
+    return str(path)
+
+
+def adapter(**config):
+    a = ma.MiniCPMOAdapter()
+    a.configure({**STANDIN, **config})
+    return a
+
+
+def units(loud=2, quiet=6):
+    t = np.arange(ma.FRAME_SIZE) / ma.INPUT_RATE
+    speech = (0.4 * np.sin(2 * np.pi * 180 * t)).astype(np.float32)
+    return [speech] * loud + [np.zeros(ma.FRAME_SIZE, np.float32)] * quiet
+
+
+def run(conv, frames):
+    return [conv.step(f) for f in frames]
+
+
+@pytest.mark.parametrize("config, field", [
+    ({"temprature": 1.0}, "temprature"),
+    ({"top_p": 0.0}, "top_p"),
+    ({"top_k": 0}, "top_k"),
+    ({"decode_mode": "beam"}, "decode_mode"),
+    ({"attn_implementation": "flash"}, "attn_implementation"),
+    ({"listen_prob_scale": -1}, "listen_prob_scale"),
+    ({"max_new_speak_tokens_per_chunk": 2.5}, "max_new_speak_tokens_per_chunk"),
+    ({"system_prompt": 3}, "system_prompt"),
+])
+def test_bad_config_names_the_field(config, field):
+    with pytest.raises(ma.ConfigError, match=field):
+        ma.check_config(config)
+
+
+def test_ref_audio_must_be_16k_mono(tmp_path):
+    path = tmp_path / "stereo.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(2), w.setsampwidth(2), w.setframerate(44100)
+        w.writeframes(b"\0\0\0\0" * 100)
+    with pytest.raises(ma.ConfigError, match="ref_audio: .*44100 Hz, 2 channel"):
+        adapter(ref_audio=str(path))
+    with pytest.raises(ma.ConfigError, match="cannot read"):
+        adapter(ref_audio=str(tmp_path / "missing.wav"))
+
+
+def test_format_is_one_second_units_16k_in_24k_out(ref_wav):
+    conv = adapter(ref_audio=ref_wav).start("c", seed=1)
+    assert (conv.input_rate, conv.output_rate, conv.frame_size) == (16000, 24000, 16000)
+    with pytest.raises(ValueError, match="exactly 16000"):
+        conv.step(np.zeros(1600, np.float32))
+
+
+def test_prepare_gets_the_duplex_template_and_the_voice(ref_wav):
+    a = adapter(ref_audio=ref_wav)
+    a.start("c", seed=1)
+    call = a.runtime["duplex"].prepare_calls[-1]
+    assert call["prefix"] == "<|im_start|>system\nStreaming Omni Conversation.\n<|audio_start|>"
+    assert call["suffix"] == "<|audio_end|><|im_end|>"
+    assert call["ref_audio_len"] == 8000 and call["prompt_wav_path"] == ref_wav
+
+
+def test_instruction_replaces_the_system_prompt():
+    a = adapter()
+    conv = a.start("c", seed=1, instruction="You are Aria. stay silent unless asked.")
+    assert "You are Aria." in a.runtime["duplex"].prepare_calls[-1]["prefix"]
+    assert all(o.samples.size == 0 for o in run(conv, units()))
+
+
+def test_listen_units_play_nothing_and_speak_units_play_24k_audio():
+    conv = adapter().start("c", seed=2)
+    outs = run(conv, units())
+    spoken = [i for i, o in enumerate(outs) if o.samples.size]
+    assert spoken and spoken[0] == 2  # it answers in the first quiet unit after speech
+    assert all(outs[i].samples.size == 24000 and outs[i].samples.dtype == np.float32 for i in spoken)
+    assert all(outs[i].text.strip() for i in spoken)
+    assert all(o.samples.size == 0 and o.text == "" for o in outs[:2])
+    assert not any(o.flush for o in outs)
+
+
+def test_first_unit_is_padded_to_1035_ms_like_the_model_does():
+    a = adapter()
+    run(a.start("c", seed=1), units(1, 1))
+    # 2 units in, 16560 + 16000 consumed: the front padding made the first unit whole.
+    assert a.runtime["duplex"].audio_buffer.size == 0
+    assert a.runtime["duplex"].audio_chunk_idx == 2
+
+
+def test_same_seed_same_conversation_after_prepare():
+    a = adapter()
+    first = run(a.start("a", seed=5), units())
+    a.active.close()
+    second = run(a.start("b", seed=5), units())
+    a.active.close()
+    assert [o.text for o in first] == [o.text for o in second]
+    other = run(a.start("c", seed=6), units())
+    assert [o.text for o in first] != [o.text for o in other]
+
+
+def test_one_conversation_at_a_time():
+    a = adapter()
+    a.start("a", seed=1)
+    with pytest.raises(RuntimeError, match="one conversation at a time"):
+        a.start("b", seed=1)
+
+
+def test_identity_names_prompt_and_voice(ref_wav):
+    ident = adapter(ref_audio=ref_wav).identity()
+    assert ident["library"].startswith("standin_minicpmo")
+    assert len(ident["prompt_template_sha256"]) == 64 and len(ident["ref_audio_sha256"]) == 64
+    assert '"listen_prob_scale": 1.0' in ident["sampling"]
