@@ -1,0 +1,421 @@
+// Package store is the run directory of architecture.md "The run store":
+//
+//	runs/<name>/manifest.json         what the run is: config, plugins, dataset, harness, seeds, protocol, VAD
+//	runs/<name>/items/<id>/item.json  which (model, conversation) this is, and its id key
+//	                      timeline.json   the actual preamble and turn spans (session.Record.Timeline)
+//	                      episodes.json   model speech episodes on the audible output (protocol section 4)
+//	                      audible.wav     the audible output, 32-bit float, sample-aligned with the timeline
+//	                      text.json       the model's text channel pieces
+//	                      session.json    format, frames, per-frame latency, the wait after T
+//	                      failure.json    why the conversation failed (failed items only)
+//	                      verdicts.json   written later by scoring
+//	                      done | failed   the marker, written last
+//
+// Every file is written atomically (a temporary file in the same folder, then rename),
+// and the marker goes last: a crash never leaves an item that looks finished. An item
+// without a marker is treated as never run. Resuming a run reuses done items and runs
+// failed and unmarked ones again.
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/session"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// Manifest says what a run is. Two shards of one run have equal manifests; merge refuses
+// directories whose manifests differ. It holds no transport settings (concurrency,
+// endpoints, retries) and no timestamps, so it is the same wherever a shard ran.
+type Manifest struct {
+	Name    string  `json:"name"`
+	Harness Harness `json:"harness"`
+	// Config is the resolved run configuration as the config package renders it.
+	Config  json.RawMessage `json:"config,omitempty"`
+	Plugins []Plugin        `json:"plugins"`
+	Dataset Dataset         `json:"dataset"`
+	Seeds   []int64         `json:"seeds"`
+	Params  protocol.Params `json:"protocol"`
+	VAD     protocol.VAD    `json:"vad"`
+}
+
+// Harness identifies the duplexmpe build that made the run.
+type Harness struct {
+	Version         string `json:"version"`
+	Commit          string `json:"commit,omitempty"`
+	Modified        bool   `json:"modified,omitempty"`
+	GoVersion       string `json:"go_version,omitempty"`
+	ProtocolVersion int    `json:"protocol_version"`
+}
+
+// Plugin is one plugin as the run used it.
+type Plugin struct {
+	Name   string         `json:"name"` // the run file's plugin block label
+	Role   string         `json:"role"` // model, tts, asr, judge, llm
+	Info   sdk.Info       `json:"describe"`
+	Hash   string         `json:"hash,omitempty"` // sha256:... or h1:...
+	Config map[string]any `json:"config,omitempty"`
+}
+
+// Dataset identifies the dataset the run played.
+type Dataset struct {
+	Name      string `json:"name"`
+	Version   string `json:"version,omitempty"`
+	Hash      string `json:"hash"`
+	Scenarios int    `json:"scenarios"`
+}
+
+// Diff names the top-level manifest fields in which a and b differ.
+func Diff(a, b Manifest) []string {
+	ja, jb := fields(a), fields(b)
+	var d []string
+	for k, va := range ja {
+		if !bytes.Equal(va, jb[k]) {
+			d = append(d, k)
+		}
+	}
+	for k := range jb {
+		if _, ok := ja[k]; !ok {
+			d = append(d, k)
+		}
+	}
+	sort.Strings(d)
+	return d
+}
+
+func fields(m Manifest) map[string]json.RawMessage {
+	b, _ := json.Marshal(m)
+	var f map[string]json.RawMessage
+	_ = json.Unmarshal(b, &f)
+	for k, v := range f { // compact, so formatting never counts as a difference
+		var buf bytes.Buffer
+		if json.Compact(&buf, v) == nil {
+			f[k] = buf.Bytes()
+		}
+	}
+	return f
+}
+
+// Store is one run directory.
+type Store struct {
+	dir      string
+	manifest Manifest
+}
+
+const (
+	manifestFile = "manifest.json"
+	itemsDir     = "items"
+	markerDone   = "done"
+	markerFailed = "failed"
+)
+
+// Create opens the run directory dir for m, creating it when it does not exist. An
+// existing directory is resumed only when its manifest describes the same run; a newer
+// harness build may resume it (its commit is then updated in the manifest).
+func Create(dir string, m Manifest) (*Store, error) {
+	if err := os.MkdirAll(filepath.Join(dir, itemsDir), 0o755); err != nil {
+		return nil, fmt.Errorf("store: creating run directory: %w", err)
+	}
+	old, err := readManifest(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		var diff []string
+		for _, f := range Diff(old, m) {
+			if f != "harness" {
+				diff = append(diff, f)
+			}
+		}
+		if len(diff) > 0 {
+			return nil, fmt.Errorf("store: %s holds a run with a different %v than this one; give this run another name, or remove the directory to start over", dir, diff)
+		}
+	}
+	if err := writeJSON(filepath.Join(dir, manifestFile), m); err != nil {
+		return nil, err
+	}
+	return &Store{dir: dir, manifest: m}, nil
+}
+
+// Open opens an existing run directory.
+func Open(dir string) (*Store, error) {
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{dir: dir, manifest: m}, nil
+}
+
+func readManifest(dir string) (Manifest, error) {
+	var m Manifest
+	path := filepath.Join(dir, manifestFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return m, fmt.Errorf("store: %s is not a run directory (no %s): %w", dir, manifestFile, fs.ErrNotExist)
+		}
+		return m, fmt.Errorf("store: %w", err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("store: %s: %v; the file is damaged: restore it or remove the run directory", path, err)
+	}
+	return m, nil
+}
+
+// Dir is the run directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Manifest is the run's manifest.
+func (s *Store) Manifest() Manifest { return s.manifest }
+
+var idPattern = regexp.MustCompile(`^[0-9a-f]{16,64}$`)
+
+// ItemDir is the directory of item id.
+func (s *Store) ItemDir(id string) string { return filepath.Join(s.dir, itemsDir, id) }
+
+// Status of an item in the store.
+type Status int
+
+const (
+	Missing Status = iota // never run, or interrupted before its marker
+	Failed                // ran and failed; a resumed run tries it again
+	Done                  // finished; a resumed run reuses it
+)
+
+func (st Status) String() string {
+	return [...]string{"missing", "failed", "done"}[st]
+}
+
+// Status reports the state of item id.
+func (s *Store) Status(id string) Status {
+	return statusOf(s.ItemDir(id))
+}
+
+func statusOf(dir string) Status {
+	if exists(filepath.Join(dir, markerDone)) {
+		return Done
+	}
+	if exists(filepath.Join(dir, markerFailed)) {
+		return Failed
+	}
+	return Missing
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// IDs lists the items that have a directory, sorted.
+func (s *Store) IDs() ([]string, error) {
+	ents, err := os.ReadDir(filepath.Join(s.dir, itemsDir))
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	var ids []string
+	for _, e := range ents {
+		if e.IsDir() && idPattern.MatchString(e.Name()) {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids, nil
+}
+
+// Meta says which (model, conversation) an item is.
+type Meta struct {
+	ID         string  `json:"id"`
+	Model      string  `json:"model"`
+	ScenarioID string  `json:"scenario_id"`
+	PairID     string  `json:"pair_id,omitempty"`
+	Condition  string  `json:"condition,omitempty"`
+	TPosition  string  `json:"t_position,omitempty"`
+	Key        ItemKey `json:"key"`
+}
+
+// sessionInfo is session.json.
+type sessionInfo struct {
+	Format  sdk.Format      `json:"format"`
+	Frames  int             `json:"frames"`
+	Latency session.Latency `json:"latency"`
+	TWait   *session.TWait  `json:"t_wait,omitempty"`
+}
+
+type failureInfo struct {
+	Failure string `json:"failure"`
+}
+
+// Item is everything stored for one (model, conversation).
+type Item struct {
+	Meta     Meta
+	Record   *session.Record
+	Episodes []timeline.Episode
+	Status   Status
+}
+
+// Save writes an item: every file atomically, then the marker (done, or failed when the
+// record failed). Saving over a failed item replaces it; its old marker is removed first,
+// so a crash in between leaves an unmarked item, which is run again.
+func (s *Store) Save(meta Meta, rec *session.Record, episodes []timeline.Episode) error {
+	if !idPattern.MatchString(meta.ID) {
+		return fmt.Errorf("store: item id %q is not a hex digest", meta.ID)
+	}
+	dir := s.ItemDir(meta.ID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	for _, m := range []string{markerDone, markerFailed} {
+		if err := os.Remove(filepath.Join(dir, m)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("store: %w", err)
+		}
+	}
+	_ = os.Remove(filepath.Join(dir, "failure.json"))
+	if episodes == nil {
+		episodes = []timeline.Episode{}
+	}
+	text := rec.Text
+	if text == nil {
+		text = []session.TextPiece{}
+	}
+	writes := []struct {
+		name string
+		v    any
+	}{
+		{"item.json", meta},
+		{"timeline.json", rec.Timeline},
+		{"episodes.json", episodes},
+		{"text.json", text},
+		{"session.json", sessionInfo{Format: rec.Format, Frames: rec.Frames, Latency: rec.Latency, TWait: rec.TWait}},
+	}
+	if rec.Failed() {
+		writes = append(writes, struct {
+			name string
+			v    any
+		}{"failure.json", failureInfo{rec.Failure}})
+	}
+	for _, w := range writes {
+		if err := writeJSON(filepath.Join(dir, w.name), w.v); err != nil {
+			return err
+		}
+	}
+	if rec.Audible.Rate > 0 {
+		if err := audio.WriteWAVAs(filepath.Join(dir, "audible.wav"), rec.Audible, audio.Float32); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+	}
+	marker := markerDone
+	if rec.Failed() {
+		marker = markerFailed
+	}
+	return writeFile(filepath.Join(dir, marker), []byte(marker+"\n"))
+}
+
+// Load reads item id back.
+func (s *Store) Load(id string) (*Item, error) {
+	dir := s.ItemDir(id)
+	it := &Item{Status: statusOf(dir), Record: &session.Record{}}
+	if it.Status == Missing {
+		return nil, fmt.Errorf("store: item %s has no finished record in %s", id, dir)
+	}
+	var info sessionInfo
+	reads := []struct {
+		name string
+		v    any
+	}{
+		{"item.json", &it.Meta},
+		{"timeline.json", &it.Record.Timeline},
+		{"episodes.json", &it.Episodes},
+		{"text.json", &it.Record.Text},
+		{"session.json", &info},
+	}
+	var fail failureInfo
+	if it.Status == Failed {
+		reads = append(reads, struct {
+			name string
+			v    any
+		}{"failure.json", &fail})
+	}
+	for _, r := range reads {
+		if err := readJSON(filepath.Join(dir, r.name), r.v); err != nil {
+			return nil, err
+		}
+	}
+	it.Record.ConversationID = it.Meta.ScenarioID
+	it.Record.Format, it.Record.Frames, it.Record.Latency, it.Record.TWait = info.Format, info.Frames, info.Latency, info.TWait
+	it.Record.Failure = fail.Failure
+	if wav := filepath.Join(dir, "audible.wav"); exists(wav) {
+		pcm, err := audio.ReadWAV(wav)
+		if err != nil {
+			return nil, fmt.Errorf("store: item %s: %w", id, err)
+		}
+		it.Record.Audible = pcm
+	}
+	return it, nil
+}
+
+// SaveVerdicts writes the scoring verdicts of item id (any JSON value) atomically.
+func (s *Store) SaveVerdicts(id string, v any) error {
+	if s.Status(id) != Done {
+		return fmt.Errorf("store: item %s is not done; only finished items are scored", id)
+	}
+	return writeJSON(filepath.Join(s.ItemDir(id), "verdicts.json"), v)
+}
+
+// LoadVerdicts reads the verdicts of item id into v; fs.ErrNotExist when not scored yet.
+func (s *Store) LoadVerdicts(id string, v any) error {
+	return readJSON(filepath.Join(s.ItemDir(id), "verdicts.json"), v)
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("store: %s: %w", path, err)
+	}
+	return writeFile(path, append(b, '\n'))
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("store: %s: %v (the file is damaged; remove the item directory to run it again)", path, err)
+	}
+	return nil
+}
+
+// writeFile writes atomically: temporary file in the same folder, synced, then renamed.
+func writeFile(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("store: %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("store: %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("store: %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,270 @@
+package store
+
+import (
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/session"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+func manifest() Manifest {
+	return Manifest{
+		Name:    "bench",
+		Harness: Harness{Version: "0.1.0", Commit: "abc", ProtocolVersion: 1},
+		Plugins: []Plugin{{Name: "silent", Role: "model", Info: sdk.Info{Name: "silent", Version: "1.0.0"}, Hash: "sha256:00"}},
+		Dataset: Dataset{Name: "shipped", Hash: "sha256:11", Scenarios: 24},
+		Seeds:   []int64{1},
+		Params:  protocol.Defaults(),
+		VAD:     protocol.DefaultVAD(),
+	}
+}
+
+func record(failure string) *session.Record {
+	aud := make([]float32, 2400)
+	for i := range aud {
+		aud[i] = float32(math.Sin(float64(i)/7)) * 0.3
+	}
+	return &session.Record{
+		ConversationID: "s1",
+		Format:         sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 1920},
+		Timeline: timeline.Timeline{PreambleStart: 0, PreambleEnd: 1.5, Duration: 0.1,
+			Turns: []timeline.Turn{{Index: 0, Label: "T", Speaker: "A", Text: "Aria, what time is it?", Start: 2, End: 3.25}}},
+		Audible: audio.PCM{Samples: aud, Rate: 24000},
+		Text:    []session.TextPiece{{Frame: 3, Time: 0.32, Text: "hello"}},
+		Latency: session.Latency{Frames: 10, Mean: 0.001, P50: 0.001, P95: 0.002, Max: 0.004},
+		Frames:  10,
+		TWait:   &session.TWait{Start: 3.25, End: 8.3, Ending: session.WaitNoOnset},
+		Failure: failure,
+	}
+}
+
+func meta(id string) Meta {
+	return Meta{ID: id, Model: "silent", ScenarioID: "s1", Condition: "explicit"}
+}
+
+func noTemps(t *testing.T, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if strings.HasSuffix(path, ".tmp") {
+			t.Errorf("temporary file left behind: %s", path)
+		}
+		return nil
+	})
+}
+
+func TestSaveLoad(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Create(dir, manifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := "0123456789abcdef0123456789abcdef"
+	if s.Status(id) != Missing {
+		t.Fatal("a fresh item is not missing")
+	}
+	rec := record("")
+	eps := []timeline.Episode{{Start: 4, End: 5.5}}
+	if err := s.Save(meta(id), rec, eps); err != nil {
+		t.Fatal(err)
+	}
+	if s.Status(id) != Done {
+		t.Fatalf("status %v after saving a successful record", s.Status(id))
+	}
+	it, err := s.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(it.Record, rec) {
+		t.Errorf("record changed in the round trip:\n got %+v\nwant %+v", it.Record, rec)
+	}
+	if !reflect.DeepEqual(it.Episodes, eps) || it.Meta.ID != id || it.Meta.Model != "silent" {
+		t.Errorf("episodes %v meta %+v", it.Episodes, it.Meta)
+	}
+	noTemps(t, dir)
+
+	// Verdicts only on finished items.
+	if err := s.SaveVerdicts(id, map[string]string{"t": "correct"}); err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]string
+	if err := s.LoadVerdicts(id, &v); err != nil || v["t"] != "correct" {
+		t.Errorf("verdicts %v, %v", v, err)
+	}
+}
+
+func TestFailedThenRetried(t *testing.T) {
+	s, err := Create(t.TempDir(), manifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := "fedcba9876543210fedcba9876543210"
+	if err := s.Save(meta(id), record("model failed at frame 7: plugin exited"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if s.Status(id) != Failed {
+		t.Fatalf("status %v, want failed", s.Status(id))
+	}
+	it, err := s.Load(id)
+	if err != nil || it.Record.Failure != "model failed at frame 7: plugin exited" {
+		t.Fatalf("loaded failure %q, %v", it.Record.Failure, err)
+	}
+	if err := s.SaveVerdicts(id, 1); err == nil {
+		t.Error("verdicts accepted for a failed item")
+	}
+	if err := s.Save(meta(id), record(""), nil); err != nil {
+		t.Fatal(err)
+	}
+	if s.Status(id) != Done || exists(filepath.Join(s.ItemDir(id), "failure.json")) || exists(filepath.Join(s.ItemDir(id), "failed")) {
+		t.Error("a retried item keeps its old failure")
+	}
+}
+
+// An item whose files were written but whose marker was not (a crash) is missing.
+func TestUnmarkedItemIsMissing(t *testing.T) {
+	s, _ := Create(t.TempDir(), manifest())
+	id := "00000000000000000000000000000001"
+	if err := s.Save(meta(id), record(""), nil); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(s.ItemDir(id), "done"))
+	if s.Status(id) != Missing {
+		t.Errorf("status %v without a marker, want missing", s.Status(id))
+	}
+	if _, err := s.Load(id); err == nil {
+		t.Error("loaded an unmarked item")
+	}
+}
+
+func TestResumeChecksTheManifest(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Create(dir, manifest()); err != nil {
+		t.Fatal(err)
+	}
+	m := manifest()
+	m.Harness.Commit = "def" // a newer build may resume
+	if _, err := Create(dir, m); err != nil {
+		t.Errorf("resume by a newer build refused: %v", err)
+	}
+	m.Plugins[0].Hash = "sha256:ff"
+	m.Seeds = []int64{2}
+	_, err := Create(dir, m)
+	if err == nil || !strings.Contains(err.Error(), "[plugins seeds]") {
+		t.Errorf("err = %v, want a refusal naming plugins and seeds", err)
+	}
+	if got, _ := Open(dir); got.Manifest().Harness.Commit != "def" {
+		t.Error("a refused resume rewrote the manifest")
+	}
+}
+
+func TestDamagedManifest(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte("{not json"), 0o644)
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "manifest.json") {
+		t.Errorf("err = %v, want one naming manifest.json", err)
+	}
+	if _, err := Open(t.TempDir()); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "not a run directory") {
+		t.Errorf("err = %v for an empty directory", err)
+	}
+}
+
+func key() ItemKey {
+	return ItemKey{
+		Model:    ModelKey{Name: "moshi", Plugin: "moshi", Version: "0.2.13", Hash: "h1:x", Identity: map[string]string{"weights": "abc"}, Config: map[string]any{"temperature": 0.8, "device": "cuda"}},
+		Scenario: ScenarioKey{ID: "p1-explicit", Condition: "explicit", Content: "sha256:1", Audio: []string{"sha256:a", "sha256:b"}},
+		Schedule: ScheduleOf(protocol.Defaults()),
+		VAD:      protocol.DefaultVAD(),
+		Seed:     1,
+	}
+}
+
+func TestItemIDChangesWithEveryInput(t *testing.T) {
+	base := key().ID()
+	if len(base) != 32 || !idPattern.MatchString(base) {
+		t.Fatalf("id %q is not 32 hex digits", base)
+	}
+	if key().ID() != base {
+		t.Fatal("equal keys give different ids")
+	}
+	changes := map[string]func(*ItemKey){
+		"model config":   func(k *ItemKey) { k.Model.Config = map[string]any{"temperature": 0.7, "device": "cuda"} },
+		"model identity": func(k *ItemKey) { k.Model.Identity = map[string]string{"weights": "abd"} },
+		"plugin hash":    func(k *ItemKey) { k.Model.Hash = "h1:y" },
+		"clip audio":     func(k *ItemKey) { k.Scenario.Audio = []string{"sha256:a", "sha256:c"} },
+		"scenario text":  func(k *ItemKey) { k.Scenario.Content = "sha256:2" },
+		"turn gap":       func(k *ItemKey) { k.Schedule.TurnGap = 0.6 },
+		"vad threshold":  func(k *ItemKey) { k.VAD.Threshold = 0.6 },
+		"seed":           func(k *ItemKey) { k.Seed = 2 },
+		"instruction":    func(k *ItemKey) { k.Instruction = "You are Aria." },
+	}
+	for name, change := range changes {
+		k := key()
+		change(&k)
+		if k.ID() == base {
+			t.Errorf("changing the %s keeps the id", name)
+		}
+	}
+	// Scoring-only values do not reach the key.
+	p := protocol.Defaults()
+	p.YieldDeadline, p.MinEligible = 3, 10
+	if ScheduleOf(p) != ScheduleOf(protocol.Defaults()) {
+		t.Error("scoring values change the schedule")
+	}
+}
+
+func TestHashPCM(t *testing.T) {
+	a := audio.PCM{Samples: []float32{0, 0.5, -0.25}, Rate: 16000}
+	b := audio.PCM{Samples: []float32{0, 0.5, -0.25}, Rate: 24000}
+	c := audio.PCM{Samples: []float32{0, 0.5, -0.26}, Rate: 16000}
+	if HashPCM(a) == HashPCM(b) || HashPCM(a) == HashPCM(c) || HashPCM(a) != HashPCM(audio.PCM{Samples: []float32{0, 0.5, -0.25}, Rate: 16000}) {
+		t.Error("HashPCM does not follow rate and samples")
+	}
+}
+
+func TestShards(t *testing.T) {
+	for _, bad := range []string{"", "1", "a/2", "2/2", "-1/2", "0/0", "1/2/3"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+	const n = 3
+	counts := make([]int, n)
+	for i := 0; i < 300; i++ {
+		k := key()
+		k.Seed = int64(i)
+		id := k.ID()
+		in := 0
+		for j := 0; j < n; j++ {
+			sh, err := ParseShard(strings.Join([]string{itoa(j), itoa(n)}, "/"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sh.Contains(id) {
+				in++
+				counts[j]++
+			}
+		}
+		if in != 1 {
+			t.Fatalf("id %s is in %d of %d shards", id, in, n)
+		}
+		if !All.Contains(id) {
+			t.Fatal("the whole run misses an id")
+		}
+	}
+	for j, c := range counts {
+		if c < 60 {
+			t.Errorf("shard %d/%d got %d of 300 ids", j, n, c)
+		}
+	}
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
