@@ -1,0 +1,278 @@
+// Package vad finds speech in audio with the Silero VAD model (v5 or v6) run through ONNX
+// Runtime, window by window exactly as the reference OnnxWrapper does, and turns the
+// probabilities into episodes by protocol section 4: offline (Segment, Episodes) for
+// scoring and online (Online) for the scheduler, with the same result on the same audio.
+package vad
+
+import (
+	"fmt"
+	"os"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+)
+
+// Silero's framing at 16 kHz: each call sees Context samples of the previous window (zeros
+// before the first) followed by Window new samples.
+const (
+	SampleRate = 16000
+	Window     = 512
+	Context    = 64
+	stateSize  = 2 * 1 * 128
+)
+
+// Options choose the model and where the files come from. Empty paths fall back to the
+// environment (EnvLibrary, EnvModel), then to the cache that `make deps` fills
+// (.cache/vad/ under the repository, found from the working folder or the executable).
+type Options struct {
+	Model       string // protocol.SileroV5 (default) or protocol.SileroV6
+	LibraryPath string // ONNX Runtime shared library, e.g. a GPU build
+	ModelPath   string // a silero_vad.onnx file
+}
+
+// Detector runs one Silero model. Probabilities, Episodes and NewOnline may be called from
+// several goroutines at once: each call uses its own session from a pool.
+type Detector struct {
+	model     string
+	modelPath string
+	data      []byte
+
+	mu     sync.Mutex
+	idle   []*session
+	closed bool
+}
+
+// Open loads ONNX Runtime (once per process) and the model.
+func Open(opts Options) (*Detector, error) {
+	if opts.Model == "" {
+		opts.Model = protocol.SileroV5
+	}
+	if err := checkModelName(opts.Model); err != nil {
+		return nil, err
+	}
+	lib, err := resolveLibrary(opts.LibraryPath)
+	if err != nil {
+		return nil, err
+	}
+	modelPath, err := resolveModel(opts.Model, opts.ModelPath)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(modelPath)
+	if err != nil {
+		return nil, fmt.Errorf("vad: Silero model: %w; %s, or set %s", err, fetchHint, EnvModel)
+	}
+	if err := initEnvironment(lib); err != nil {
+		return nil, err
+	}
+	if err := checkModel(modelPath, data); err != nil {
+		return nil, err
+	}
+	d := &Detector{model: opts.Model, modelPath: modelPath, data: data}
+	// Build one session now so that a model ONNX Runtime cannot run fails here.
+	s, err := d.get()
+	if err != nil {
+		return nil, err
+	}
+	d.put(s)
+	return d, nil
+}
+
+// Model is the Silero version this detector runs.
+func (d *Detector) Model() string { return d.model }
+
+// ModelPath is the model file in use.
+func (d *Detector) ModelPath() string { return d.modelPath }
+
+// Close releases the idle sessions. Calls still running finish and release their own.
+func (d *Detector) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	var first error
+	for _, s := range d.idle {
+		if err := s.destroy(); err != nil && first == nil {
+			first = err
+		}
+	}
+	d.idle = nil
+	return first
+}
+
+// Probabilities returns one speech probability per Window samples of 16 kHz audio; a
+// partial last window is zero-padded (as in the reference get_speech_timestamps). The
+// recurrent state and the context start from zeros and carry across all windows.
+func (d *Detector) Probabilities(pcm16k []float32) ([]float32, error) {
+	s, err := d.get()
+	if err != nil {
+		return nil, err
+	}
+	defer d.put(s)
+	s.reset()
+	probs := make([]float32, 0, (len(pcm16k)+Window-1)/Window)
+	for off := 0; off < len(pcm16k); off += Window {
+		p, err := s.step(pcm16k[off:min(off+Window, len(pcm16k))])
+		if err != nil {
+			return nil, err
+		}
+		probs = append(probs, p)
+	}
+	return probs, nil
+}
+
+// Episodes finds the speech episodes of p (any sample rate; resampled to 16 kHz), in
+// seconds from the start of p.
+func (d *Detector) Episodes(p audio.PCM, s protocol.VAD) ([]timeline.Episode, error) {
+	if err := d.checkSettings(s); err != nil {
+		return nil, err
+	}
+	if p.Rate < 1 {
+		return nil, fmt.Errorf("vad: audio has sample rate %d", p.Rate)
+	}
+	p16 := audio.Resample(p, SampleRate)
+	probs, err := d.Probabilities(p16.Samples)
+	if err != nil {
+		return nil, err
+	}
+	return Segment(probs, len(p16.Samples), s), nil
+}
+
+// checkSettings validates s and that it asks for this detector's model (an empty model
+// means "whatever the detector runs").
+func (d *Detector) checkSettings(s protocol.VAD) error {
+	if s.Model == "" {
+		s.Model = d.model
+	}
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if s.Model != d.model {
+		return fmt.Errorf("vad: settings ask for %s but this detector runs %s", s.Model, d.model)
+	}
+	return nil
+}
+
+func (d *Detector) get() (*session, error) {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil, errClosed
+	}
+	if n := len(d.idle); n > 0 {
+		s := d.idle[n-1]
+		d.idle = d.idle[:n-1]
+		d.mu.Unlock()
+		return s, nil
+	}
+	d.mu.Unlock()
+	return newSession(d.modelPath, d.data)
+}
+
+func (d *Detector) put(s *session) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		s.destroy()
+		return
+	}
+	d.idle = append(d.idle, s)
+}
+
+// session is one ONNX Runtime session with its tensors bound once. Its input tensor holds
+// [context | window]; after a run the last Context samples become the next context.
+type session struct {
+	sess              *ort.AdvancedSession
+	input, state, out *ort.Tensor[float32]
+	stateN            *ort.Tensor[float32]
+	sr                *ort.Scalar[int64]
+	in, st, stN, prob []float32
+}
+
+func newSession(path string, data []byte) (s *session, err error) {
+	s = &session{}
+	defer func() {
+		if err != nil {
+			s.destroy()
+			err = fmt.Errorf("vad: creating an ONNX Runtime session for %s: %w", path, err)
+		}
+	}()
+	if s.input, err = ort.NewEmptyTensor[float32](ort.NewShape(1, Context+Window)); err != nil {
+		return nil, err
+	}
+	if s.state, err = ort.NewEmptyTensor[float32](ort.NewShape(2, 1, 128)); err != nil {
+		return nil, err
+	}
+	if s.sr, err = ort.NewScalar(int64(SampleRate)); err != nil {
+		return nil, err
+	}
+	if s.out, err = ort.NewEmptyTensor[float32](ort.NewShape(1, 1)); err != nil {
+		return nil, err
+	}
+	if s.stateN, err = ort.NewEmptyTensor[float32](ort.NewShape(2, 1, 128)); err != nil {
+		return nil, err
+	}
+	// One thread per session, as the reference does: concurrency comes from running
+	// several sessions (conversations) at once.
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	defer opts.Destroy()
+	if err = opts.SetIntraOpNumThreads(1); err != nil {
+		return nil, err
+	}
+	if err = opts.SetInterOpNumThreads(1); err != nil {
+		return nil, err
+	}
+	s.sess, err = ort.NewAdvancedSessionWithONNXData(data,
+		[]string{"input", "state", "sr"}, []string{"output", "stateN"},
+		[]ort.Value{s.input, s.state, s.sr}, []ort.Value{s.out, s.stateN}, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.in, s.st, s.stN, s.prob = s.input.GetData(), s.state.GetData(), s.stateN.GetData(), s.out.GetData()
+	return s, nil
+}
+
+// reset starts a new stream: zero state, zero context.
+func (s *session) reset() {
+	clear(s.st)
+	clear(s.in[:Context])
+}
+
+// step runs one window (zero-padded if shorter than Window) and returns its probability.
+func (s *session) step(w []float32) (float32, error) {
+	copy(s.in[Context:], w)
+	clear(s.in[Context+len(w):])
+	if err := s.sess.Run(); err != nil {
+		return 0, fmt.Errorf("vad: ONNX Runtime: %w", err)
+	}
+	copy(s.st, s.stN)
+	copy(s.in[:Context], s.in[Window:])
+	return s.prob[0], nil
+}
+
+func (s *session) destroy() error {
+	var first error
+	keep := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	if s.sess != nil {
+		keep(s.sess.Destroy())
+	}
+	for _, t := range []*ort.Tensor[float32]{s.input, s.state, s.out, s.stateN} {
+		if t != nil {
+			keep(t.Destroy())
+		}
+	}
+	if s.sr != nil {
+		keep(s.sr.Destroy())
+	}
+	return first
+}

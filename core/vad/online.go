@@ -1,0 +1,125 @@
+package vad
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+)
+
+// Online is the streaming detector the scheduler asks "speaking now?" and "silent for
+// how long?" while a conversation plays. It runs the same windows and the same
+// segmenter as the offline path, so on the same audio it finds the same episodes.
+// It is not safe for concurrent use; each conversation has its own.
+type Online struct {
+	d       *Detector
+	s       *session
+	g       *segmenter
+	pending []float32 // samples of an incomplete window
+	done    bool
+}
+
+// NewOnline starts a stream with zero state and context. Close it to return its session.
+func (d *Detector) NewOnline(s protocol.VAD) (*Online, error) {
+	if err := d.checkSettings(s); err != nil {
+		return nil, err
+	}
+	sess, err := d.get()
+	if err != nil {
+		return nil, err
+	}
+	sess.reset()
+	return &Online{d: d, s: sess, g: newSegmenter(s), pending: make([]float32, 0, Window)}, nil
+}
+
+var errOnlineDone = errors.New("vad: online detector already finished or closed")
+
+// Push feeds 16 kHz audio of any length; whole windows are run at once, the rest waits
+// for the next push.
+func (o *Online) Push(pcm16k []float32) error {
+	if o.done {
+		return errOnlineDone
+	}
+	if len(o.pending) > 0 {
+		n := min(Window-len(o.pending), len(pcm16k))
+		o.pending = append(o.pending, pcm16k[:n]...)
+		pcm16k = pcm16k[n:]
+		if len(o.pending) < Window {
+			return nil
+		}
+		if err := o.step(o.pending); err != nil {
+			return err
+		}
+		o.pending = o.pending[:0]
+	}
+	for len(pcm16k) >= Window {
+		if err := o.step(pcm16k[:Window]); err != nil {
+			return err
+		}
+		pcm16k = pcm16k[Window:]
+	}
+	o.pending = append(o.pending, pcm16k...)
+	return nil
+}
+
+func (o *Online) step(w []float32) error {
+	p, err := o.s.step(w)
+	if err != nil {
+		return err
+	}
+	o.g.push(p)
+	return nil
+}
+
+// Speaking reports an open episode that has already lasted min_speech, so that the
+// offline segmenter is sure to keep it: a blip it would drop never counts.
+func (o *Online) Speaking() bool { return o.g.speaking() }
+
+// SilentFor is the time in seconds from the end of the last window whose probability
+// reached the negative threshold to the end of the audio processed so far (from the start
+// of the stream if there was none); 0 while Speaking.
+func (o *Online) SilentFor() float64 {
+	if o.g.speaking() {
+		return 0
+	}
+	return float64(o.g.windows*Window-o.g.loudEnd) / SampleRate
+}
+
+// Processed is the duration in seconds of the audio run through the model so far (whole
+// windows; up to one window of pushed audio may still be waiting).
+func (o *Online) Processed() float64 { return float64(o.g.windows*Window) / SampleRate }
+
+// Episodes returns the episodes closed so far, in seconds from the start of the stream:
+// exactly what Segment gives on the audio processed so far, less an episode still open.
+func (o *Online) Episodes() []timeline.Episode {
+	return o.g.episodes(o.g.windows*Window, false)
+}
+
+// Finish runs the buffered partial window (zero-padded, as the offline path does), ends
+// the stream and returns all its episodes, the open one included: the same list Episodes
+// of the Detector gives for the whole audio. The Online cannot take more audio after it.
+func (o *Online) Finish() ([]timeline.Episode, error) {
+	if o.done {
+		return nil, errOnlineDone
+	}
+	n := o.g.windows*Window + len(o.pending)
+	if len(o.pending) > 0 {
+		if err := o.step(o.pending); err != nil {
+			return nil, fmt.Errorf("vad: last window: %w", err)
+		}
+		o.pending = o.pending[:0]
+	}
+	o.Close()
+	return o.g.episodes(n, true), nil
+}
+
+// Close returns the session to the detector. Speaking, SilentFor and Episodes still answer
+// for the audio processed before.
+func (o *Online) Close() {
+	if o.s != nil {
+		o.d.put(o.s)
+		o.s = nil
+	}
+	o.done = true
+}

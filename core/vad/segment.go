@@ -1,0 +1,139 @@
+package vad
+
+import (
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+)
+
+// Segment turns per-window speech probabilities (one per Window samples at 16 kHz, as
+// Probabilities returns them) of numSamples samples of audio into speech episodes in
+// seconds, by protocol section 4. It is get_speech_timestamps of the reference
+// silero-vad with min_silence_duration = merge_pause, min_speech_duration = min_speech,
+// speech_pad = speech_pad, neg_threshold = s.EffectiveNegThreshold() and no maximum
+// speech duration, with one deliberate difference: an episode exactly min_speech long is
+// kept (the spec drops only shorter ones; the reference drops it too). Settings are taken
+// as given: check them with s.Validate first.
+func Segment(probs []float32, numSamples int, s protocol.VAD) []timeline.Episode {
+	sg := newSegmenter(s)
+	for _, p := range probs {
+		sg.push(p)
+	}
+	return sg.episodes(numSamples, true)
+}
+
+// span is an episode in samples at 16 kHz, [start, end).
+type span struct{ start, end int }
+
+// segmenter is the state machine shared by Segment and Online, so that both give the same
+// episodes by construction. It sees one probability per window.
+type segmenter struct {
+	threshold, neg        float64
+	minSpeech, minSilence float64 // samples
+	pad                   float64 // samples
+
+	windows   int  // windows seen
+	triggered bool // an episode is open
+	start     int  // its start
+	tempEnd   int  // where the current run of below-neg windows began; -1 if none
+	loudEnd   int  // end of the last window with p >= neg
+	closed    []span
+}
+
+func newSegmenter(s protocol.VAD) *segmenter {
+	return &segmenter{
+		threshold:  s.Threshold,
+		neg:        s.EffectiveNegThreshold(),
+		minSpeech:  s.MinSpeech * SampleRate,
+		minSilence: s.MergePause * SampleRate,
+		pad:        s.SpeechPad * SampleRate,
+		tempEnd:    -1,
+	}
+}
+
+func (g *segmenter) push(prob float32) {
+	p := float64(prob)
+	pos := g.windows * Window
+	g.windows++
+	if p >= g.neg {
+		g.loudEnd = pos + Window
+	}
+	if p >= g.threshold {
+		g.tempEnd = -1
+		if !g.triggered {
+			g.triggered, g.start = true, pos
+		}
+		return
+	}
+	if !g.triggered || p >= g.neg {
+		return
+	}
+	if g.tempEnd < 0 {
+		g.tempEnd = pos
+	}
+	if float64(pos-g.tempEnd) < g.minSilence {
+		return
+	}
+	if float64(g.tempEnd-g.start) >= g.minSpeech {
+		g.closed = append(g.closed, span{g.start, g.tempEnd})
+	}
+	g.triggered, g.tempEnd = false, -1
+}
+
+// speaking reports an open episode that is sure to be kept: whatever comes next, it will
+// end no earlier than minEnd.
+func (g *segmenter) speaking() bool {
+	if !g.triggered {
+		return false
+	}
+	minEnd := g.windows * Window
+	if g.tempEnd >= 0 {
+		minEnd = g.tempEnd
+	}
+	return float64(minEnd-g.start) >= g.minSpeech
+}
+
+// episodes pads and converts the closed episodes, plus, if withOpen, the open one ended at
+// numSamples (the end of the audio). Padding follows the reference: the first start moves
+// back by pad, neighbours closer than 2*pad split the gap, every other end moves forward
+// by pad, all clamped to [0, numSamples]. Without withOpen the result is still what the
+// offline segmenter gives for the closed episodes: an open episode is padded against but
+// not returned.
+func (g *segmenter) episodes(numSamples int, withOpen bool) []timeline.Episode {
+	spans := append([]span(nil), g.closed...)
+	open := g.triggered && float64(numSamples-g.start) >= g.minSpeech
+	if open {
+		spans = append(spans, span{g.start, numSamples})
+	}
+	padSpans(spans, numSamples, g.pad)
+	if open && !withOpen {
+		spans = spans[:len(spans)-1]
+	}
+	out := make([]timeline.Episode, len(spans))
+	for i, sp := range spans {
+		out[i] = timeline.Episode{Start: float64(sp.start) / SampleRate, End: float64(sp.end) / SampleRate}
+	}
+	return out
+}
+
+func padSpans(s []span, numSamples int, pad float64) {
+	if pad <= 0 {
+		return
+	}
+	for i := range s {
+		if i == 0 {
+			s[i].start = int(max(0, float64(s[i].start)-pad))
+		}
+		if i == len(s)-1 {
+			s[i].end = int(min(float64(numSamples), float64(s[i].end)+pad))
+			continue
+		}
+		gap := s[i+1].start - s[i].end
+		if float64(gap) < 2*pad {
+			s[i].end += gap / 2
+			s[i+1].start = max(0, s[i+1].start-gap/2)
+		} else {
+			s[i].end = int(min(float64(numSamples), float64(s[i].end)+pad))
+			s[i+1].start = int(max(0, float64(s[i+1].start)-pad))
+		}
+	}
+}

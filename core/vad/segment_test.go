@@ -1,0 +1,70 @@
+package vad
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+)
+
+// windows builds a probability track from runs of (probability, number of windows).
+func windows(runs ...any) []float32 {
+	var out []float32
+	for i := 0; i < len(runs); i += 2 {
+		for range runs[i+1].(int) {
+			out = append(out, float32(runs[i].(float64)))
+		}
+	}
+	return out
+}
+
+func ep(startWin, endWin float64) timeline.Episode {
+	return timeline.Episode{Start: startWin * Window / SampleRate, End: endWin * Window / SampleRate}
+}
+
+func TestSegmentRules(t *testing.T) {
+	def := protocol.DefaultVAD() // 0.5, neg 0.35, min_speech 120 ms = 3.75 windows, merge 800 ms = 25 windows
+	for _, c := range []struct {
+		name  string
+		probs []float32
+		n     int // samples; 0 means len(probs)*Window
+		s     protocol.VAD
+		want  []timeline.Episode
+	}{
+		{"nothing", nil, 0, def, []timeline.Episode{}},
+		{"silence", windows(0.1, 50), 0, def, []timeline.Episode{}},
+		{"one episode", windows(0.0, 10, 0.9, 20, 0.0, 30), 0, def, []timeline.Episode{ep(10, 30)}},
+		{"probability exactly at threshold starts speech", windows(0.0, 2, 0.5, 8, 0.0, 30), 0, def, []timeline.Episode{ep(2, 10)}},
+		{"short blip dropped", windows(0.0, 10, 0.9, 3, 0.0, 30), 0, def, []timeline.Episode{}},
+		{"four windows kept (128 ms)", windows(0.0, 10, 0.9, 4, 0.0, 30), 0, def, []timeline.Episode{ep(10, 14)}},
+		// As in the reference, an episode closes on a silent window that starts merge_pause
+		// or more after the silence began: 25 silent windows (800 ms) are still merged.
+		{"pause of 25 windows merged", windows(0.9, 10, 0.0, 25, 0.9, 10, 0.0, 30), 0, def, []timeline.Episode{ep(0, 45)}},
+		{"pause of 26 windows splits", windows(0.9, 10, 0.0, 26, 0.9, 10, 0.0, 30), 0, def, []timeline.Episode{ep(0, 10), ep(36, 46)}},
+		{"an episode not closed by the end runs to the last sample", windows(0.9, 10, 0.0, 20), 0, def, []timeline.Episode{ep(0, 30)}},
+		// Between the thresholds the episode neither continues nor restarts its silence:
+		// the pause counts from the first window below 0.35.
+		{"hysteresis", windows(0.9, 10, 0.4, 40, 0.0, 30), 0, def, []timeline.Episode{ep(0, 50)}},
+		{"hysteresis keeps the first silent window", windows(0.9, 10, 0.2, 5, 0.4, 20, 0.2, 1), 0, def, []timeline.Episode{ep(0, 10)}},
+		{"open at the end runs to the last sample", windows(0.0, 5, 0.9, 10), 7000, def, []timeline.Episode{{Start: 5 * 512.0 / 16000, End: 7000.0 / 16000}}},
+		{"exactly min_speech at the end is kept", windows(0.0, 5, 0.9, 4), 5*512 + 1920, def, []timeline.Episode{{Start: 5 * 512.0 / 16000, End: (5*512 + 1920) / 16000.0}}},
+		{"one sample short of min_speech at the end is dropped", windows(0.0, 5, 0.9, 4), 5*512 + 1919, def, []timeline.Episode{}},
+		{"explicit negative threshold", windows(0.9, 10, 0.4, 30, 0.9, 4), 0, protocol.VAD{Threshold: 0.5, NegThreshold: 0.45, MinSpeech: 0.12, MergePause: 0.8}, []timeline.Episode{ep(0, 10), ep(40, 44)}},
+		{"padding", windows(0.0, 10, 0.9, 10, 0.0, 50, 0.9, 10, 0.0, 30), 0, protocol.VAD{Threshold: 0.5, MinSpeech: 0.12, MergePause: 0.8, SpeechPad: 0.032}, []timeline.Episode{ep(9, 21), ep(69, 81)}},
+		{"padding clamps to the audio", windows(0.9, 10, 0.0, 30), 0, protocol.VAD{Threshold: 0.5, MinSpeech: 0.12, MergePause: 0.8, SpeechPad: 10}, []timeline.Episode{ep(0, 40)}},
+		{"padding wider than the gap splits it", windows(0.9, 10, 0.0, 30, 0.9, 10), 0, protocol.VAD{Threshold: 0.5, MinSpeech: 0.12, MergePause: 0.8, SpeechPad: 1}, []timeline.Episode{ep(0, 25), ep(25, 50)}},
+	} {
+		n := c.n
+		if n == 0 {
+			n = len(c.probs) * Window
+		}
+		got := Segment(c.probs, n, c.s)
+		if len(got) == 0 && len(c.want) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+		}
+	}
+}
