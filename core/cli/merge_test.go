@@ -22,8 +22,8 @@ func TestMergeCommand(t *testing.T) {
 	m := store.Manifest{Name: "r", Params: protocol.Defaults(), VAD: protocol.DefaultVAD()}
 	a, _ := store.Create(filepath.Join(root, "a"), m)
 	b, _ := store.Create(filepath.Join(root, "b"), m)
-	a.Save(store.Meta{ID: "10000000000000000000000000000000"}, &session.Record{}, nil)
-	b.Save(store.Meta{ID: "20000000000000000000000000000000"}, &session.Record{Failure: "crash"}, nil)
+	a.Save(store.Meta{ID: "10000000000000000000000000000000"}, &session.Record{})
+	b.Save(store.Meta{ID: "20000000000000000000000000000000"}, &session.Record{Failure: "crash"})
 
 	out := filepath.Join(root, "out")
 	code, stdout, stderr := runMerge("merge", out, a.Dir(), b.Dir())

@@ -56,6 +56,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
+	"github.com/duplexmpe/duplexmpe/core/vad"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -84,6 +85,9 @@ type Listener interface {
 	Speaking() bool
 	// SilentFor is the time in seconds since the last speech window ended.
 	SilentFor() float64
+	// Finish ends the stream and returns every episode, the open one included: the
+	// same episodes the offline detector finds on the whole audible waveform.
+	Finish() ([]timeline.Episode, error)
 	Close()
 }
 
@@ -92,7 +96,7 @@ type Options struct {
 	Params protocol.Params
 	VAD    protocol.VAD
 	// Detector opens the online detector (Detector.NewOnline(VAD)).
-	// TODO(vad): Detector *vad.Detector
+	Detector *vad.Detector
 	// NewListener, when set, replaces Detector as the source of the online detector.
 	NewListener func() (Listener, error)
 	Seed        int64
@@ -118,10 +122,14 @@ type Record struct {
 	Timeline timeline.Timeline `json:"timeline"`
 	// Audible is the audible output at Format.OutputRate, sample-aligned with the input
 	// timeline: len = floor(Frames*FrameSize*OutputRate/InputRate).
-	Audible audio.PCM   `json:"-"`
-	Text    []TextPiece `json:"text,omitempty"`
-	Latency Latency     `json:"latency"`
-	Frames  int         `json:"frames"`
+	Audible audio.PCM `json:"-"`
+	// Episodes are the model's speech episodes on the audible waveform (section 4), from
+	// the online detector at the end of the session: equal to the offline detector's.
+	// Empty for a failed record.
+	Episodes []timeline.Episode `json:"episodes,omitempty"`
+	Text     []TextPiece        `json:"text,omitempty"`
+	Latency  Latency            `json:"latency"`
+	Frames   int                `json:"frames"`
 	// TWait describes the closed-loop wait after T; nil when T was not reached.
 	TWait *TWait `json:"t_wait,omitempty"`
 	// Failure says why the conversation failed (model error, crash, deadline, protocol
@@ -180,7 +188,13 @@ func Run(ctx context.Context, model sdk.Model, conv Conversation, opts Options) 
 	}
 	newListener := opts.NewListener
 	if newListener == nil {
-		return nil, errors.New("session: no online detector: set Options.Detector (vad.Open)")
+		if opts.Detector == nil {
+			return nil, errors.New("session: no online detector: set Options.Detector (vad.Open)")
+		}
+		if err := opts.VAD.Validate(); err != nil {
+			return nil, err
+		}
+		newListener = func() (Listener, error) { return opts.Detector.NewOnline(opts.VAD) }
 	}
 
 	rec := &Record{ConversationID: conv.ID}
@@ -216,8 +230,18 @@ func Run(ctx context.Context, model sdk.Model, conv Conversation, opts Options) 
 		toVAD: newResampler(f.OutputRate, ListenerRate),
 	}
 	s.plan()
-	err = s.loop(ctx, c, rec)
-	return rec, err
+	if err := s.loop(ctx, c, rec); err != nil || rec.Failed() {
+		return rec, err
+	}
+	// The rest of the audible waveform still inside the resampler, then the last
+	// partial window.
+	if err := lis.Push(s.toVAD.flush()); err != nil {
+		return nil, fmt.Errorf("session: online detector: %w", err)
+	}
+	if rec.Episodes, err = lis.Finish(); err != nil {
+		return nil, fmt.Errorf("session: online detector: %w", err)
+	}
+	return rec, nil
 }
 
 func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
@@ -560,4 +584,11 @@ func (r *resampler) process(x []float32) []float32 {
 		return x
 	}
 	return r.r.Process(x)
+}
+
+func (r *resampler) flush() []float32 {
+	if r.r == nil {
+		return nil
+	}
+	return r.r.Flush()
 }

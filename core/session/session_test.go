@@ -43,6 +43,9 @@ func (l *exactListener) Speaking() bool     { return l.run >= l.minSpeech }
 func (l *exactListener) SilentFor() float64 { return float64(l.zeros) / ListenerRate }
 func (l *exactListener) Close()             {}
 
+// Finish is not part of what these tests check; the real detector's is (plugin_test.go).
+func (l *exactListener) Finish() ([]timeline.Episode, error) { return nil, nil }
+
 // scripted is an in-process model whose reply to frame k is reply(k); it records every
 // input frame.
 type scripted struct {

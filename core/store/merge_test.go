@@ -23,12 +23,12 @@ func TestMergeShards(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(a.Save(meta(ids[0]), record(""), nil))
-	must(a.Save(meta(ids[1]), record("crash"), nil)) // failed in a ...
-	must(b.Save(meta(ids[1]), record(""), nil))      // ... done in b: b's wins
-	must(b.Save(meta(ids[2]), record("crash"), nil)) // failed everywhere
-	must(b.Save(meta(ids[0]), record(""), nil))      // done twice
-	must(a.Save(meta(ids[3]), record(""), nil))
+	must(a.Save(meta(ids[0]), record("")))
+	must(a.Save(meta(ids[1]), record("crash"))) // failed in a ...
+	must(b.Save(meta(ids[1]), record("")))      // ... done in b: b's wins
+	must(b.Save(meta(ids[2]), record("crash"))) // failed everywhere
+	must(b.Save(meta(ids[0]), record("")))      // done twice
+	must(a.Save(meta(ids[3]), record("")))
 	removeMarker(t, a, ids[3]) // interrupted: skipped
 
 	out := filepath.Join(root, "out")
@@ -73,7 +73,7 @@ func TestMergeRefusesMismatchedManifests(t *testing.T) {
 	m := manifest()
 	m.VAD.Threshold = 0.6
 	b, _ := Create(filepath.Join(root, "b"), m)
-	a.Save(meta("10000000000000000000000000000000"), record(""), nil)
+	a.Save(meta("10000000000000000000000000000000"), record(""))
 	out := filepath.Join(root, "out")
 	_, err := Merge(out, []string{a.Dir(), b.Dir()})
 	if err == nil || !strings.Contains(err.Error(), "differ in vad") || !strings.Contains(err.Error(), a.Dir()) || !strings.Contains(err.Error(), b.Dir()) {

@@ -258,16 +258,15 @@ type failureInfo struct {
 
 // Item is everything stored for one (model, conversation).
 type Item struct {
-	Meta     Meta
-	Record   *session.Record
-	Episodes []timeline.Episode
-	Status   Status
+	Meta   Meta
+	Record *session.Record // with Audible and Episodes
+	Status Status
 }
 
 // Save writes an item: every file atomically, then the marker (done, or failed when the
 // record failed). Saving over a failed item replaces it; its old marker is removed first,
 // so a crash in between leaves an unmarked item, which is run again.
-func (s *Store) Save(meta Meta, rec *session.Record, episodes []timeline.Episode) error {
+func (s *Store) Save(meta Meta, rec *session.Record) error {
 	if !idPattern.MatchString(meta.ID) {
 		return fmt.Errorf("store: item id %q is not a hex digest", meta.ID)
 	}
@@ -281,6 +280,7 @@ func (s *Store) Save(meta Meta, rec *session.Record, episodes []timeline.Episode
 		}
 	}
 	_ = os.Remove(filepath.Join(dir, "failure.json"))
+	episodes := rec.Episodes
 	if episodes == nil {
 		episodes = []timeline.Episode{}
 	}
@@ -335,7 +335,7 @@ func (s *Store) Load(id string) (*Item, error) {
 	}{
 		{"item.json", &it.Meta},
 		{"timeline.json", &it.Record.Timeline},
-		{"episodes.json", &it.Episodes},
+		{"episodes.json", &it.Record.Episodes},
 		{"text.json", &it.Record.Text},
 		{"session.json", &info},
 	}
