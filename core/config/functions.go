@@ -28,7 +28,7 @@ var FunctionDocs = []struct{ Signature, Doc string }{
 	{"upper(s)", "`s` in upper case."},
 	{"concat(lists...)", "The lists joined into one."},
 	{"merge(maps...)", "The maps merged into one; later keys win."},
-	{"coalesce(values...)", "The first value that is neither null nor an empty string."},
+	{"coalesce(strings...)", "The first argument that is neither null nor empty, e.g. `coalesce(env(\"DATA\"), \"data\")`; an error when there is none."},
 	{"tostring(v)", "`v` converted to a string."},
 	{"tonumber(v)", "`v` converted to a number."},
 }
@@ -87,7 +87,7 @@ func functions(dir string, env map[string]string) map[string]function.Function {
 		"upper":    stdlib.UpperFunc,
 		"concat":   stdlib.ConcatFunc,
 		"merge":    stdlib.MergeFunc,
-		"coalesce": stdlib.CoalesceFunc,
+		"coalesce": coalesceFunc,
 		"tostring": stdlib.MakeToFunc(cty.String),
 		"tonumber": stdlib.MakeToFunc(cty.Number),
 	}
@@ -103,3 +103,19 @@ func functionNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// coalesceFunc returns its first non-empty string argument. cty's own coalesce returns
+// the first non-null value, so an unset env() ("") would win; this is the behaviour run
+// files want.
+var coalesceFunc = function.New(&function.Spec{
+	VarParam: &function.Parameter{Name: "strings", Type: cty.String, AllowNull: true},
+	Type:     function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		for _, a := range args {
+			if !a.IsNull() && a.AsString() != "" {
+				return a, nil
+			}
+		}
+		return cty.UnknownVal(cty.String), fmt.Errorf("no non-empty argument")
+	},
+})

@@ -262,12 +262,16 @@ func parseVariable(raw string, def cty.Value) (cty.Value, error) {
 		if diags.HasErrors() {
 			return cty.NilVal, fmt.Errorf("%s", diags.Error())
 		}
-		if !v.Type().Equals(ty) {
-			if _, err := convert.Convert(v, ty); err != nil {
-				return cty.NilVal, fmt.Errorf("it must have the type of the default, %s", ty.FriendlyName())
-			}
+		listLike := func(t cty.Type) bool { return t.IsTupleType() || t.IsListType() || t.IsSetType() }
+		mapLike := func(t cty.Type) bool { return t.IsObjectType() || t.IsMapType() }
+		vt := v.Type()
+		if listLike(ty) && listLike(vt) || mapLike(ty) && mapLike(vt) {
+			return v, nil
 		}
-		return v, nil
+		if cv, err := convert.Convert(v, ty); err == nil {
+			return cv, nil
+		}
+		return cty.NilVal, fmt.Errorf("it must be a value like the default, %s", ty.FriendlyName())
 	}
 }
 
@@ -384,15 +388,20 @@ func (l *loader) plugin(b *hcl.Block) {
 	case attrs["source"] != nil && attrs["command"] != nil:
 		d.add(errorf(attrs["command"].Range, "Conflicting plugin attributes",
 			"Plugin %q sets both source and command; set source for an executable, or command (with dir) for a script.", p.Name))
-	case attrs["source"] == nil && attrs["command"] == nil:
+	case attrs["source"] == nil && attrs["command"] == nil && p.Spec.Reattach == "":
+		// A reattached plugin needs neither, but reattach usually comes from env() and
+		// is empty on most runs.
 		d.add(errorf(b.DefRange, "Missing plugin executable",
 			"Plugin %q needs source = \"path/to/executable\" or command = [\"program\", \"arg\", ...].", p.Name))
 	}
 	if a := attrs["checksum"]; a != nil {
 		if sum, ok := d.nonEmpty(a); ok {
 			p.Spec.Checksum = sum
-			if err := checkChecksum(sum, p.Spec.Source != "", p.Spec.Dir != ""); err != nil {
+			if err := checkChecksum(sum, p.Spec.Source != "", len(p.Spec.Command) > 0 && p.Spec.Dir != ""); err != nil {
 				d.add(errorf(a.Expr.Range(), "Invalid checksum", "%s", err))
+			} else if p.Spec.Reattach != "" {
+				d.add(errorf(a.Expr.Range(), "Checksum with reattach",
+					"Plugin %q is reattached (reattach is set), so the host does not start it and cannot check its checksum. Remove checksum, or unset reattach.", p.Name))
 			}
 		}
 	}
@@ -410,6 +419,7 @@ func (l *loader) plugin(b *hcl.Block) {
 }
 
 // checkChecksum checks the form of a checksum pin.
+// hasDir means a command plugin with a dir: what an h1 hash covers.
 func checkChecksum(sum string, hasSource, hasDir bool) error {
 	algo, digest, _ := strings.Cut(sum, ":")
 	switch algo {
@@ -425,7 +435,7 @@ func checkChecksum(sum string, hasSource, hasDir bool) error {
 			return fmt.Errorf("%q: an h1 checksum is \"h1:\" and a base64 digest (duplexmpe lock writes it)", sum)
 		}
 		if !hasDir {
-			return fmt.Errorf("an h1 checksum pins the files under dir; this plugin has no dir")
+			return fmt.Errorf("an h1 checksum pins the files under dir of a command plugin; this plugin has no command and dir (pin a source executable with sha256:)")
 		}
 	default:
 		return fmt.Errorf("%q: a checksum starts with \"sha256:\" (an executable) or \"h1:\" (a directory)", sum)

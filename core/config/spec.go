@@ -105,16 +105,16 @@ var Spec = &BlockSpec{
 		},
 		{
 			Type: "plugin", Labels: []string{"name"}, Many: true,
-			Doc: "A plugin process: a model, TTS, ASR, judge or LLM. Other blocks refer to it as `plugin.<name>`. Exactly one of `source` and `command` is set.",
+			Doc: "A plugin process: a model, TTS, ASR, judge or LLM. Other blocks refer to it as `plugin.<name>`. Exactly one of `source` and `command` is set; a plugin with a non-empty `reattach` may have neither.",
 			Attrs: []AttrSpec{
 				{Name: "source", Type: TypePath, Doc: "An executable plugin (a Go plugin binary, or any executable), relative to the run file's directory."},
 				{Name: "command", Type: TypeCommandList, Doc: "An argv that starts the plugin, e.g. `[\"bash\", \"run.sh\"]` or `[\"python3\", \"-m\", \"my_plugin\"]`; run in `dir`."},
 				{Name: "dir", Type: TypePath, Doc: "The working directory of the plugin; for a `command` plugin also the directory an `h1:` checksum covers."},
 				{Name: "env", Type: TypeStringMap, Doc: "Extra environment variables for the plugin (it gets only a minimal environment otherwise)."},
 				{Name: "version", Type: TypeString, Doc: "A version pin: the plugin must describe itself with exactly this version."},
-				{Name: "checksum", Type: TypeString, Doc: "A checksum pin: `sha256:<hex>` of the `source` executable, or `h1:<base64>` of the files under `dir`. A plugin that does not match is refused before it starts."},
+				{Name: "checksum", Type: TypeString, Doc: "A checksum pin: `sha256:<hex>` of the `source` executable, or `h1:<base64>` of the files under `dir` of a `command` plugin. A plugin that does not match is refused before it starts."},
 				{Name: "reattach", Type: TypeString, Doc: "Connect to an already running plugin (for example a model kept warm on a GPU) instead of starting one: the reattach JSON the plugin printed. Empty means start it."},
-				{Name: "start_timeout", Type: TypeDuration, Default: "the plugin host's default", Doc: "How long the plugin may take to start; models loading weights need minutes."},
+				{Name: "start_timeout", Type: TypeDuration, Doc: "How long the plugin may take to start; models loading weights need minutes. Without it the plugin host's default applies."},
 			},
 			Blocks: []*BlockSpec{{
 				Type: "config", Free: true,

@@ -1,0 +1,63 @@
+# The embedded default benchmark: `make run` runs it, CPU only and offline.
+#
+# The shipped scenarios are spoken with flite, three baseline models play them, the
+# responses are transcribed with pocketsphinx and scored by the lexical judge. The
+# baselines bound the scores (a silent model never answers, an always-talking one never
+# stays silent); no real speech model runs here. Relative paths resolve against this
+# file's directory, the repository root. `duplexmpe validate bench.hcl` checks it.
+# The language is described in docs/run-files.md.
+
+variable "seed" {
+  default     = 1
+  description = "Seed for the models and the bootstrap; override with --var seed=2."
+}
+
+variable "concurrency" {
+  default     = 1
+  description = "Conversations run at once; the machine has few cores."
+}
+
+# Plugins are built by `make build` into bin/plugins/<directory name>.
+plugin "flite" {
+  source = "bin/plugins/flite"
+}
+
+plugin "silent" {
+  source = "bin/plugins/silent"
+}
+
+plugin "always_talk" {
+  source = "bin/plugins/always-talk"
+}
+
+plugin "random_talk" {
+  source = "bin/plugins/random-talk"
+}
+
+plugin "pocketsphinx" {
+  source = "bin/plugins/pocketsphinx"
+}
+
+plugin "lexical" {
+  source = "bin/plugins/lexical-judge"
+}
+
+dataset "shipped" {
+  scenarios = "examples/scenarios"
+  tts       = plugin.flite
+  # flite's 16 kHz voices, one per speaker.
+  voices   = { A = "kal16", B = "awb", C = "rms", D = "slt" }
+  preamble = "default"
+  out      = "build/datasets/shipped"
+}
+
+evaluation "default" {
+  dataset     = dataset.shipped
+  models      = [plugin.silent, plugin.always_talk, plugin.random_talk]
+  asr         = plugin.pocketsphinx
+  judge       = plugin.lexical
+  concurrency = var.concurrency
+  seed        = var.seed
+  out         = "runs/default"
+  # protocol {} and vad {} are left at the protocol's section 8 defaults.
+}

@@ -1,0 +1,63 @@
+package config
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated part of docs/run-files.md")
+
+const docsPath = "../../docs/run-files.md"
+
+// docs/run-files.md carries the reference generated from Spec; this keeps them equal.
+func TestDocs(t *testing.T) {
+	b, err := os.ReadFile(docsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	begin, end := strings.Index(doc, DocsBegin), strings.Index(doc, DocsEnd)
+	if begin < 0 || end < begin {
+		t.Fatalf("%s lacks the markers %q and %q", docsPath, DocsBegin, DocsEnd)
+	}
+	want := doc[:begin+len(DocsBegin)] + "\n\n" + Markdown() + "\n" + doc[end:]
+	if want == doc {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(docsPath, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s is out of date with config.Spec; run: go test ./core/config -run TestDocs -update", docsPath)
+}
+
+// The shipped run files are valid (warnings, such as plugins not built yet, are allowed).
+func TestShippedRunFiles(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/runs/*.hcl")
+	files = append(files, "../../bench.hcl")
+	if len(files) < 3 {
+		t.Fatalf("found only %v", files)
+	}
+	for _, path := range files {
+		vars := map[string]string{}
+		f, diags := Load(path, Options{Vars: vars})
+		if diags.HasErrors() {
+			t.Errorf("%s:\n%s", path, diagText(f, diags))
+		}
+	}
+	f, _ := Load("../../bench.hcl", Options{})
+	ev := f.Evaluation("default")
+	if ev == nil || len(ev.Models) != 3 || ev.ASR != "pocketsphinx" || ev.Judge != "lexical" || f.Dataset(ev.Dataset).TTS != "flite" {
+		t.Errorf("bench.hcl default evaluation = %+v", ev)
+	}
+	for _, p := range f.Plugins {
+		if !strings.HasPrefix(p.Spec.Source, f.Dir+"/bin/plugins/") {
+			t.Errorf("bench.hcl plugin %s runs %s, not a plugin built into bin/plugins", p.Name, p.Spec.Source)
+		}
+	}
+}

@@ -1,0 +1,39 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse: no input makes the parser panic or hang; errors come back as diagnostics.
+func FuzzParse(f *testing.F) {
+	for _, path := range []string{"../../bench.hcl", "../../examples/runs/minimal.hcl", "../../examples/runs/pinned.hcl"} {
+		if b, err := os.ReadFile(path); err == nil {
+			f.Add(b)
+		}
+	}
+	for _, s := range []string{
+		base + goodEval,
+		"variable \"v\" {\n default = [1, {a = null}]\n}\nlocals {\n x = var.v[1].a\n y = local.x\n}",
+		"plugin \"p\" {\n command = [null]\n env = { a = null }\n}",
+		"plugin \"p\" {\n source = \"a\"\n config {\n x = 1\n }\n}",
+		"evaluation \"e\" {\n models = [plugin.a[0], dataset.b, plugin]\n protocol {\n n4_gap = 1e400\n min_eligible = 1e30\n }\n}",
+		"dataset \"d\" {\n generate {\n pairs = -1e-400\n four_speaker_share = 0/0\n }\n voices = { A = null }\n}",
+		"locals {\n a = coalesce(null)\n b = file(\"/dev/null\")\n c = format(\"%*d\")\n}",
+		"\x00\xff{{{",
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, diags := Parse(src, filepath.Join(dir, "run.hcl"), Options{Vars: map[string]string{"v": "[1"}, Env: map[string]string{"DUPLEXMPE_VAR_v": "{"}})
+		if file == nil {
+			t.Fatal("nil File")
+		}
+		_ = diagText(file, diags) // printing never panics either
+		for _, p := range file.Plugins {
+			CheckPluginConfig(p, testSchema)
+		}
+	})
+}

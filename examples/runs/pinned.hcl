@@ -1,0 +1,53 @@
+# Pinning plugins: a plugin block can require an exact version and an exact checksum.
+# A plugin that does not match is refused before it runs, so a result can always be
+# traced to the code that produced it. Check the pins with:
+#
+#   duplexmpe plugins examples/runs/pinned.hcl
+#
+# Relative paths resolve against this file's directory. See docs/run-files.md.
+
+# A Python plugin is pinned by the h1: hash of its directory (hashing the interpreter
+# would prove nothing). `duplexmpe lock` prints and records it; so does
+# `duplexmpe plugins` when the pin does not match. Editing any file under dir changes it
+# (caches such as __pycache__ and .venv are left out).
+plugin "beeper_py" {
+  command  = ["sh", "run.sh"]
+  dir      = "../plugin-python"
+  version  = "0.1.0"
+  checksum = "h1:ZnMSDNbDEiUdMT8zYt2Mug0UT8lJOljpwzdPA4RYkYs="
+}
+
+# A Go plugin is an executable, pinned by "sha256:" and its sha256sum. Only pin a binary
+# you distribute: one built here embeds the git revision, so its hash changes with every
+# commit. For local builds, pin the version here and let `duplexmpe lock` record the
+# hash in .duplexmpe.lock.hcl next to this file.
+plugin "beeper_go" {
+  source  = "../../bin/plugins/plugin-go"
+  version = "0.1.0"
+  # checksum = "sha256:<64 hex digits from sha256sum>"
+}
+
+plugin "flite" {
+  source = "../../bin/plugins/flite"
+}
+
+plugin "pocketsphinx" {
+  source = "../../bin/plugins/pocketsphinx"
+}
+
+plugin "lexical" {
+  source = "../../bin/plugins/lexical-judge"
+}
+
+dataset "shipped" {
+  scenarios = "../scenarios"
+  tts       = plugin.flite
+  voices    = { A = "kal16", B = "awb", C = "rms", D = "slt" }
+}
+
+evaluation "pinned" {
+  dataset = dataset.shipped
+  models  = [plugin.beeper_go, plugin.beeper_py]
+  asr     = plugin.pocketsphinx
+  judge   = plugin.lexical
+}
