@@ -1,0 +1,207 @@
+package session_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/session"
+	"github.com/duplexmpe/duplexmpe/core/vad"
+	"github.com/duplexmpe/duplexmpe/plugins/always-talk/speech"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// These tests run the scheduler against the baseline plugins as real processes over
+// real gRPC, with the real Silero online detector.
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "session-plugins-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	build := exec.Command("go", "build", "-o", dir+"/", "../../plugins/silent", "../../plugins/always-talk", "../../plugins/random-talk")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the baseline plugins:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	pluginhost.KillAll()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	detOnce sync.Once
+	det     *vad.Detector
+	detErr  error
+)
+
+func detector(t *testing.T) *vad.Detector {
+	t.Helper()
+	detOnce.Do(func() { det, detErr = vad.Open(vad.Options{}) })
+	if detErr != nil {
+		t.Fatalf("%v\n(these tests run the real Silero model: run `make deps` first)", detErr)
+	}
+	return det
+}
+
+func startModel(t *testing.T, name string, config map[string]any) (sdk.Model, *pluginhost.Client) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: name, Source: filepath.Join(binDir, name)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Kill)
+	if err := c.Configure(ctx, config); err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, c
+}
+
+// speechConversation: every clip is a stretch of real (flite) speech at 16 kHz.
+func speechConversation(t *testing.T, id string) session.Conversation {
+	t.Helper()
+	v, err := speech.Voice(16000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := func(from, secs float64) audio.PCM {
+		a, b := int(from*16000), int((from+secs)*16000)
+		return audio.PCM{Samples: v[a:b], Rate: 16000}
+	}
+	conv := session.Conversation{ID: id, Preamble: cut(0, 1.0)}
+	labels := []string{protocol.LabelN1, protocol.LabelT, protocol.LabelN4Q, protocol.LabelN4R, protocol.LabelN3}
+	for i, l := range labels {
+		conv.Turns = append(conv.Turns, session.Turn{Index: i, Label: l, Speaker: "ABC"[i%3 : i%3+1], Text: "...", Audio: cut(1+float64(i), 1.0)})
+	}
+	return conv
+}
+
+func options(t *testing.T) session.Options {
+	p := protocol.Defaults()
+	p.TWaitCap = 6
+	return session.Options{Params: p, VAD: protocol.DefaultVAD(), Detector: detector(t)}
+}
+
+func TestSilentPlugin(t *testing.T) {
+	m, _ := startModel(t, "silent", map[string]any{})
+	rec, err := session.Run(context.Background(), m, speechConversation(t, "c-silent"), options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Failed() {
+		t.Fatal(rec.Failure)
+	}
+	if rec.Format != speech.DefaultFormat {
+		t.Errorf("format %+v", rec.Format)
+	}
+	// preamble 1 s, gap 0.5, N1 [1.5, 2.5), gap, T [3.0, 4.0); no onset: 4.0 + 5 = 9.0,
+	// a multiple of 80 ms? 9.0/0.08 = 112.5 -> 9.04. N4_Q [9.04, 10.04), n4_gap 3:
+	// N4_R [13.04, 14.04), N3 [14.54, 15.54), tail 2 -> 17.54 -> 220 frames = 17.6 s.
+	want := [][2]float64{{1.5, 2.5}, {3.0, 4.0}, {9.04, 10.04}, {13.04, 14.04}, {14.54, 15.54}}
+	for i, w := range want {
+		got := rec.Timeline.Turns[i]
+		if math.Abs(got.Start-w[0]) > 1e-9 || math.Abs(got.End-w[1]) > 1e-9 {
+			t.Errorf("turn %d [%.4f, %.4f), want [%.4f, %.4f)", i, got.Start, got.End, w[0], w[1])
+		}
+	}
+	if rec.Frames != 220 || len(rec.Audible.Samples) != 220*1920 {
+		t.Errorf("%d frames, %d audible samples; want 220 and %d", rec.Frames, len(rec.Audible.Samples), 220*1920)
+	}
+	if len(rec.Episodes) != 0 || rec.TWait.Onset || rec.TWait.Ending != session.WaitNoOnset {
+		t.Errorf("episodes %v, wait %+v: the silent model spoke", rec.Episodes, rec.TWait)
+	}
+	if rec.Latency.Frames != 220 || rec.Latency.Max <= 0 {
+		t.Errorf("latency %+v", rec.Latency)
+	}
+}
+
+func TestAlwaysTalkPlugin(t *testing.T) {
+	m, _ := startModel(t, "always-talk", map[string]any{"input_rate": 16000.0, "output_rate": 24000.0, "frame_ms": 160.0})
+	opts := options(t)
+	rec, err := session.Run(context.Background(), m, speechConversation(t, "c-talk"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Failed() {
+		t.Fatal(rec.Failure)
+	}
+	// The audible waveform is the looped voice, delayed by exactly one frame.
+	voice, _ := speech.Voice(24000)
+	d := 3840 // 160 ms at 24 kHz
+	for i := 0; i < len(rec.Audible.Samples); i++ {
+		want := float32(0)
+		if i >= d {
+			want = voice[(i-d)%len(voice)]
+		}
+		if rec.Audible.Samples[i] != want {
+			t.Fatalf("audible sample %d = %g, want %g", i, rec.Audible.Samples[i], want)
+		}
+	}
+	// Already speaking when T ended, never silent: the cap (6 s) ends the wait at the
+	// first 160 ms boundary at or after 4.0 + 6 = 10.0 s (10.08 since 10.0/0.16 = 62.5).
+	if w := rec.TWait; !w.Onset || w.Ending != session.WaitCap || math.Abs(w.End-10.08) > 1e-9 {
+		t.Errorf("T wait %+v, want onset, cap, end 10.08", w)
+	}
+	// Silero hears speech nearly all the time.
+	var speechSecs float64
+	for _, e := range rec.Episodes {
+		speechSecs += e.Duration()
+	}
+	if frac := speechSecs / rec.Timeline.Duration; frac < 0.9 {
+		t.Errorf("Silero found speech in %.2f of the always-talk output (episodes %v); want > 0.9", frac, rec.Episodes)
+	}
+	// The online detector's episodes equal the offline detector's on the recorded audio.
+	offline, err := opts.Detector.Episodes(rec.Audible, opts.VAD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(offline, rec.Episodes) {
+		t.Errorf("online episodes %v, offline %v", rec.Episodes, offline)
+	}
+}
+
+func TestRandomTalkPluginIsSeeded(t *testing.T) {
+	cfg := map[string]any{"burst_rate": 20.0, "mean_length": 1.5, "seed": 7.0}
+	m, _ := startModel(t, "random-talk", cfg)
+	opts := options(t)
+	play := func(id string, seed int64) *session.Record {
+		o := opts
+		o.Seed = seed
+		rec, err := session.Run(context.Background(), m, speechConversation(t, id), o)
+		if err != nil || rec.Failed() {
+			t.Fatalf("%v %v", err, rec.Failure)
+		}
+		return rec
+	}
+	a, b, c := play("c1", 1), play("c1", 1), play("c1", 2)
+	if !reflect.DeepEqual(a.Audible, b.Audible) || !reflect.DeepEqual(a.Episodes, b.Episodes) {
+		t.Error("the same conversation and seed gave different output")
+	}
+	if reflect.DeepEqual(a.Audible, c.Audible) {
+		t.Error("another seed gave the same output")
+	}
+	if len(a.Episodes) == 0 {
+		t.Error("random-talk at 20 bursts a minute said nothing in a 17 s conversation")
+	}
+}
