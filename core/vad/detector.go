@@ -31,7 +31,7 @@ const (
 type Options struct {
 	Model       string // protocol.SileroV5 (default) or protocol.SileroV6
 	LibraryPath string // ONNX Runtime shared library, e.g. a GPU build
-	ModelPath   string // a silero_vad.onnx file
+	ModelPath   string // a silero_vad.onnx file, or a folder with silero_vad_v5/v6.onnx
 }
 
 // Detector runs one Silero model. Probabilities, Episodes and NewOnline may be called from
@@ -69,13 +69,14 @@ func Open(opts Options) (*Detector, error) {
 	if err := initEnvironment(lib); err != nil {
 		return nil, err
 	}
-	if err := checkModel(modelPath, data); err != nil {
-		return nil, err
-	}
 	d := &Detector{model: opts.Model, modelPath: modelPath, data: data}
-	// Build one session now so that a model ONNX Runtime cannot run fails here.
+	// Build one session now so that a model ONNX Runtime cannot run fails here; if it
+	// fails, say what is wrong with the file.
 	s, err := d.get()
 	if err != nil {
+		if cerr := checkModel(modelPath, data); cerr != nil {
+			return nil, cerr
+		}
 		return nil, err
 	}
 	d.put(s)
@@ -192,8 +193,8 @@ type session struct {
 	in, st, stN, prob []float32
 }
 
-func newSession(path string, data []byte) (s *session, err error) {
-	s = &session{}
+func newSession(path string, data []byte) (_ *session, err error) {
+	s := &session{}
 	defer func() {
 		if err != nil {
 			s.destroy()

@@ -50,16 +50,18 @@ func resolveLibrary(explicit string) (string, error) {
 		libraryFile, cacheDir, fetchHint, EnvLibrary)
 }
 
-// resolveModel picks the model file for a Silero version.
+// resolveModel picks the model file for a Silero version: the explicit path, the
+// environment, or the fetched cache. An explicit or environment path may be a folder
+// holding silero_vad_v5.onnx / silero_vad_v6.onnx.
 func resolveModel(model, explicit string) (string, error) {
-	if explicit != "" {
-		return explicit, nil
-	}
-	if env := os.Getenv(EnvModel); env != "" {
-		if st, err := os.Stat(env); err == nil && st.IsDir() {
-			return filepath.Join(env, modelFile(model)), nil
+	for _, p := range []string{explicit, os.Getenv(EnvModel)} {
+		if p == "" {
+			continue
 		}
-		return env, nil
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return filepath.Join(p, modelFile(model)), nil
+		}
+		return p, nil
 	}
 	if p, ok := findInCache(modelFile(model)); ok {
 		return p, nil
