@@ -1,0 +1,336 @@
+package construct
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// DefaultVoices maps speakers to flite voices (the embedded TTS).
+var DefaultVoices = map[string]string{"A": "kal16", "B": "awb", "C": "rms", "D": "slt"}
+
+// DefaultPreambleVoice speaks the duty preamble when none is configured.
+const DefaultPreambleVoice = "slt"
+
+// DefaultPreamble is the spoken duty instruction played before every conversation: who
+// Aria is, when to answer, when to stay silent, and to stop when someone else answers.
+// It is our own text.
+const DefaultPreamble = "Hello, Aria. You are a voice assistant in a room with several people " +
+	"who are talking among themselves. Listen to the whole conversation. Answer only when " +
+	"someone asks you something, by your name or by making it clear that the question is " +
+	"meant for you, and keep your answer short. When people talk to each other, speak to " +
+	"another device, think out loud, or only mention you, stay silent. If someone asks you " +
+	"a question and another person answers it first, or the asker says never mind, stop " +
+	"talking right away."
+
+// BuildSpec is everything a build needs besides the TTS itself.
+type BuildSpec struct {
+	Name      string
+	Out       string             // the dataset directory
+	Scenarios []dataset.Scenario // the scripts, already written
+	Generator dataset.Generator
+	TTS       dataset.TTSInfo // identity of the synthesiser; part of every clip's key
+	// Voices maps speakers to voice ids; missing speakers take DefaultVoices.
+	Voices map[string]string
+	// Preamble is the duty text; empty means DefaultPreamble. PreambleVoice empty means
+	// DefaultPreambleVoice.
+	Preamble      string
+	PreambleVoice string
+	// SampleRate of every clip; 0 means the rate the TTS reports for speaker A's voice.
+	SampleRate int
+	// Workers synthesising at once; 0 means 2.
+	Workers int
+}
+
+// Progress hears about synthesis: Start once with the number of distinct clips, then
+// Clip once per clip (reused from the cache or synthesised now). Calls may come from
+// several goroutines, never at once.
+type Progress interface {
+	Start(total int)
+	Clip(synthesised bool)
+}
+
+// Report says what a build did.
+type Report struct {
+	Clips       int // distinct clips, preamble included
+	Synthesised int // clips made by this build
+	Reused      int // clips found in the cache
+}
+
+// ClipKey is the content address of a clip: what the TTS was, the voice, the text and
+// the sample rate. Equal keys mean interchangeable audio.
+func ClipKey(tts dataset.TTSInfo, voice, text string, rate int) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "duplexmpe-clip-v1\x00%s\x00%s\x00", tts.Name, tts.Version)
+	for _, k := range dataset.SortedKeys(tts.Identity) {
+		fmt.Fprintf(h, "%s=%s\x00", k, tts.Identity[k])
+	}
+	fmt.Fprintf(h, "%s\x00%d\x00%s", voice, rate, text)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ClipRel is a clip's path relative to the dataset directory.
+func ClipRel(key string) string { return dataset.ClipsDir + "/" + key + ".wav" }
+
+type clipJob struct {
+	voice, text, rel string
+	duration         float64
+}
+
+// Build synthesises every turn of spec.Scenarios (one clip per distinct voice and text,
+// so a turn identical in both versions of a pair is made once) and the preamble, then
+// writes the dataset. Clips already in spec.Out/clips are reused, so a rebuild
+// synthesises nothing, and an interrupted build keeps every clip it finished: clips are
+// written atomically, and scenarios.jsonl and dataset.json only after all clips exist.
+// The scripts are validated first; a set with violations is refused.
+func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) (*dataset.Dataset, Report, error) {
+	var rep Report
+	if spec.Out == "" {
+		return nil, rep, errors.New("build: no output directory")
+	}
+	if len(spec.Scenarios) == 0 {
+		return nil, rep, errors.New("build: no scenarios")
+	}
+	if vs := validateScripts(spec.Scenarios); len(vs) > 0 {
+		return nil, rep, violationsError(vs)
+	}
+	voices := map[string]string{}
+	for k, v := range DefaultVoices {
+		voices[k] = v
+	}
+	for k, v := range spec.Voices {
+		voices[k] = v
+	}
+	preamble := spec.Preamble
+	if preamble == "" {
+		preamble = DefaultPreamble
+	}
+	pvoice := spec.PreambleVoice
+	if pvoice == "" {
+		pvoice = DefaultPreambleVoice
+	}
+
+	// Every voice the build needs must exist.
+	available, err := tts.Voices(ctx)
+	if err != nil {
+		return nil, rep, fmt.Errorf("build: listing the TTS voices: %w", err)
+	}
+	rates := map[string]int{}
+	for _, v := range available {
+		rates[v.ID] = v.Rate
+	}
+	need := map[string]string{pvoice: "the preamble"}
+	for _, s := range spec.Scenarios {
+		for _, sp := range s.Speakers {
+			v, ok := voices[sp]
+			if !ok {
+				return nil, rep, fmt.Errorf("build: scenario %s: speaker %s has no voice; add %s = \"...\" to the dataset's voices", s.ScenarioID, sp, sp)
+			}
+			need[v] = "speaker " + sp
+		}
+	}
+	for _, v := range dataset.SortedKeys(need) {
+		if _, ok := rates[v]; !ok {
+			ids := make([]string, 0, len(available))
+			for _, a := range available {
+				ids = append(ids, a.ID)
+			}
+			return nil, rep, fmt.Errorf("build: voice %q (for %s) is not offered by TTS %s; available: %s", v, need[v], spec.TTS.Plugin, strings.Join(ids, ", "))
+		}
+	}
+	rate := spec.SampleRate
+	if rate == 0 {
+		rate = rates[voices["A"]]
+	}
+	if rate <= 0 {
+		return nil, rep, fmt.Errorf("build: TTS %s reports no sample rate for voice %q; set the dataset's sample rate", spec.TTS.Plugin, voices["A"])
+	}
+
+	// Distinct clips, in a stable order.
+	jobs := map[string]*clipJob{}
+	var order []string
+	addJob := func(voice, text string) string {
+		key := ClipKey(spec.TTS, voice, text, rate)
+		if _, ok := jobs[key]; !ok {
+			jobs[key] = &clipJob{voice: voice, text: text, rel: ClipRel(key)}
+			order = append(order, key)
+		}
+		return key
+	}
+	pkey := addJob(pvoice, preamble)
+	keys := make([][]string, len(spec.Scenarios))
+	for i, s := range spec.Scenarios {
+		keys[i] = make([]string, len(s.Turns))
+		for j, t := range s.Turns {
+			keys[i][j] = addJob(voices[t.Speaker], t.Text)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(spec.Out, dataset.ClipsDir), 0o755); err != nil {
+		return nil, rep, fmt.Errorf("build: %w", err)
+	}
+	rep.Clips = len(order)
+	if progress != nil {
+		progress.Start(len(order))
+	}
+	if err := runJobs(ctx, spec, tts, rate, jobs, order, progress, &rep); err != nil {
+		return nil, rep, err
+	}
+
+	scs := make([]dataset.Scenario, len(spec.Scenarios))
+	for i, s := range spec.Scenarios {
+		s.Turns = append([]dataset.Turn(nil), s.Turns...)
+		for j := range s.Turns {
+			job := jobs[keys[i][j]]
+			s.Turns[j].Clip, s.Turns[j].DurationS = job.rel, job.duration
+		}
+		scs[i] = s
+	}
+	m := dataset.Manifest{
+		Name:       spec.Name,
+		Generator:  spec.Generator,
+		TTS:        &spec.TTS,
+		Voices:     voices,
+		SampleRate: rate,
+		Preamble:   &dataset.Preamble{Text: preamble, Voice: pvoice, Clip: jobs[pkey].rel, DurationS: jobs[pkey].duration},
+	}
+	d, err := dataset.Save(spec.Out, m, scs)
+	if err != nil {
+		return nil, rep, fmt.Errorf("build: writing %s: %w", spec.Out, err)
+	}
+	return d, rep, nil
+}
+
+func runJobs(ctx context.Context, spec BuildSpec, tts sdk.TTS, rate int, jobs map[string]*clipJob, order []string, progress Progress, rep *Report) error {
+	workers := spec.Workers
+	if workers <= 0 {
+		workers = 2
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	next := make(chan *clipJob)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range next {
+				made, err := makeClip(ctx, spec.Out, tts, rate, job)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				if err == nil {
+					if made {
+						rep.Synthesised++
+					} else {
+						rep.Reused++
+					}
+					if progress != nil {
+						progress.Clip(made)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, key := range order {
+		select {
+		case next <- jobs[key]:
+			continue
+		case <-ctx.Done():
+		}
+		break
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+// makeClip reuses the clip when a readable one is on disk, and synthesises it
+// otherwise. It reports whether it synthesised.
+func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, job *clipJob) (bool, error) {
+	path := filepath.Join(out, filepath.FromSlash(job.rel))
+	if info, err := dataset.StatWAV(path); err == nil && info.Rate == rate && info.Frames > 0 {
+		job.duration = info.Duration()
+		return false, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	a, err := tts.Synthesize(ctx, job.text, job.voice)
+	if err != nil {
+		return false, fmt.Errorf("build: synthesising %q with voice %s: %w", abbreviate(job.text), job.voice, err)
+	}
+	if len(a.Samples) == 0 || a.Rate <= 0 {
+		return false, fmt.Errorf("build: TTS returned no audio for %q (voice %s)", abbreviate(job.text), job.voice)
+	}
+	pcm := audio.PCM{Samples: a.Samples, Rate: a.Rate}
+	if pcm.Rate != rate {
+		pcm = audio.Resample(pcm, rate)
+	}
+	if err := audio.WriteWAV(path, pcm); err != nil {
+		return false, fmt.Errorf("build: writing clip: %w", err)
+	}
+	job.duration = pcm.Duration()
+	return true, nil
+}
+
+func abbreviate(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}
+
+// validateScripts checks the scripts (not clips) of a set.
+func validateScripts(scs []dataset.Scenario) []dataset.Violation {
+	d := &dataset.Dataset{Scenarios: make([]dataset.Scenario, len(scs))}
+	for i, s := range scs {
+		s.Turns = append([]dataset.Turn(nil), s.Turns...)
+		for j := range s.Turns {
+			s.Turns[j].Clip, s.Turns[j].DurationS = "", 0
+		}
+		d.Scenarios[i] = s
+	}
+	return dataset.Validate(d)
+}
+
+// ViolationsError is a script set refused for its violations.
+type ViolationsError struct{ Violations []dataset.Violation }
+
+func violationsError(vs []dataset.Violation) error { return &ViolationsError{Violations: vs} }
+
+func (e *ViolationsError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the scenarios break %d rules; fix them first (duplexmpe dataset validate shows them all):", len(e.Violations))
+	vs := append([]dataset.Violation(nil), e.Violations...)
+	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Line < vs[j].Line })
+	for i, v := range vs {
+		if i == 10 {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(vs)-10)
+			break
+		}
+		b.WriteString("\n  ")
+		b.WriteString(v.String())
+	}
+	return b.String()
+}
