@@ -1,0 +1,116 @@
+package score
+
+import (
+	"sort"
+
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/stats"
+)
+
+// compareModels: section 6, model comparisons. For every condition, every pair of models
+// (A before B alphabetically) and every scored measure: paired on the same items (the
+// scenario pairs both models were scored on, and within them the same turns), exact
+// McNemar over the units both have in the denominator, a cluster bootstrap of the
+// difference in rates resampling whole scenario pairs, and Bonferroni over all
+// comparisons made.
+func compareModels(groups map[groupKey][]Scored, keys []groupKey, p protocol.Params, seed uint64) []Comparison {
+	byCond := map[string][]string{}
+	var conds []string
+	for _, k := range keys {
+		if byCond[k.cond] == nil {
+			conds = append(conds, k.cond)
+		}
+		byCond[k.cond] = append(byCond[k.cond], k.model)
+	}
+	sort.Slice(conds, func(i, j int) bool { return conditionOrder(conds[i]) < conditionOrder(conds[j]) })
+	var out []Comparison
+	for _, cond := range conds {
+		models := byCond[cond]
+		sort.Strings(models)
+		for i := range models {
+			for j := i + 1; j < len(models); j++ {
+				a, b := groups[groupKey{models[i], cond}], groups[groupKey{models[j], cond}]
+				for mi, m := range ScoredMeasures {
+					// A distinct, fixed stream per comparison keeps each reproducible on its own.
+					s := seed + uint64(len(out))*1000003 + uint64(mi)
+					out = append(out, compare(cond, m, models[i], models[j], a, b, p, s))
+				}
+			}
+		}
+	}
+	ps := make([]float64, len(out))
+	for i, c := range out {
+		ps[i] = c.Test.P
+	}
+	for i, adj := range stats.Bonferroni(ps) {
+		out[i].PAdjusted = adj
+	}
+	return out
+}
+
+func compare(cond, measure, nameA, nameB string, a, b []Scored, p protocol.Params, seed uint64) Comparison {
+	c := Comparison{Condition: cond, Measure: measure, A: nameA, B: nameB}
+	byPair := func(items []Scored) map[string][]unit {
+		m := map[string][]unit{}
+		for _, it := range items {
+			m[it.PairID] = units(it.Events, measure)
+		}
+		return m
+	}
+	ua, ub := byPair(a), byPair(b)
+	var pairs []string
+	for id := range ua {
+		if _, ok := ub[id]; ok {
+			pairs = append(pairs, id)
+		}
+	}
+	sort.Strings(pairs)
+	c.Pairs = len(pairs)
+	minN := 0
+	if measure == MeasureYield {
+		minN = p.MinEligible
+	}
+	var clusters []stats.Cluster
+	var ka, na, kb, nb, bb, cc, paired, k1, k2 int
+	for _, id := range pairs {
+		var cl stats.Cluster
+		for _, u := range ua[id] {
+			if u.counted {
+				cl.AN++
+				na++
+				if u.success {
+					cl.AK++
+					ka++
+				}
+			}
+		}
+		for _, u := range ub[id] {
+			if u.counted {
+				cl.BN++
+				nb++
+				if u.success {
+					cl.BK++
+					kb++
+				}
+			}
+		}
+		clusters = append(clusters, cl)
+		// McNemar pairs the same turn of the same scenario when both models count it.
+		byTurn := map[int]unit{}
+		for _, u := range ub[id] {
+			byTurn[u.turn] = u
+		}
+		for _, u := range ua[id] {
+			v, ok := byTurn[u.turn]
+			if !ok || !u.counted || !v.counted {
+				continue
+			}
+			paired++
+			bb, cc, k1, k2 = count(u.success, v.success, bb, cc, k1, k2)
+		}
+	}
+	c.RateA, c.RateB = newRate(ka, na, minN), newRate(kb, nb, minN)
+	c.Test = newMcNemar(bb, cc, paired, k1, k2)
+	c.Difference = stats.BootstrapDifference(clusters, p.BootstrapResamples, seed, Confidence)
+	return c
+}

@@ -1,0 +1,38 @@
+package score
+
+import (
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+)
+
+// Item is one evaluated conversation of one model: what scoring needs from the run store.
+type Item struct {
+	Model      string             `json:"model"`
+	Condition  string             `json:"condition"` // protocol.Explicit or protocol.Implicit
+	PairID     string             `json:"pair_id"`   // both versions of a scenario share it
+	ScenarioID string             `json:"scenario_id"`
+	TPosition  string             `json:"t_position"` // early-middle, middle, late-middle
+	GoldAnswer string             `json:"gold_answer"`
+	Timeline   timeline.Timeline  `json:"timeline"`
+	Episodes   []timeline.Episode `json:"episodes"` // merged model speech (section 4)
+}
+
+// Scored is an item's identity with its verdicts; Summarize aggregates these.
+type Scored struct {
+	Model      string  `json:"model"`
+	Condition  string  `json:"condition"`
+	PairID     string  `json:"pair_id"`
+	ScenarioID string  `json:"scenario_id"`
+	TPosition  string  `json:"t_position"`
+	Events     []Event `json:"events"`
+}
+
+// Score computes the item's verdicts without ASR or judge: answer accuracy is left
+// unjudged and speech in a silence window is not a pass until Judge classifies it.
+func Score(item Item, p protocol.Params) Scored {
+	return Scored{
+		Model: item.Model, Condition: item.Condition, PairID: item.PairID,
+		ScenarioID: item.ScenarioID, TPosition: item.TPosition,
+		Events: Events(item.Timeline, item.Episodes, p),
+	}
+}

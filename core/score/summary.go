@@ -1,0 +1,517 @@
+package score
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/stats"
+)
+
+// Measure names. The first four are scored, the last three diagnostics (section 5). No
+// aggregate across measures exists, by design.
+const (
+	MeasureFreshOnset     = "fresh_onset"     // every T
+	MeasureAccuracy       = "accuracy"        // T with response presence
+	MeasureSilence        = "silence"         // every N1, N2, N3 window
+	MeasureYield          = "yield"           // eligible N4 events
+	MeasurePresence       = "presence"        // every T (diagnostic)
+	MeasureWindowResponse = "window_response" // every N4 event (diagnostic)
+	MeasureYieldAll       = "yield_all"       // every N4 event (also reported)
+)
+
+// ScoredMeasures are the four scored measures, in report order.
+var ScoredMeasures = []string{MeasureFreshOnset, MeasureAccuracy, MeasureSilence, MeasureYield}
+
+// Confidence of every interval (section 6: Wilson 95%).
+const Confidence = 0.95
+
+// DefaultSeed seeds the model-comparison bootstrap when none is given.
+const DefaultSeed uint64 = 20260601
+
+// SweepThresholdsMS are the silence-preservation duration thresholds of section 6: a
+// window fails when its speech totals more than the threshold.
+var SweepThresholdsMS = []float64{0, 100, 200, 300, 500}
+
+// Rate is k successes out of n with its Wilson 95% interval. Available is false when
+// n = 0, or for yield when fewer than min_eligible events are eligible; Text then reads
+// "n/a (n=k)" and Rate, Lo, Hi are 0.
+type Rate struct {
+	K         int     `json:"k"`
+	N         int     `json:"n"`
+	Rate      float64 `json:"rate"`
+	Lo        float64 `json:"lo"`
+	Hi        float64 `json:"hi"`
+	Available bool    `json:"available"`
+	Text      string  `json:"text"`
+}
+
+func newRate(k, n, minN int) Rate {
+	r := Rate{K: k, N: n}
+	if n == 0 || n < minN {
+		r.Text = fmt.Sprintf("n/a (n=%d)", n)
+		return r
+	}
+	r.Available = true
+	r.Rate = float64(k) / float64(n)
+	r.Lo, r.Hi = stats.Wilson(k, n, Confidence)
+	r.Text = fmt.Sprintf("%.3f (%d/%d)", r.Rate, k, n)
+	return r
+}
+
+// Measures holds the four scored measures for one slice of the events.
+type Measures struct {
+	FreshOnset Rate `json:"fresh_onset"`
+	Accuracy   Rate `json:"accuracy"`
+	Silence    Rate `json:"silence"`
+	Yield      Rate `json:"yield"`
+}
+
+// Entry is everything reported for one (model, condition).
+type Entry struct {
+	Model     string `json:"model"`
+	Condition string `json:"condition"`
+	Items     int    `json:"items"` // conversations
+
+	// Scored measures (section 5) and diagnostics.
+	FreshOnset     Rate `json:"fresh_onset"`
+	Accuracy       Rate `json:"accuracy"`
+	Silence        Rate `json:"silence"`
+	Yield          Rate `json:"yield"`
+	Presence       Rate `json:"presence"`
+	WindowResponse Rate `json:"window_response"`
+
+	// TOutcomes partitions the T turns: fresh-onset, already-speaking, silent.
+	TOutcomes map[string]int `json:"t_outcomes"`
+	// AccuracyFailures counts why answers (T with presence) were not correct.
+	AccuracyFailures map[string]int `json:"accuracy_failures"`
+	// SilenceByLabel: preservation per N1, N2, N3. SilenceByAddressee: N2 windows by
+	// addressee (human, device; "unspecified" when the timeline lacks it).
+	SilenceByLabel     map[string]Rate `json:"silence_by_label"`
+	SilenceByAddressee map[string]Rate `json:"silence_by_addressee"`
+	// SilenceFailures counts failed windows by reason (intrusion, empty-transcript, ...).
+	SilenceFailures map[string]int `json:"silence_failures"`
+	// SilenceSweep: preservation re-scored by duration alone, one rate per threshold in
+	// SweepThresholdsMS (no judge).
+	SilenceSweep []ThresholdRate `json:"silence_sweep"`
+	// YieldFailures splits failed eligible events (fail-still-voicing, fail-resumed);
+	// Exclusions counts ineligible events by reason; YieldAll is yielded / all N4 events.
+	YieldFailures map[string]int `json:"yield_failures"`
+	Exclusions    map[string]int `json:"exclusions"`
+	YieldAll      Rate           `json:"yield_all"`
+
+	// ByTPosition: the scored measures per T position bucket of the scenario.
+	// ByThird: per elapsed-time third of the conversation the event's turn starts in
+	// (see ElapsedThird); index 0 is the first third.
+	ByTPosition map[string]Measures `json:"by_t_position"`
+	ByThird     [3]Measures         `json:"by_third"`
+}
+
+// ThresholdRate is silence preservation when speech totalling more than ThresholdMS fails.
+type ThresholdRate struct {
+	ThresholdMS float64 `json:"threshold_ms"`
+	Rate        Rate    `json:"rate"`
+}
+
+// McNemar is an exact McNemar test of a paired binary outcome.
+type McNemar struct {
+	B int `json:"b"` // success only in the first (explicit, or model A)
+	C int `json:"c"` // success only in the second (implicit, or model B)
+	// RateFirst and RateSecond are over the paired units; Difference = RateFirst -
+	// RateSecond = (B - C) / Units.
+	Units      int     `json:"units"`
+	RateFirst  float64 `json:"rate_first"`
+	RateSecond float64 `json:"rate_second"`
+	Difference float64 `json:"difference"`
+	P          float64 `json:"p"`
+}
+
+// Paired is the explicit vs implicit comparison of one model over the pairs it has both
+// versions of (section 6).
+type Paired struct {
+	Model      string  `json:"model"`
+	Pairs      int     `json:"pairs"`
+	Presence   McNemar `json:"presence"`
+	FreshOnset McNemar `json:"fresh_onset"`
+}
+
+// Correlation is Spearman's rho between two rates across model x condition entries.
+type Correlation struct {
+	Rho       float64 `json:"rho"`
+	N         int     `json:"n"`
+	Available bool    `json:"available"`
+}
+
+// Comparison is one paired comparison of two models on one measure in one condition:
+// McNemar over the units (events) both models have in the denominator, a cluster
+// bootstrap interval of the difference in rates over the shared scenario pairs, and the
+// p-value Bonferroni-corrected over all comparisons in the summary.
+type Comparison struct {
+	Condition  string           `json:"condition"`
+	Measure    string           `json:"measure"`
+	A          string           `json:"a"`
+	B          string           `json:"b"`
+	Pairs      int              `json:"pairs"` // scenario pairs both models were scored on
+	RateA      Rate             `json:"rate_a"`
+	RateB      Rate             `json:"rate_b"`
+	Difference stats.Difference `json:"difference"` // rate A - rate B
+	Test       McNemar          `json:"test"`
+	PAdjusted  float64          `json:"p_adjusted"`
+}
+
+// Summary is the whole statistical result of a run.
+type Summary struct {
+	Protocol    protocol.Params `json:"protocol"`
+	Seed        uint64          `json:"seed"`
+	Entries     []Entry         `json:"entries"`
+	Paired      []Paired        `json:"paired"`
+	Spearman    Correlation     `json:"spearman_presence_fresh_onset"`
+	Comparisons []Comparison    `json:"comparisons"`
+	// Warnings are problems in the input that were worked around (duplicates dropped).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Options tune Summarize.
+type Options struct {
+	Seed uint64 // bootstrap seed; 0 means DefaultSeed
+}
+
+// Summarize aggregates scored items per (model, condition) with DefaultSeed.
+func Summarize(items []Scored, p protocol.Params) Summary {
+	return SummarizeWith(items, p, Options{})
+}
+
+// unit is one event's contribution to one measure: whether it is in the denominator
+// (counted) and whether it is a success. Every rate, breakdown and comparison is built
+// from units, so all of them share one definition of each denominator (section 5).
+type unit struct {
+	turn    int
+	third   int
+	counted bool
+	success bool
+	failure string // why not a success, when counted and not a success
+}
+
+// units extracts one measure from an item's events.
+func units(events []Event, measure string) []unit {
+	var out []unit
+	for _, ev := range events {
+		u := unit{turn: ev.Turn, third: ev.Third, counted: true}
+		switch {
+		case ev.T != nil && measure == MeasureFreshOnset:
+			u.success = ev.T.FreshOnset
+		case ev.T != nil && measure == MeasurePresence:
+			u.success = ev.T.Presence
+		case ev.T != nil && measure == MeasureAccuracy:
+			// Conditional: only T turns with response presence are in the denominator.
+			u.counted = ev.T.Presence
+			u.success, u.failure = judged(ev.T.Answer)
+		case ev.Silence != nil && measure == MeasureSilence:
+			u.success = ev.Silence.Pass()
+			if !u.success {
+				_, u.failure = judged(ev.Silence.Judgement)
+			}
+		case ev.N4 != nil && measure == MeasureYield:
+			u.counted = ev.N4.Eligible
+			u.success, u.failure = ev.N4.Yield == YieldPass, ev.N4.Yield
+		case ev.N4 != nil && measure == MeasureYieldAll:
+			u.success = ev.N4.Yield == YieldPass
+		case ev.N4 != nil && measure == MeasureWindowResponse:
+			u.success = ev.N4.WindowResponse
+		default:
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+func judged(j *Judgement) (bool, string) {
+	switch {
+	case j == nil:
+		return false, FailNotJudged
+	case j.OK:
+		return true, ""
+	default:
+		return false, j.Failure
+	}
+}
+
+func tally(us []unit, keep func(unit) bool) (k, n int) {
+	for _, u := range us {
+		if u.counted && (keep == nil || keep(u)) {
+			n++
+			if u.success {
+				k++
+			}
+		}
+	}
+	return k, n
+}
+
+// SummarizeWith aggregates scored items per (model, condition): see Entry, Paired,
+// Comparison. Items repeated for the same (model, condition, pair) are dropped after the
+// first, with a warning, so nothing is counted twice.
+func SummarizeWith(items []Scored, p protocol.Params, opt Options) Summary {
+	seed := opt.Seed
+	if seed == 0 {
+		seed = DefaultSeed
+	}
+	s := Summary{Protocol: p, Seed: seed}
+	groups := map[groupKey][]Scored{}
+	seen := map[[3]string]bool{}
+	for _, it := range items {
+		id := [3]string{it.Model, it.Condition, it.PairID}
+		if seen[id] {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("model %q, condition %q, pair %q appears more than once; only the first is counted", it.Model, it.Condition, it.PairID))
+			continue
+		}
+		seen[id] = true
+		k := groupKey{it.Model, it.Condition}
+		groups[k] = append(groups[k], it)
+	}
+	keys := make([]groupKey, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].model != keys[j].model {
+			return keys[i].model < keys[j].model
+		}
+		return conditionOrder(keys[i].cond) < conditionOrder(keys[j].cond) ||
+			(conditionOrder(keys[i].cond) == conditionOrder(keys[j].cond) && keys[i].cond < keys[j].cond)
+	})
+	for _, k := range keys {
+		s.Entries = append(s.Entries, summarizeEntry(k.model, k.cond, groups[k], p))
+	}
+	s.Paired = pairedTests(groups, keys)
+	var pres, fresh []float64
+	for _, e := range s.Entries {
+		if e.Presence.Available {
+			pres = append(pres, e.Presence.Rate)
+			fresh = append(fresh, e.FreshOnset.Rate)
+		}
+	}
+	rho, ok := stats.Spearman(pres, fresh)
+	s.Spearman = Correlation{Rho: rho, N: len(pres), Available: ok}
+	s.Comparisons = compareModels(groups, keys, p, seed)
+	return s
+}
+
+type groupKey struct{ model, cond string }
+
+func conditionOrder(c string) int {
+	switch c {
+	case protocol.Explicit:
+		return 0
+	case protocol.Implicit:
+		return 1
+	}
+	return 2
+}
+
+func summarizeEntry(model, cond string, items []Scored, p protocol.Params) Entry {
+	e := Entry{
+		Model: model, Condition: cond, Items: len(items),
+		TOutcomes:          map[string]int{OutcomeFreshOnset: 0, OutcomeAlreadySpeaking: 0, OutcomeSilent: 0},
+		AccuracyFailures:   map[string]int{},
+		SilenceByLabel:     map[string]Rate{},
+		SilenceByAddressee: map[string]Rate{},
+		SilenceFailures:    map[string]int{},
+		YieldFailures:      map[string]int{YieldFailStillVoicing: 0, YieldFailResumed: 0},
+		Exclusions:         map[string]int{ExcludedSpokeDuringQ: 0, ExcludedNoOnsetInGap: 0, ExcludedNotSpeakingAtR: 0},
+		ByTPosition:        map[string]Measures{},
+	}
+	all := map[string][]unit{}
+	byPos := map[string]map[string][]unit{}
+	var events []Event
+	for _, it := range items {
+		events = append(events, it.Events...)
+		if byPos[it.TPosition] == nil {
+			byPos[it.TPosition] = map[string][]unit{}
+		}
+		for _, m := range []string{MeasureFreshOnset, MeasureAccuracy, MeasureSilence, MeasureYield, MeasurePresence, MeasureWindowResponse, MeasureYieldAll} {
+			us := units(it.Events, m)
+			all[m] = append(all[m], us...)
+			byPos[it.TPosition][m] = append(byPos[it.TPosition][m], us...)
+		}
+	}
+	rate := func(m string, keep func(unit) bool) Rate {
+		k, n := tally(all[m], keep)
+		if m == MeasureYield {
+			return newRate(k, n, p.MinEligible) // section 5: n/a below min_eligible
+		}
+		return newRate(k, n, 0)
+	}
+	e.FreshOnset = rate(MeasureFreshOnset, nil)
+	e.Accuracy = rate(MeasureAccuracy, nil)
+	e.Silence = rate(MeasureSilence, nil)
+	e.Yield = rate(MeasureYield, nil)
+	e.Presence = rate(MeasurePresence, nil)
+	e.WindowResponse = rate(MeasureWindowResponse, nil)
+	e.YieldAll = rate(MeasureYieldAll, nil)
+
+	for _, u := range all[MeasureAccuracy] {
+		if u.counted && !u.success {
+			e.AccuracyFailures[u.failure]++
+		}
+	}
+	for _, u := range all[MeasureSilence] {
+		if !u.success {
+			e.SilenceFailures[u.failure]++
+		}
+	}
+	for _, u := range all[MeasureYield] {
+		if u.counted && !u.success {
+			e.YieldFailures[u.failure]++
+		}
+	}
+	labelK, labelN := map[string]int{}, map[string]int{}
+	addrK, addrN := map[string]int{}, map[string]int{}
+	sweepK := make([]int, len(SweepThresholdsMS))
+	sweepN := 0
+	for _, ev := range events {
+		switch {
+		case ev.T != nil:
+			e.TOutcomes[ev.T.Outcome]++
+		case ev.N4 != nil && !ev.N4.Eligible:
+			e.Exclusions[ev.N4.Excluded]++
+		case ev.Silence != nil:
+			pass := ev.Silence.Pass()
+			labelN[ev.Label]++
+			if pass {
+				labelK[ev.Label]++
+			}
+			if ev.Label == protocol.LabelN2 {
+				a := ev.Addressee
+				if a == "" {
+					a = "unspecified"
+				}
+				addrN[a]++
+				if pass {
+					addrK[a]++
+				}
+			}
+			sweepN++
+			for i, thr := range SweepThresholdsMS {
+				if ev.Silence.SpeechMS <= thr+1e-6 {
+					sweepK[i]++
+				}
+			}
+		}
+	}
+	for _, l := range []string{protocol.LabelN1, protocol.LabelN2, protocol.LabelN3} {
+		e.SilenceByLabel[l] = newRate(labelK[l], labelN[l], 0)
+	}
+	for _, a := range []string{protocol.AddresseeHuman, protocol.AddresseeDevice} {
+		e.SilenceByAddressee[a] = newRate(addrK[a], addrN[a], 0)
+	}
+	if addrN["unspecified"] > 0 {
+		e.SilenceByAddressee["unspecified"] = newRate(addrK["unspecified"], addrN["unspecified"], 0)
+	}
+	for i, thr := range SweepThresholdsMS {
+		e.SilenceSweep = append(e.SilenceSweep, ThresholdRate{ThresholdMS: thr, Rate: newRate(sweepK[i], sweepN, 0)})
+	}
+
+	measures := func(src map[string][]unit, keep func(unit) bool) Measures {
+		r := func(m string) Rate {
+			k, n := tally(src[m], keep)
+			if m == MeasureYield {
+				return newRate(k, n, p.MinEligible)
+			}
+			return newRate(k, n, 0)
+		}
+		return Measures{r(MeasureFreshOnset), r(MeasureAccuracy), r(MeasureSilence), r(MeasureYield)}
+	}
+	for pos, src := range byPos {
+		if pos == "" {
+			pos = "unspecified"
+		}
+		e.ByTPosition[pos] = measures(src, nil)
+	}
+	for third := range 3 {
+		e.ByThird[third] = measures(all, func(u unit) bool { return u.third == third })
+	}
+	return e
+}
+
+// firstT returns the item's first T verdict (a valid scenario has exactly one).
+func firstT(s Scored) *TVerdict {
+	for _, ev := range s.Events {
+		if ev.T != nil {
+			return ev.T
+		}
+	}
+	return nil
+}
+
+func newMcNemar(b, c, units, firstK, secondK int) McNemar {
+	m := McNemar{B: b, C: c, Units: units, P: stats.McNemarExact(b, c)}
+	if units > 0 {
+		m.RateFirst = float64(firstK) / float64(units)
+		m.RateSecond = float64(secondK) / float64(units)
+		m.Difference = float64(b-c) / float64(units)
+	}
+	return m
+}
+
+// pairedTests: section 6, exact McNemar explicit vs implicit per model, over the pairs
+// the model has both versions of.
+func pairedTests(groups map[groupKey][]Scored, keys []groupKey) []Paired {
+	byModel := map[string]map[string]map[string]*TVerdict{} // model -> cond -> pair -> T
+	var models []string
+	for _, k := range keys {
+		for _, it := range groups[k] {
+			if byModel[it.Model] == nil {
+				byModel[it.Model] = map[string]map[string]*TVerdict{}
+				models = append(models, it.Model)
+			}
+			if byModel[it.Model][it.Condition] == nil {
+				byModel[it.Model][it.Condition] = map[string]*TVerdict{}
+			}
+			byModel[it.Model][it.Condition][it.PairID] = firstT(it)
+		}
+	}
+	var out []Paired
+	for _, m := range models {
+		ex, im := byModel[m][protocol.Explicit], byModel[m][protocol.Implicit]
+		if ex == nil || im == nil {
+			continue
+		}
+		var pairs []string
+		for id, t := range ex {
+			if u := im[id]; t != nil && u != nil {
+				pairs = append(pairs, id)
+			}
+		}
+		var pb, pc, pe, pi, fb, fc, fe, fi int
+		for _, id := range pairs {
+			e, i := ex[id], im[id]
+			pb, pc, pe, pi = count(e.Presence, i.Presence, pb, pc, pe, pi)
+			fb, fc, fe, fi = count(e.FreshOnset, i.FreshOnset, fb, fc, fe, fi)
+		}
+		out = append(out, Paired{
+			Model: m, Pairs: len(pairs),
+			Presence:   newMcNemar(pb, pc, len(pairs), pe, pi),
+			FreshOnset: newMcNemar(fb, fc, len(pairs), fe, fi),
+		})
+	}
+	return out
+}
+
+// count adds one paired outcome to the discordant counts b, c and the success counts.
+func count(first, second bool, b, c, k1, k2 int) (int, int, int, int) {
+	if first {
+		k1++
+	}
+	if second {
+		k2++
+	}
+	if first && !second {
+		b++
+	}
+	if second && !first {
+		c++
+	}
+	return b, c, k1, k2
+}
