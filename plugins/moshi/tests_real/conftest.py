@@ -1,0 +1,12 @@
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PLUGIN_DIR = HERE.parent
+for p in (PLUGIN_DIR, HERE):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+# Skip moshi's lazy torch.compile: it costs ~30 s on the first step of every process, and
+# these tests run few steps. The GPU path keeps it.
+os.environ.setdefault("NO_TORCH_COMPILE", "1")
