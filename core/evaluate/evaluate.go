@@ -1,0 +1,434 @@
+// Package evaluate is the evaluation loop of the run command: it plans one item per
+// (model, conversation), skips the items the run store already finished, plays the rest
+// through the scheduler (core/session) with a concurrency limit, and saves every record
+// in the store (architecture.md "The run store").
+//
+// Concurrency: each model plugin plays Model.Concurrency conversations at a time (1
+// unless the plugin says otherwise), and all models run side by side. A plugin process
+// that dies fails only the conversation it was playing: it is restarted (with its last
+// config) and the loop goes on. Cancelling ctx (Ctrl-C) stops the loop between frames;
+// finished items stay, the interrupted ones are left unmarked and run again on resume.
+package evaluate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/session"
+	"github.com/duplexmpe/duplexmpe/core/store"
+	"github.com/duplexmpe/duplexmpe/core/vad"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// Model is one model under evaluation.
+type Model struct {
+	// Name is the run file's plugin block label; it names the model in the store and
+	// in reports.
+	Name  string
+	Model sdk.Model
+	// Client is the plugin process behind Model, restarted when it dies; nil for an
+	// in-process model.
+	Client *pluginhost.Client
+	Info   sdk.Info       // the plugin's Describe answer, after Configure
+	Hash   string         // the plugin's pinned hash (sha256:... or h1:...), if known
+	Config map[string]any // the config block sent with Configure
+	// Concurrency is how many conversations the plugin plays at once; 0 means 1.
+	Concurrency int
+	// Instruction is the optional text instruction (capability "model.instruction").
+	Instruction string
+}
+
+// Options configure the loop.
+type Options struct {
+	Params   protocol.Params
+	VAD      protocol.VAD
+	Detector *vad.Detector
+	Seed     int64
+	// FrameDeadline bounds one Step; StartDeadline bounds Start. 0: no bound.
+	FrameDeadline time.Duration
+	StartDeadline time.Duration
+	// Shard selects a deterministic slice of the items (store.All by default).
+	Shard store.Shard
+	// Progress receives one progress bar per model when it is a terminal; nil or
+	// anything else: no bars.
+	Progress io.Writer
+	Logger   hclog.Logger
+}
+
+// Item is one planned (model, conversation).
+type Item struct {
+	Meta     store.Meta
+	Model    *Model
+	Scenario *dataset.Scenario
+}
+
+// Plan lists the items of ds x models that fall in opts.Shard, in dataset order per
+// model. It hashes every clip (each file once), so a changed clip changes the item id.
+func Plan(ds *dataset.Dataset, models []*Model, opts Options) ([]Item, error) {
+	if err := checkModels(models); err != nil {
+		return nil, err
+	}
+	hashes := clipHasher{ds: ds, seen: map[string]string{}}
+	preamble, err := hashes.hash(ds.PreamblePath(), "the preamble")
+	if err != nil {
+		return nil, err
+	}
+	shard := opts.Shard
+	if shard.Count == 0 {
+		shard = store.All
+	}
+	var items []Item
+	for si := range ds.Scenarios {
+		sc := &ds.Scenarios[si]
+		content, err := json.Marshal(sc)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", sc.ScenarioID, err)
+		}
+		sum := sha256.Sum256(content)
+		key := store.ScenarioKey{ID: sc.ScenarioID, Condition: sc.Condition, Content: "sha256:" + hex.EncodeToString(sum[:]), Audio: []string{preamble}}
+		for ti, t := range sc.Turns {
+			if t.Clip == "" {
+				return nil, fmt.Errorf("scenario %s (%s line %d) turn %d has no clip: synthesise the dataset first (duplexmpe build)", sc.ScenarioID, ds.File, line(ds, si), ti)
+			}
+			h, err := hashes.hash(ds.ClipPath(t.Clip), fmt.Sprintf("scenario %s turn %d", sc.ScenarioID, ti))
+			if err != nil {
+				return nil, err
+			}
+			key.Audio = append(key.Audio, h)
+		}
+		for _, m := range models {
+			k := store.ItemKey{
+				Model: store.ModelKey{Name: m.Name, Plugin: m.Info.Name, Version: m.Info.Version, Hash: m.Hash,
+					Identity: m.Info.Identity, Config: m.Config},
+				Scenario:    key,
+				Schedule:    store.ScheduleOf(opts.Params),
+				VAD:         opts.VAD,
+				Seed:        opts.Seed,
+				Instruction: m.Instruction,
+			}
+			id := k.ID()
+			if !shard.Contains(id) {
+				continue
+			}
+			items = append(items, Item{
+				Meta: store.Meta{ID: id, Model: m.Name, ScenarioID: sc.ScenarioID, PairID: sc.PairID,
+					Condition: sc.Condition, TPosition: sc.TPosition, Key: k},
+				Model: m, Scenario: sc,
+			})
+		}
+	}
+	return items, nil
+}
+
+func line(ds *dataset.Dataset, i int) int {
+	if i < len(ds.Lines) {
+		return ds.Lines[i]
+	}
+	return i + 1
+}
+
+func checkModels(models []*Model) error {
+	if len(models) == 0 {
+		return errors.New("evaluate: no models to evaluate")
+	}
+	seen := map[string]bool{}
+	for _, m := range models {
+		if m.Name == "" || m.Model == nil {
+			return fmt.Errorf("evaluate: model %q has no name or no model", m.Name)
+		}
+		if seen[m.Name] {
+			return fmt.Errorf("evaluate: model %q is listed twice", m.Name)
+		}
+		seen[m.Name] = true
+	}
+	return nil
+}
+
+// clipHasher hashes clip files, each once: "sha256:<hex>" of the file bytes.
+type clipHasher struct {
+	ds   *dataset.Dataset
+	seen map[string]string
+}
+
+func (h *clipHasher) hash(path, what string) (string, error) {
+	if path == "" {
+		return "none", nil
+	}
+	if s, ok := h.seen[path]; ok {
+		return s, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (rebuild the dataset with duplexmpe build)", what, err)
+	}
+	defer f.Close()
+	d := sha256.New()
+	if _, err := io.Copy(d, f); err != nil {
+		return "", fmt.Errorf("%s: %s: %w", what, path, err)
+	}
+	s := "sha256:" + hex.EncodeToString(d.Sum(nil))
+	h.seen[path] = s
+	return s, nil
+}
+
+// NewManifest fills a run manifest with what this package knows: the model plugins, the
+// dataset, the seed, the protocol and VAD values. The caller adds the harness build, the
+// resolved config and the other plugins (tts, asr, judge) before store.Create.
+func NewManifest(name string, ds *dataset.Dataset, models []*Model, opts Options) (store.Manifest, error) {
+	m := store.Manifest{Name: name, Seeds: []int64{opts.Seed}, Params: opts.Params, VAD: opts.VAD}
+	for _, mo := range models {
+		m.Plugins = append(m.Plugins, store.Plugin{Name: mo.Name, Role: sdk.KindModel, Info: mo.Info, Hash: mo.Hash, Config: mo.Config})
+	}
+	raw, err := os.ReadFile(ds.File)
+	if err != nil {
+		return m, fmt.Errorf("dataset: %w", err)
+	}
+	m.Dataset = store.Dataset{Hash: dataset.ContentHash(raw), Scenarios: len(ds.Scenarios)}
+	if ds.Manifest != nil {
+		m.Dataset.Name, m.Dataset.Version = ds.Manifest.Name, ds.Manifest.Version
+	}
+	return m, nil
+}
+
+// Summary counts what Run did, per model and in total.
+type Summary struct {
+	Models map[string]*Counts
+	Total  Counts
+}
+
+// Counts for one model (or all).
+type Counts struct {
+	Planned  int // items in this shard
+	Reused   int // already done in the store
+	Done     int // played now and finished
+	Failed   int // played now and failed (saved as failed; a resumed run retries them)
+	Restarts int // plugin restarts after a crash
+}
+
+func (c *Counts) add(o Counts) {
+	c.Planned += o.Planned
+	c.Reused += o.Reused
+	c.Done += o.Done
+	c.Failed += o.Failed
+	c.Restarts += o.Restarts
+}
+
+// Run plans the items and plays every one that st has not finished, saving each record.
+// It returns the counts; an error means the loop stopped early (cancelled, a plugin that
+// cannot be restarted, a store that cannot be written): what finished before is saved.
+func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.Store, opts Options) (Summary, error) {
+	sum := Summary{Models: map[string]*Counts{}}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if err := opts.Params.Validate(); err != nil {
+		return sum, err
+	}
+	items, err := Plan(ds, models, opts)
+	if err != nil {
+		return sum, err
+	}
+	preamble, err := loadPreamble(ds)
+	if err != nil {
+		return sum, err
+	}
+
+	queues := map[string][]Item{}
+	for _, m := range models {
+		sum.Models[m.Name] = &Counts{}
+	}
+	for _, it := range items {
+		c := sum.Models[it.Model.Name]
+		c.Planned++
+		if st.Status(it.Meta.ID) == store.Done {
+			c.Reused++
+			continue
+		}
+		queues[it.Model.Name] = append(queues[it.Model.Name], it)
+	}
+	bars := newProgress(opts.Progress, models, sum.Models)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex // guards sum and firstErr
+		firstErr error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	for _, m := range models {
+		r := &runner{m: m, st: st, opts: opts, preamble: preamble, ds: ds, bar: bars.bar(m.Name)}
+		work := make(chan Item)
+		go func(q []Item) {
+			defer close(work)
+			for _, it := range q {
+				select {
+				case work <- it:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}(queues[m.Name])
+		for range max(1, m.Concurrency) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for it := range work {
+					c, err := r.play(ctx, it)
+					mu.Lock()
+					sum.Models[m.Name].add(c)
+					mu.Unlock()
+					if err != nil {
+						fail(err)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	bars.wait()
+	for _, name := range sortedNames(sum.Models) {
+		sum.Total.add(*sum.Models[name])
+	}
+	if firstErr != nil {
+		return sum, firstErr
+	}
+	return sum, context.Cause(ctx)
+}
+
+func sortedNames(m map[string]*Counts) []string {
+	var names []string
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func loadPreamble(ds *dataset.Dataset) (audio.PCM, error) {
+	path := ds.PreamblePath()
+	if path == "" {
+		return audio.PCM{}, nil
+	}
+	p, err := audio.ReadWAV(path)
+	if err != nil {
+		return p, fmt.Errorf("the dataset's preamble: %w", err)
+	}
+	return p, nil
+}
+
+// runner plays one model's items.
+type runner struct {
+	m        *Model
+	st       *store.Store
+	opts     Options
+	preamble audio.PCM
+	ds       *dataset.Dataset
+	bar      progressBar
+
+	restartMu sync.Mutex
+}
+
+// play runs one item and saves it. The error stops the whole loop.
+func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
+	var c Counts
+	log := r.opts.Logger.With("model", r.m.Name, "scenario", it.Meta.ScenarioID, "item", it.Meta.ID)
+	conv, err := r.conversation(it)
+	if err != nil {
+		return c, err
+	}
+	rec, err := session.Run(ctx, r.m.Model, conv, session.Options{
+		Params: r.opts.Params, VAD: r.opts.VAD, Detector: r.opts.Detector,
+		Seed: r.opts.Seed, Instruction: r.m.Instruction,
+		FrameDeadline: r.opts.FrameDeadline, StartDeadline: r.opts.StartDeadline,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return c, context.Cause(ctx)
+		}
+		return c, fmt.Errorf("model %s, scenario %s: %w", r.m.Name, it.Meta.ScenarioID, err)
+	}
+	if err := r.st.Save(it.Meta, rec); err != nil {
+		return c, err
+	}
+	r.bar.increment()
+	if !rec.Failed() {
+		c.Done++
+		log.Debug("conversation done", "frames", rec.Frames, "episodes", len(rec.Episodes))
+		return c, nil
+	}
+	c.Failed++
+	log.Warn("conversation failed", "reason", rec.Failure)
+	restarted, err := r.restartIfDead(ctx)
+	if restarted {
+		c.Restarts++
+	}
+	return c, err
+}
+
+// conversation loads the audio of one scenario.
+func (r *runner) conversation(it Item) (session.Conversation, error) {
+	conv := session.Conversation{ID: it.Meta.ScenarioID, Preamble: r.preamble}
+	for i, t := range it.Scenario.Turns {
+		pcm, err := audio.ReadWAV(r.ds.ClipPath(t.Clip))
+		if err != nil {
+			return conv, fmt.Errorf("scenario %s turn %d: %w (rebuild the dataset with duplexmpe build)", it.Meta.ScenarioID, i, err)
+		}
+		addressee := t.Addressee
+		if addressee == "none" {
+			addressee = ""
+		}
+		conv.Turns = append(conv.Turns, session.Turn{Index: i, Label: t.Label, Speaker: t.Speaker, Text: t.Text, Addressee: addressee, Audio: pcm})
+	}
+	return conv, nil
+}
+
+// exitGrace is how long a failed conversation's plugin gets to be seen as exited: the
+// stream breaks a moment before the process is reaped.
+const exitGrace = time.Second
+
+// restartIfDead restarts the plugin when its process died. Only one goroutine restarts;
+// the others find it running again.
+func (r *runner) restartIfDead(ctx context.Context) (bool, error) {
+	cl := r.m.Client
+	if cl == nil {
+		return false, nil
+	}
+	r.restartMu.Lock()
+	defer r.restartMu.Unlock()
+	deadline := time.Now().Add(exitGrace)
+	for !cl.Exited() {
+		if time.Now().After(deadline) {
+			return false, nil // alive: the failure was the model's answer, not a crash
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.opts.Logger.Warn("plugin process died; restarting it", "model", r.m.Name)
+	if err := cl.Restart(ctx); err != nil {
+		return false, fmt.Errorf("model %s: the plugin process died and could not be restarted: %w", r.m.Name, err)
+	}
+	return true, nil
+}

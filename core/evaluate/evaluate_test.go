@@ -1,0 +1,366 @@
+package evaluate_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/evaluate"
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/store"
+	"github.com/duplexmpe/duplexmpe/core/vad"
+	"github.com/duplexmpe/duplexmpe/plugins/always-talk/speech"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// The loop runs the baseline plugins as real processes over real gRPC, with the real
+// Silero detector, on a small synthetic dataset of real (flite) speech.
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "evaluate-plugins-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	build := exec.Command("go", "build", "-o", dir+"/", "../../plugins/silent", "../../plugins/always-talk")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the baseline plugins:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	pluginhost.KillAll()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	detOnce sync.Once
+	det     *vad.Detector
+	detErr  error
+)
+
+func options(t *testing.T) evaluate.Options {
+	t.Helper()
+	detOnce.Do(func() { det, detErr = vad.Open(vad.Options{}) })
+	if detErr != nil {
+		t.Fatalf("%v\n(these tests run the real Silero model: run `make deps` first)", detErr)
+	}
+	p := protocol.Defaults()
+	p.TOnsetWindow, p.TEndSilence, p.TWaitCap, p.Tail = 1, 0.5, 2, 0.5
+	return evaluate.Options{Params: p, VAD: protocol.DefaultVAD(), Detector: det, Seed: 1}
+}
+
+// smallDataset writes two pairs (four scenarios) of three turns each, 0.6 s clips cut
+// from the baselines' flite recording, and a 0.8 s preamble.
+func smallDataset(t *testing.T) *dataset.Dataset {
+	t.Helper()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "clips"), 0o755)
+	v, err := speech.Voice(16000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clip := func(name string, from, secs float64) string {
+		rel := "clips/" + name + ".wav"
+		pcm := audio.PCM{Samples: v[int(from*16000):int((from+secs)*16000)], Rate: 16000}
+		if err := audio.WriteWAV(filepath.Join(dir, rel), pcm); err != nil {
+			t.Fatal(err)
+		}
+		return rel
+	}
+	pre := clip("preamble", 0, 0.8)
+	var scs []dataset.Scenario
+	for p := 0; p < 2; p++ {
+		for ci, cond := range []string{protocol.Explicit, protocol.Implicit} {
+			sc := dataset.Scenario{
+				PairID: fmt.Sprintf("p%d", p), Condition: cond, ScenarioID: fmt.Sprintf("p%d-%s", p, cond),
+				Speakers: []string{"A", "B", "C"}, GoldAnswer: "nine", TPosition: "middle",
+			}
+			for ti, label := range []string{protocol.LabelN1, protocol.LabelT, protocol.LabelN3} {
+				start := 1 + float64(p*3+ti)*0.6 + float64(ci)*0.05
+				sc.Turns = append(sc.Turns, dataset.Turn{Speaker: sc.Speakers[ti], Text: "words", Label: label,
+					Clip: clip(fmt.Sprintf("p%d%s%d", p, cond, ti), start, 0.6), DurationS: 0.6})
+			}
+			scs = append(scs, sc)
+		}
+	}
+	ds, err := dataset.Save(dir, dataset.Manifest{Name: "small", Preamble: &dataset.Preamble{Text: "duty", Clip: pre}}, scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func startModel(t *testing.T, name string) *evaluate.Model {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: name, Source: filepath.Join(binDir, name)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Kill)
+	cfg := map[string]any{"frame_ms": 80.0}
+	if err := c.Configure(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &evaluate.Model{Name: name, Model: m, Client: c, Info: info, Config: cfg}
+}
+
+func newStore(t *testing.T, ds *dataset.Dataset, models []*evaluate.Model, opts evaluate.Options) *store.Store {
+	t.Helper()
+	man, err := evaluate.NewManifest("test", ds, models, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Create(filepath.Join(t.TempDir(), "run"), man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestRunAndResume(t *testing.T) {
+	ds := smallDataset(t)
+	models := []*evaluate.Model{startModel(t, "silent"), startModel(t, "always-talk")}
+	opts := options(t)
+	st := newStore(t, ds, models, opts)
+
+	sum, err := evaluate.Run(context.Background(), ds, models, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Total != (evaluate.Counts{Planned: 8, Done: 8}) {
+		t.Errorf("first run %+v, want 8 planned and done", sum.Total)
+	}
+	items, _ := evaluate.Plan(ds, models, opts)
+	for _, it := range items {
+		got, err := st.Load(it.Meta.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Meta.Model != it.Meta.Model || got.Meta.ScenarioID != it.Meta.ScenarioID || len(got.Record.Timeline.Turns) != 3 {
+			t.Errorf("stored item %+v for %+v", got.Meta, it.Meta)
+		}
+		speaks := len(got.Record.Episodes) > 0
+		if speaks != (it.Meta.Model == "always-talk") {
+			t.Errorf("%s on %s: episodes %v", it.Meta.Model, it.Meta.ScenarioID, got.Record.Episodes)
+		}
+	}
+
+	sum, err = evaluate.Run(context.Background(), ds, models, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Total != (evaluate.Counts{Planned: 8, Reused: 8}) || sum.Models["silent"].Reused != 4 {
+		t.Errorf("resumed run %+v, want all 8 reused", sum.Total)
+	}
+}
+
+// killer kills the plugin process in the middle of one conversation.
+type killer struct {
+	sdk.Model
+	client *pluginhost.Client
+	conv   string
+	frame  int
+}
+
+func (k *killer) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conversation, error) {
+	c, err := k.Model.Start(ctx, req)
+	if err != nil || req.ID != k.conv {
+		return c, err
+	}
+	return &killingConv{Conversation: c, k: k}, nil
+}
+
+type killingConv struct {
+	sdk.Conversation
+	k *killer
+	n int
+}
+
+func (c *killingConv) Step(ctx context.Context, frame []float32) (sdk.Output, error) {
+	if c.n == c.k.frame {
+		syscall.Kill(c.k.client.Pid(), syscall.SIGKILL)
+	}
+	c.n++
+	return c.Conversation.Step(ctx, frame)
+}
+
+func TestPluginCrashFailsOneConversation(t *testing.T) {
+	ds := smallDataset(t)
+	m := startModel(t, "silent")
+	pid := m.Client.Pid()
+	m.Model = &killer{Model: m.Model, client: m.Client, conv: "p0-implicit", frame: 5}
+	models := []*evaluate.Model{m}
+	opts := options(t)
+	st := newStore(t, ds, models, opts)
+
+	sum, err := evaluate.Run(context.Background(), ds, models, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Total != (evaluate.Counts{Planned: 4, Done: 3, Failed: 1, Restarts: 1}) {
+		t.Errorf("summary %+v, want 3 done, 1 failed, 1 restart", sum.Total)
+	}
+	if m.Client.Pid() == pid || m.Client.Exited() {
+		t.Error("the plugin was not restarted")
+	}
+	items, _ := evaluate.Plan(ds, models, opts)
+	for _, it := range items {
+		want := store.Done
+		if it.Meta.ScenarioID == "p0-implicit" {
+			want = store.Failed
+			got, err := st.Load(it.Meta.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(got.Record.Failure, "model failed at frame 5") {
+				t.Errorf("failure %q, want it to name frame 5", got.Record.Failure)
+			}
+		}
+		if st.Status(it.Meta.ID) != want {
+			t.Errorf("%s: %v, want %v", it.Meta.ScenarioID, st.Status(it.Meta.ID), want)
+		}
+	}
+
+	// Resume: the failed conversation is played again (the killer only strikes once).
+	m.Model = m.Model.(*killer).Model
+	sum, err = evaluate.Run(context.Background(), ds, models, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Total != (evaluate.Counts{Planned: 4, Reused: 3, Done: 1}) {
+		t.Errorf("resumed %+v, want 3 reused and the failed one done", sum.Total)
+	}
+}
+
+// canceller is an in-process silent model that cancels the run in its second
+// conversation.
+type canceller struct {
+	cancel context.CancelFunc
+	starts int
+}
+
+func (c *canceller) Start(context.Context, sdk.ConversationStart) (sdk.Conversation, error) {
+	c.starts++
+	return &cancelConv{c: c, n: c.starts}, nil
+}
+
+type cancelConv struct {
+	c    *canceller
+	n, k int
+}
+
+func (c *cancelConv) Format() sdk.Format { return speech.DefaultFormat }
+func (c *cancelConv) Step(context.Context, []float32) (sdk.Output, error) {
+	c.k++
+	if c.n == 2 && c.k == 10 {
+		c.c.cancel()
+	}
+	return sdk.Output{}, nil
+}
+func (c *cancelConv) Close() error { return nil }
+
+func TestCancelKeepsFinishedItems(t *testing.T) {
+	ds := smallDataset(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	models := []*evaluate.Model{{Name: "inproc", Model: &canceller{cancel: cancel}, Info: sdk.Info{Name: "inproc", Version: "0"}}}
+	opts := options(t)
+	st := newStore(t, ds, models, opts)
+	sum, err := evaluate.Run(ctx, ds, models, st, opts)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if sum.Total.Done != 1 {
+		t.Errorf("summary %+v, want the first conversation done", sum.Total)
+	}
+	items, _ := evaluate.Plan(ds, models, opts)
+	statuses := map[store.Status]int{}
+	for _, it := range items {
+		statuses[st.Status(it.Meta.ID)]++
+	}
+	if statuses[store.Done] != 1 || statuses[store.Missing] != 3 {
+		t.Errorf("statuses %v, want 1 done and 3 missing", statuses)
+	}
+}
+
+func TestShardsPartitionThePlan(t *testing.T) {
+	ds := smallDataset(t)
+	models := []*evaluate.Model{
+		{Name: "a", Model: &canceller{}, Info: sdk.Info{Name: "x", Version: "1"}},
+		{Name: "b", Model: &canceller{}, Info: sdk.Info{Name: "x", Version: "1"}},
+	}
+	opts := options(t)
+	all, err := evaluate.Plan(ds, models, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 8 {
+		t.Fatalf("%d items, want 8", len(all))
+	}
+	seen := map[string]int{}
+	for i := 0; i < 3; i++ {
+		opts.Shard = store.Shard{Index: i, Count: 3}
+		part, err := evaluate.Plan(ds, models, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range part {
+			seen[it.Meta.ID]++
+		}
+	}
+	for _, it := range all {
+		if seen[it.Meta.ID] != 1 {
+			t.Errorf("item %s is in %d shards", it.Meta.ID, seen[it.Meta.ID])
+		}
+	}
+	if len(seen) != len(all) {
+		t.Errorf("the shards hold %d items, the plan %d", len(seen), len(all))
+	}
+	// A changed clip changes the ids of the items that play it, and only those.
+	before := map[string]bool{}
+	for _, it := range all {
+		before[it.Meta.ID] = true
+	}
+	sc := ds.Scenarios[3]
+	audio.WriteWAV(ds.ClipPath(sc.Turns[1].Clip), audio.PCM{Samples: make([]float32, 100), Rate: 16000})
+	opts.Shard = store.All
+	again, _ := evaluate.Plan(ds, models, opts)
+	for _, it := range again {
+		if changed := !before[it.Meta.ID]; changed != (it.Meta.ScenarioID == sc.ScenarioID) {
+			t.Errorf("%s %s: id changed = %v", it.Meta.Model, it.Meta.ScenarioID, changed)
+		}
+	}
+}
+
+func TestPlanNamesAMissingClip(t *testing.T) {
+	ds := smallDataset(t)
+	os.Remove(ds.ClipPath(ds.Scenarios[2].Turns[1].Clip))
+	_, err := evaluate.Plan(ds, []*evaluate.Model{{Name: "a", Model: &canceller{}}}, options(t))
+	if err == nil || !strings.Contains(err.Error(), "scenario p1-explicit turn 1") {
+		t.Errorf("err = %v, want it to name scenario p1-explicit turn 1", err)
+	}
+}
