@@ -12,7 +12,10 @@ import pytest
 from duplexmpe_plugin._proto.duplexmpe.v1 import model_pb2, plugin_pb2
 from duplexmpe_plugin.testing import launch
 
-from conftest import PLUGIN_DIR, STANDINS
+from pathlib import Path
+
+PLUGIN_DIR = Path(__file__).resolve().parent.parent
+STANDINS = PLUGIN_DIR.parent / "_standins"
 
 
 @pytest.fixture(scope="module")

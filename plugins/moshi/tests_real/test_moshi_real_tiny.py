@@ -9,7 +9,10 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import HERE, PLUGIN_DIR
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PLUGIN_DIR = HERE.parent
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("moshi")

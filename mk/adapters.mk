@@ -1,0 +1,24 @@
+# The five model adapters (plugins/moshi, minicpm-o, flm-audio, freeze-omni, voila), in
+# Python. `make test` runs their tests against numpy stand-ins of the model libraries
+# (plugins/_standins) in the shared .venv. `make test-adapters` also runs the moshi
+# adapter on the real moshi library (PyPI moshi + torch) with a tiny random model, in a
+# separate environment, .venv-adapters: torch from PyPI pulls the CUDA wheels, about
+# 4.3 GB downloaded and 7.1 GB installed, so it stays out of the default path.
+
+ADAPTER_DIRS := plugins/moshi plugins/minicpm-o plugins/flm-audio plugins/freeze-omni plugins/voila
+PYTEST_PATHS += $(wildcard $(addsuffix /tests,$(ADAPTER_DIRS)))
+
+ADAPTERS_VENV := .venv-adapters
+
+.PHONY: test-adapters deps-adapters
+
+deps-adapters: $(ADAPTERS_VENV)/.installed
+
+$(ADAPTERS_VENV)/.installed: plugins/moshi/requirements.txt sdk/python/pyproject.toml
+	$(PYTHON) -m venv $(ADAPTERS_VENV)
+	@echo '*' > $(ADAPTERS_VENV)/.gitignore
+	cd plugins/moshi && ../../$(ADAPTERS_VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt pytest
+	@touch $@
+
+test-adapters: deps-adapters
+	$(ADAPTERS_VENV)/bin/python -m pytest -q -p no:cacheprovider $(wildcard $(addsuffix /tests,$(ADAPTER_DIRS))) plugins/moshi/tests_real
