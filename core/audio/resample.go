@@ -41,6 +41,7 @@ type Resampler struct {
 	seen int64 // input samples received
 	next int64 // index of the next output sample
 	done bool
+	same bool // equal rates: pass samples through, as Resample does
 }
 
 // NewResampler converts from one rate to another; both must be positive. It panics on a
@@ -49,6 +50,9 @@ func NewResampler(from, to int) *Resampler {
 	if from < 1 || to < 1 {
 		panic(fmt.Sprintf("audio: resampler rates must be positive (from %d to %d)", from, to))
 	}
+	if from == to {
+		return &Resampler{same: true}
+	}
 	return &Resampler{bank: bankFor(from, to)}
 }
 
@@ -56,6 +60,9 @@ func NewResampler(from, to int) *Resampler {
 func (r *Resampler) Process(in []float32) []float32 {
 	if r.done {
 		panic("audio: Resampler.Process after Flush")
+	}
+	if r.same {
+		return append([]float32(nil), in...)
 	}
 	r.in = append(r.in, in...)
 	r.seen += int64(len(in))
@@ -66,6 +73,9 @@ func (r *Resampler) Process(in []float32) []float32 {
 // resampler cannot be used afterwards.
 func (r *Resampler) Flush() []float32 {
 	r.done = true
+	if r.same {
+		return nil
+	}
 	return r.emit(true)
 }
 

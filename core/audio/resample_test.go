@@ -108,3 +108,33 @@ func BenchmarkResample24kTo16k(b *testing.B) {
 	}
 	b.ReportMetric(10*float64(b.N)/b.Elapsed().Seconds(), "audio-s/s")
 }
+
+// Any chunking of any input gives Resample's samples, for every rate pair used.
+func FuzzResamplerChunks(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 200, 7}, uint8(3), uint8(7))
+	f.Fuzz(func(t *testing.T, b []byte, pair, chunk uint8) {
+		from, to := testRates[int(pair)%5], testRates[int(pair/5)%5]
+		in := PCM{Samples: make([]float32, 0, len(b)*8), Rate: from}
+		for _, v := range b {
+			for range 8 {
+				in.Samples = append(in.Samples, float32(v)/128-1)
+			}
+		}
+		whole := Resample(in, to)
+		r := NewResampler(from, to)
+		var got []float32
+		step := int(chunk) + 1
+		for i := 0; i < len(in.Samples); i += step {
+			got = append(got, r.Process(in.Samples[i:min(i+step, len(in.Samples))])...)
+		}
+		got = append(got, r.Flush()...)
+		if len(got) != len(whole.Samples) {
+			t.Fatalf("%d -> %d in chunks of %d: %d samples, whole %d", from, to, step, len(got), len(whole.Samples))
+		}
+		for i := range got {
+			if got[i] != whole.Samples[i] {
+				t.Fatalf("%d -> %d in chunks of %d: sample %d differs", from, to, step, i)
+			}
+		}
+	})
+}

@@ -92,6 +92,8 @@ func (o *Online) Processed() float64 { return float64(o.g.windows*Window) / Samp
 
 // Episodes returns the episodes closed so far, in seconds from the start of the stream:
 // exactly what Segment gives on the audio processed so far, less an episode still open.
+// With speech_pad above half of merge_pause, the padded end of the last episode can still
+// move when the next one starts (the reference splits gaps shorter than two pads).
 func (o *Online) Episodes() []timeline.Episode {
 	return o.g.episodes(o.g.windows*Window, false)
 }

@@ -68,3 +68,41 @@ func TestSegmentRules(t *testing.T) {
 		}
 	}
 }
+
+// For any probability track, the incremental segmenter (what Online runs) agrees with
+// Segment on every prefix, and Speaking never claims an episode that Segment drops.
+func FuzzSegmenterPrefix(f *testing.F) {
+	f.Add([]byte{0, 200, 200, 200, 200, 0, 0, 100, 255}, uint8(0))
+	f.Add([]byte{255, 10, 255, 10, 255, 10, 255}, uint8(40))
+	f.Fuzz(func(t *testing.T, b []byte, pad uint8) {
+		probs := make([]float32, len(b))
+		for i, v := range b {
+			probs[i] = float32(v) / 255
+		}
+		s := protocol.VAD{Threshold: 0.5, MinSpeech: 0.12, MergePause: 0.1, SpeechPad: float64(pad) / 100}
+		final := Segment(probs, len(probs)*Window, s)
+		g := newSegmenter(s)
+		for k, p := range probs {
+			g.push(p)
+			n := (k + 1) * Window
+			prefix := Segment(probs[:k+1], n, s)
+			got := g.episodes(n, false)
+			if len(got) > len(prefix) || len(prefix)-len(got) > 1 || !reflect.DeepEqual(got, prefix[:len(got)]) {
+				t.Fatalf("after %d windows: incremental %v, Segment %v", k+1, got, prefix)
+			}
+			if g.speaking() {
+				start := float64(g.start) / SampleRate
+				found := false
+				for _, e := range final {
+					found = found || (s.SpeechPad == 0 && e.Start == start) || (s.SpeechPad > 0 && e.Start <= start && start < e.End)
+				}
+				if !found {
+					t.Fatalf("speaking after %d windows in an episode from %g s that Segment drops: %v", k+1, start, final)
+				}
+			}
+		}
+		if got := g.episodes(len(probs)*Window, true); !reflect.DeepEqual(got, final) && len(final) > 0 {
+			t.Fatalf("final: incremental %v, Segment %v", got, final)
+		}
+	})
+}
