@@ -1,0 +1,333 @@
+"""FLM-Audio driven in-process, one 80 ms frame per step: Mimi encode -> LMGen.step -> decode.
+
+FLM-Audio (cofe-ai/flm-audio) is a Moshi fork with a Qwen2-sized HF backbone; its server
+(flmaudio/server.py) runs the same per-frame loop as Moshi's, without Moshi's first-frame
+Mimi reset, and streams text through a HF streamer that closes a segment on the model's
+"wait" token. This module reproduces that loop without Opus and the WebSocket; plugin.py
+binds it to the duplexmpe Python SDK.
+
+`flmaudio` is not on PyPI: it is imported from a checkout of the repository (the
+`flmaudio_dir` config field, or PYTHONPATH). Tests pass a stand-in through `factory`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import random
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+NAME = "flm-audio"
+VERSION = "0.1.0"
+SAMPLE_RATE = 24000
+FRAME_SIZE = 1920
+TEXT_PAD_IDS = (0, 3)
+WARMUP_FRAMES = 4  # what ServerState.warmup runs before serving
+
+
+class ConfigError(ValueError):
+    """An invalid config value; the message names the field and what is expected."""
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str
+    default: Any
+    description: str
+    allowed: tuple = ()
+
+
+SCHEMA = (
+    Field("checkpoint", "string", "CofeAI/FLM-Audio", "Hugging Face repository (or local directory) holding the LM, Mimi and tokenizer."),
+    Field("revision", "string", "", "Commit of the checkpoint; empty loads the default branch. The resolved commit is in the identity."),
+    Field("flmaudio_dir", "string", "",
+          "Checkout of github.com/cofe-ai/flm-audio (the flmaudio package is not on PyPI); empty imports flmaudio from PYTHONPATH."),
+    Field("device", "string", "cuda", "torch device, e.g. cuda or cuda:1."),
+    Field("dtype", "string", "bfloat16", "Weights dtype of the LM.", ("bfloat16", "float16", "float32")),
+    Field("temp_audio", "number", None, "Audio temperature; null keeps the library default (0.5)."),
+    Field("temp_text", "number", None, "Text temperature; null keeps the default (0.01)."),
+    Field("top_k_audio", "number", None, "Audio top-k; null keeps the default (1)."),
+    Field("top_k_text", "number", None, "Text top-k; null keeps the default (1)."),
+    Field("top_p_audio", "number", None, "Audio top-p; null keeps the default (0.9)."),
+    Field("top_p_text", "number", None, "Text top-p; null keeps the default (0.9)."),
+    Field("repetition_penalty_audio", "number", None, "Audio repetition penalty; null keeps the default (1.2)."),
+    Field("repetition_penalty_text", "number", None, "Text repetition penalty; null keeps the default (1.03)."),
+    Field("warmup", "bool", True, "Run 4 frames of faint noise after loading, as the server does (triggers torch.compile)."),
+    Field("seed", "number", 0, "Added to each conversation's seed before seeding the sampler."),
+    Field("factory", "string", "", "module:function returning the runtime instead of loading the checkpoint (tests)."),
+)
+
+_SAMPLING = ("temp_audio", "temp_text", "top_k_audio", "top_k_text", "top_p_audio", "top_p_text",
+             "repetition_penalty_audio", "repetition_penalty_text")
+_DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
+_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+
+def check_config(config: dict) -> dict:
+    if not isinstance(config, dict):
+        raise ConfigError(f"config must be an object, got {type(config).__name__}")
+    known = {f.name: f for f in SCHEMA}
+    unknown = sorted(set(config) - set(known))
+    if unknown:
+        raise ConfigError(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    out = {}
+    for f in SCHEMA:
+        value = config.get(f.name, f.default)
+        if value is None:
+            out[f.name] = None
+            continue
+        if f.type == "string" and not isinstance(value, str):
+            raise ConfigError(f"{f.name}: expected a string, got {value!r}")
+        if f.type == "bool" and not isinstance(value, bool):
+            raise ConfigError(f"{f.name}: expected true or false, got {value!r}")
+        if f.type == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ConfigError(f"{f.name}: expected a number, got {value!r}")
+        if f.allowed and value not in f.allowed:
+            raise ConfigError(f"{f.name}: expected one of {', '.join(f.allowed)}, got {value!r}")
+        out[f.name] = value
+    if not _DEVICE.match(out["device"]):
+        raise ConfigError(f"device: expected cpu, cuda or cuda:N, got {out['device']!r}")
+    for name in ("temp_audio", "temp_text"):
+        if out[name] is not None and not out[name] >= 0:
+            raise ConfigError(f"{name}: expected a temperature >= 0, got {out[name]!r}")
+    for name in ("top_k_audio", "top_k_text"):
+        if out[name] is not None:
+            if out[name] < 1 or out[name] != int(out[name]):
+                raise ConfigError(f"{name}: expected a whole number >= 1, got {out[name]!r}")
+            out[name] = int(out[name])
+    for name in ("top_p_audio", "top_p_text"):
+        if out[name] is not None and not 0 < out[name] <= 1:
+            raise ConfigError(f"{name}: expected a value in (0, 1], got {out[name]!r}")
+    for name in ("repetition_penalty_audio", "repetition_penalty_text"):
+        if out[name] is not None and not out[name] > 0:
+            raise ConfigError(f"{name}: expected a value > 0, got {out[name]!r}")
+    if out["seed"] != int(out["seed"]):
+        raise ConfigError(f"seed: expected a whole number, got {out['seed']!r}")
+    out["seed"] = int(out["seed"])
+    if out["factory"] and not _FACTORY.match(out["factory"]):
+        raise ConfigError(f"factory: expected module:function, got {out['factory']!r}")
+    if out["flmaudio_dir"] and not (Path(out["flmaudio_dir"]) / "flmaudio" / "models").is_dir():
+        raise ConfigError(f"flmaudio_dir: {out['flmaudio_dir']} is not a checkout of cofe-ai/flm-audio "
+                          "(no flmaudio/models in it)")
+    return out
+
+
+class TorchOps:
+    def __init__(self, device: str):
+        import torch
+
+        self.torch = torch
+        self.device = torch.device(device)
+
+    def from_numpy(self, array: np.ndarray):
+        return self.torch.from_numpy(np.ascontiguousarray(array, dtype=np.float32)).to(self.device)
+
+    def to_numpy(self, tensor) -> np.ndarray:
+        return tensor.detach().float().cpu().numpy()
+
+    def item(self, tensor) -> int:
+        return int(tensor.item())
+
+    def seed(self, seed: int) -> None:
+        self.torch.manual_seed(seed)
+        if self.torch.cuda.is_available():
+            self.torch.cuda.manual_seed_all(seed)
+        random.seed(seed)
+        np.random.seed(seed % 2**32)
+
+    def no_grad(self):
+        return self.torch.no_grad()
+
+
+def _git_head(repo: Path) -> str:
+    head = repo / ".git" / "HEAD"
+    try:
+        ref = head.read_text().strip()
+        if ref.startswith("ref: "):
+            return (repo / ".git" / ref[5:]).read_text().strip()
+        return ref
+    except OSError:
+        return "unknown"
+
+
+def load_official(config: dict) -> dict:
+    """Loads the checkpoint as flmaudio/server.py main() does."""
+    if config["flmaudio_dir"]:
+        sys.path.insert(0, str(Path(config["flmaudio_dir"]).resolve()))
+    import torch
+    import transformers
+    from flmaudio.models import FLMAudioForCausalLM, LMGen, loaders
+    from huggingface_hub import snapshot_download
+
+    local = Path(config["checkpoint"])
+    if local.is_dir():
+        path, revision = local, config["revision"] or "local"
+    else:
+        path = Path(snapshot_download(config["checkpoint"], revision=config["revision"] or None))
+        revision = path.name
+    mimi = loaders.get_mimi(str(path), config["device"])
+    lm = FLMAudioForCausalLM.from_pretrained(str(path), device_map=config["device"],
+                                             torch_dtype=getattr(torch, config["dtype"]), low_cpu_mem_usage=True)
+    import flmaudio
+
+    repo = Path(flmaudio.__file__).resolve().parent.parent
+    return {
+        "mimi": mimi,
+        "lm": lm,
+        "lm_gen_class": LMGen,
+        "tokenizer": transformers.AutoTokenizer.from_pretrained(str(path)),
+        "ops": TorchOps(config["device"]),
+        "identity": {
+            "checkpoint": config["checkpoint"],
+            "revision": revision,
+            "library": f"flmaudio {_git_head(repo)}",
+            "transformers": transformers.__version__,
+            "torch": torch.__version__,
+        },
+    }
+
+
+def _resolve_factory(spec: str):
+    module_name, func = spec.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ConfigError(f"factory: cannot import {module_name!r} ({e}); is it on PYTHONPATH?") from e
+    if not hasattr(module, func):
+        raise ConfigError(f"factory: {module_name} has no function {func!r}")
+    return getattr(module, func)
+
+
+@dataclass
+class StepOutput:
+    samples: np.ndarray
+    text: str = ""
+    flush: bool = False
+
+
+class TextSegment:
+    """What the server's AsyncTextIteratorStreamer does for one segment: decode the tokens
+    so far and hand out only the new characters; the wait token ends the segment."""
+
+    def __init__(self, tokenizer):
+        self.tokenizer = tokenizer
+        self.ids: list[int] = []
+        self.sent = 0
+
+    def put(self, token: int) -> str:
+        self.ids.append(token)
+        text = self.tokenizer.decode(self.ids)
+        if text.endswith("\ufffd"):  # an incomplete multi-byte character: wait for more
+            return ""
+        new, self.sent = text[self.sent:], len(text)
+        return new
+
+    def end(self) -> str:
+        self.ids, self.sent = [], 0
+        return "\n"
+
+
+class FLMAudioAdapter:
+    def __init__(self):
+        self.config: dict | None = None
+        self.runtime: dict | None = None
+        self.lm_gen = None
+        self.active: "FLMAudioConversation | None" = None
+
+    def configure(self, config: dict) -> None:
+        config = check_config(config)
+        loader = _resolve_factory(config["factory"]) if config["factory"] else load_official
+        runtime = loader(config)
+        missing = {"mimi", "lm", "lm_gen_class", "tokenizer", "ops", "identity"} - set(runtime)
+        if missing:
+            raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
+        sampling = {k: config[k] for k in _SAMPLING if config[k] is not None}
+        self.lm_gen = runtime["lm_gen_class"](runtime["lm"], **sampling)
+        runtime["mimi"].streaming_forever(1)
+        self.lm_gen.streaming_forever(1)
+        self.config, self.runtime = config, runtime
+        if config["warmup"]:
+            self._warmup()
+
+    def _warmup(self) -> None:
+        ops, mimi = self.runtime["ops"], self.runtime["mimi"]
+        noise = np.random.default_rng(0)
+        with ops.no_grad():
+            for _ in range(WARMUP_FRAMES):
+                chunk = ((noise.random((1, 1, FRAME_SIZE)) - 0.5) * 0.002).astype(np.float32)
+                codes = mimi.encode(ops.from_numpy(chunk))
+                for c in range(codes.shape[-1]):
+                    tokens = self.lm_gen.step(codes[:, :, c:c + 1])
+                    if tokens is not None:
+                        mimi.decode(tokens[:, 1:])
+
+    def identity(self) -> dict:
+        if self.runtime is None:
+            return {}
+        ident = dict(self.runtime["identity"])
+        ident["dtype"] = self.config["dtype"]
+        ident["sampling"] = json.dumps({k: getattr(self.lm_gen, k, None) for k in _SAMPLING}, sort_keys=True)
+        return {k: str(v) for k, v in ident.items()}
+
+    def start(self, conversation_id: str, seed: int, instruction: str = "") -> "FLMAudioConversation":
+        if self.runtime is None:
+            raise RuntimeError("flm-audio: Start before Configure")
+        if instruction:
+            raise ValueError("flm-audio has no text instruction (it only hears the spoken preamble); "
+                             "remove the instruction from the run file for this model")
+        if self.active is not None and not self.active.closed:
+            raise RuntimeError(f"flm-audio serves one conversation at a time; {self.active.conversation_id!r} "
+                               "is still open (run this model with concurrency 1)")
+        self.active = FLMAudioConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63)
+        return self.active
+
+
+class FLMAudioConversation:
+    input_rate = SAMPLE_RATE
+    output_rate = SAMPLE_RATE
+    frame_size = FRAME_SIZE
+
+    def __init__(self, adapter: FLMAudioAdapter, conversation_id: str, seed: int):
+        self.adapter = adapter
+        self.conversation_id = conversation_id
+        self.closed = False
+        rt = adapter.runtime
+        self.mimi, self.lm_gen, self.ops = rt["mimi"], adapter.lm_gen, rt["ops"]
+        self.wait_token = rt["lm"].config.mm_token_info.text_wait_token_id
+        self.segment = TextSegment(rt["tokenizer"])
+        # handle_chat resets both for each connection. _LMGenState.reset also zeroes the
+        # initial-token slot; that is the shipped behaviour and is kept.
+        self.mimi.reset_streaming()
+        self.lm_gen.reset_streaming()
+        self.ops.seed(seed)
+
+    def step(self, frame: np.ndarray) -> StepOutput:
+        if self.closed:
+            raise RuntimeError(f"conversation {self.conversation_id!r} is closed")
+        frame = np.asarray(frame, dtype=np.float32).reshape(-1)
+        if frame.shape[0] != FRAME_SIZE:
+            raise ValueError(f"flm-audio takes frames of exactly {FRAME_SIZE} samples at {SAMPLE_RATE} Hz, got {frame.shape[0]}")
+        pcm, text = [], []
+        with self.ops.no_grad():
+            codes = self.mimi.encode(self.ops.from_numpy(frame[None, None, :]))
+            for c in range(codes.shape[-1]):
+                tokens = self.lm_gen.step(codes[:, :, c:c + 1])
+                if tokens is None:
+                    continue
+                pcm.append(self.ops.to_numpy(self.mimi.decode(tokens[:, 1:]))[0, 0])
+                token = self.ops.item(tokens[0, 0, 0])
+                if token in TEXT_PAD_IDS:
+                    continue
+                text.append(self.segment.end() if token == self.wait_token else self.segment.put(token))
+        samples = np.concatenate(pcm).astype(np.float32) if pcm else np.zeros(0, dtype=np.float32)
+        return StepOutput(samples=samples, text="".join(text))
+
+    def close(self) -> None:
+        self.closed = True
