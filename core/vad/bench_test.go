@@ -1,7 +1,9 @@
 package vad
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
@@ -87,4 +89,47 @@ func BenchmarkEpisodes24k(b *testing.B) {
 		}
 	}
 	reportRTF(b, p.Duration(), n)
+}
+
+// BenchmarkOverhead measures how much the Go path adds to the bare ONNX Runtime call. Per
+// window it times one step (framing, context and state copies, the Run call) and then one
+// bare Run on the same session, so that load from other processes hits both alike, and it
+// compares the medians, which ignore the windows where the process was preempted.
+func BenchmarkOverhead(b *testing.B) {
+	for _, model := range models {
+		b.Run(model, func(b *testing.B) {
+			d := openDetector(b, model)
+			p := readPCM(b, "conversation_16k.wav")
+			s, err := d.get()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer d.put(s)
+			var goPath, bare []time.Duration
+			for b.Loop() {
+				s.reset()
+				for off := 0; off < len(p.Samples); off += Window {
+					t0 := time.Now()
+					if _, err := s.step(p.Samples[off:min(off+Window, len(p.Samples))]); err != nil {
+						b.Fatal(err)
+					}
+					t1 := time.Now()
+					if err := s.sess.Run(); err != nil {
+						b.Fatal(err)
+					}
+					goPath, bare = append(goPath, t1.Sub(t0)), append(bare, time.Since(t1))
+				}
+			}
+			g, r := median(goPath), median(bare)
+			b.ReportMetric(100*(g-r)/r, "%overhead")
+			b.ReportMetric(r*1e6, "bare-µs/window")
+			b.ReportMetric(g*1e6, "go-µs/window")
+		})
+	}
+}
+
+func median(d []time.Duration) float64 {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2].Seconds()
 }
