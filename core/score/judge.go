@@ -1,0 +1,121 @@
+package score
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// Judge scores one item completely: the pure verdicts of Events, then, from the audible
+// waveform (sample 0 is time 0 of the conversation timeline), the answer audio of T
+// (when T has response presence) and the speech in every silence window are cut out,
+// transcribed by asr and judged (section 5).
+//
+// Failures of the ASR or the judge on a span are verdicts, not errors: they count as
+// wrong / intrusion and are stored as evidence in the Judgement. Judge returns an error
+// only when the context ends or the audio has no sample rate.
+func Judge(ctx context.Context, item Item, audible audio.PCM, asr sdk.ASR, judge sdk.Judge, p protocol.Params) (Scored, error) {
+	if audible.Rate <= 0 {
+		return Scored{}, fmt.Errorf("score %s/%s: the audible waveform has no sample rate", item.Model, item.ScenarioID)
+	}
+	s := Score(item, p)
+	turns := item.Timeline.Turns
+	for i := range s.Events {
+		ev := &s.Events[i]
+		switch {
+		case ev.T != nil && ev.T.Presence:
+			j := transcribe(ctx, asr, audible, []Span{ev.T.AnswerSpan})
+			if j.Failure == "" {
+				q := sdk.AnswerQuery{Context: dialogue(turns[:ev.Turn]), Request: turns[ev.Turn].Text,
+					GoldAnswer: item.GoldAnswer, Response: j.Transcript}
+				v, err := judge.JudgeAnswer(ctx, q)
+				decide(&j, v, err, sdk.LabelCorrect, sdk.LabelIncorrect, FailIncorrect)
+			}
+			ev.T.Answer = &j
+		case ev.Silence != nil && !ev.Silence.Silent():
+			j := transcribe(ctx, asr, audible, ev.Silence.Speech)
+			if j.Failure == "" {
+				q := sdk.SpeechQuery{Context: dialogue(turns[:ev.Turn+1]), Transcript: j.Transcript}
+				v, err := judge.ClassifySpeech(ctx, q)
+				decide(&j, v, err, sdk.LabelAcknowledgement, sdk.LabelIntrusion, FailIntrusion)
+			}
+			ev.Silence.Judgement = &j
+		default:
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return Scored{}, fmt.Errorf("score %s/%s: %w", item.Model, item.ScenarioID, err)
+		}
+	}
+	return s, nil
+}
+
+func dialogue(turns []timeline.Turn) []sdk.DialogueTurn {
+	out := make([]sdk.DialogueTurn, 0, len(turns))
+	for _, t := range turns {
+		out = append(out, sdk.DialogueTurn{Speaker: t.Speaker, Text: t.Text})
+	}
+	return out
+}
+
+// Cut returns the audio of spans (seconds on the conversation timeline) joined end to
+// end; parts beyond the end of the waveform are left out.
+func Cut(audible audio.PCM, spans []Span) audio.PCM {
+	out := audio.PCM{Rate: audible.Rate}
+	n := len(audible.Samples)
+	for _, sp := range spans {
+		a := min(max(int(math.Round(sp.Start*float64(audible.Rate))), 0), n)
+		b := min(max(int(math.Round(sp.End*float64(audible.Rate))), a), n)
+		out.Samples = append(out.Samples, audible.Samples[a:b]...)
+	}
+	return out
+}
+
+// transcribe cuts and transcribes spans. A failed transcription, no audio at all, or an
+// empty transcript set Failure (section 5: each is a failure).
+func transcribe(ctx context.Context, asr sdk.ASR, audible audio.PCM, spans []Span) Judgement {
+	clip := Cut(audible, spans)
+	j := Judgement{Spans: spans, AudioS: clip.Duration()}
+	if len(clip.Samples) == 0 {
+		j.Failure = FailNoAudio
+		return j
+	}
+	text, err := asr.Transcribe(ctx, sdk.Audio{Samples: clip.Samples, Rate: clip.Rate}, "")
+	switch {
+	case err != nil:
+		j.TranscriptionError = err.Error()
+		j.Failure = FailTranscriptionFailed
+	case strings.TrimSpace(text) == "":
+		j.Failure = FailEmptyTranscript
+	default:
+		j.Transcript = strings.TrimSpace(text)
+	}
+	return j
+}
+
+// decide records the judge's verdict: pass is the label that succeeds, fail the one that
+// does not; an error, an unparsed verdict or any other label is a failure.
+func decide(j *Judgement, v sdk.Verdict, err error, pass, fail, failReason string) {
+	if err != nil {
+		j.JudgeError = err.Error()
+		j.Failure = FailJudgeFailed
+		return
+	}
+	j.Label, j.Parsed, j.Raw, j.Rationale = v.Label, v.Parsed, v.Raw, v.Rationale
+	switch {
+	case !v.Parsed:
+		j.Failure = FailUnparseable
+	case v.Label == pass:
+		j.OK = true
+	case v.Label == fail:
+		j.Failure = failReason
+	default:
+		j.Failure = FailUnparseable
+	}
+}

@@ -1,0 +1,275 @@
+// Package lexical is a deterministic judge for Duplex-MPE: answer correctness by
+// normalised content match (number words and digits, currency symbols, plurals), and
+// acknowledgement vs intrusion by a fixed backchannel lexicon. It has no model and no
+// randomness: the same query always gets the same verdict. Its rules and lexicon are
+// hashed into Identity so a run records exactly which version judged it.
+package lexical
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+var ones = map[string]int{
+	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+}
+
+var teens = map[string]int{
+	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+	"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+
+var tens = map[string]int{
+	"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}
+
+var scales = map[string]int{"thousand": 1000, "million": 1000000, "billion": 1000000000}
+
+// ordinals map to their cardinal; "second" is left out on purpose (it is far more often
+// the unit of time), except after a tens word ("twenty second").
+var ordinals = map[string]int{
+	"first": 1, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
+	"tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15,
+	"sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20,
+	"thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60, "seventieth": 70, "eightieth": 80,
+	"ninetieth": 90, "hundredth": 100, "thousandth": 1000,
+}
+
+// symbols are rewritten as words before tokenising; a currency symbol moves after the
+// number it precedes ("$9" -> "9 dollars").
+var currency = map[rune]string{'$': "dollars", '€': "euros", '£': "pounds"}
+
+// tokenize lowercases text and splits it into words and numbers. Digits keep their
+// decimal point ("9.50" -> "9.5"), thousands separators are dropped ("1,000" -> "1000"),
+// "%" becomes "percent", ordinal suffixes become "th" ("21st" -> "21th"), apostrophes
+// vanish ("it's" -> "its"), and every other character separates tokens.
+func tokenize(text string) []string {
+	rs := []rune(strings.ToLower(text))
+	var out []string
+	var pendingUnit []string // currency words waiting for the end of their number
+	flushUnit := func() {
+		out = append(out, pendingUnit...)
+		pendingUnit = nil
+	}
+	for i := 0; i < len(rs); {
+		r := rs[i]
+		switch {
+		case unicode.IsDigit(r):
+			j := i
+			var b strings.Builder
+			for j < len(rs) {
+				c := rs[j]
+				if unicode.IsDigit(c) {
+					b.WriteRune(c)
+					j++
+				} else if (c == ',' || c == '.') && j+1 < len(rs) && unicode.IsDigit(rs[j+1]) {
+					if c == '.' {
+						b.WriteRune('.')
+					}
+					j++
+				} else {
+					break
+				}
+			}
+			num := canonicalNumber(b.String())
+			// ordinal suffix
+			k := j
+			for k < len(rs) && unicode.IsLetter(rs[k]) {
+				k++
+			}
+			switch suffix := string(rs[j:k]); suffix {
+			case "st", "nd", "rd", "th":
+				num += "th"
+				j = k
+			}
+			out = append(out, num)
+			// a scale word after a currency amount belongs to the number: "$2 million dollars"
+			i = j
+			if len(pendingUnit) > 0 {
+				// look ahead for a scale word
+				w, next := nextWord(rs, i)
+				if _, ok := scales[w]; ok {
+					out = append(out, w)
+					i = next
+				}
+				flushUnit()
+			}
+		case currency[r] != "":
+			pendingUnit = append(pendingUnit, currency[r])
+			i++
+		case r == '%':
+			out = append(out, "percent")
+			i++
+		case unicode.IsLetter(r):
+			j := i
+			var b strings.Builder
+			for j < len(rs) && (unicode.IsLetter(rs[j]) || rs[j] == '\'' || rs[j] == '’') {
+				if unicode.IsLetter(rs[j]) {
+					b.WriteRune(rs[j])
+				}
+				j++
+			}
+			out = append(out, b.String())
+			i = j
+		default:
+			i++
+		}
+	}
+	flushUnit()
+	return out
+}
+
+func nextWord(rs []rune, i int) (string, int) {
+	for i < len(rs) && unicode.IsSpace(rs[i]) {
+		i++
+	}
+	j := i
+	for j < len(rs) && unicode.IsLetter(rs[j]) {
+		j++
+	}
+	return string(rs[i:j]), j
+}
+
+// canonicalNumber writes a decimal without trailing zeros: "9.50" -> "9.5", "9.00" -> "9".
+func canonicalNumber(s string) string {
+	if !strings.Contains(s, ".") {
+		t := strings.TrimLeft(s, "0")
+		if t == "" {
+			return "0"
+		}
+		return t
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// numberWords replaces runs of number words with digits: "nine" -> "9", "twenty one" ->
+// "21", "one hundred and five" -> "105", "a thousand" -> "1000", "three point five" ->
+// "3.5", "twenty first" -> "21th". A run ends where the next word cannot continue the
+// same number, so "five thirty" gives "5 30" (a time) and "one two three" gives "1 2 3".
+func numberWords(toks []string) []string {
+	var out []string
+	i := 0
+	for i < len(toks) {
+		n, used, ord := parseNumber(toks, i)
+		if used == 0 {
+			out = append(out, toks[i])
+			i++
+			continue
+		}
+		if ord {
+			n += "th"
+		}
+		out = append(out, n)
+		i += used
+	}
+	return out
+}
+
+// parseNumber reads one spelled-out number starting at toks[i]. used is how many tokens
+// it took (0: none is a number word).
+func parseNumber(toks []string, i int) (num string, used int, ordinal bool) {
+	total, group := 0, 0
+	last := "" // kind of the last word taken: ones, teens, tens, hundred, scale
+	j := i
+	if j+1 < len(toks) && toks[j] == "a" && (toks[j+1] == "hundred" || scales[toks[j+1]] > 0) {
+		group, last = 1, "ones"
+		j++
+	}
+	for j < len(toks) {
+		w := toks[j]
+		if w == "and" && (last == "hundred" || last == "scale") && j+1 < len(toks) && isSmallNumberWord(toks[j+1]) {
+			j++
+			continue
+		}
+		if v, ok := ones[w]; ok && (last == "" || last == "hundred" || last == "scale" || (last == "tens" && group%10 == 0)) {
+			if w == "zero" && last != "" {
+				break
+			}
+			group += v
+			last = "ones"
+		} else if v, ok := teens[w]; ok && (last == "" || last == "hundred" || last == "scale") {
+			group += v
+			last = "teens"
+		} else if v, ok := tens[w]; ok && (last == "" || last == "hundred" || last == "scale") {
+			group += v
+			last = "tens"
+		} else if w == "hundred" && (last == "ones" || last == "teens") && group%100 > 0 && group < 100 {
+			group *= 100
+			last = "hundred"
+		} else if v, ok := scales[w]; ok && last != "" && last != "scale" {
+			total += group * v
+			group = 0
+			last = "scale"
+		} else if v, ok := ordinals[w]; ok && (last == "" || last == "hundred" || last == "scale" || (last == "tens" && v < 10)) {
+			return strconv.Itoa(total + group + v), j - i + 1, true
+		} else if w == "second" && last == "tens" {
+			return strconv.Itoa(total + group + 2), j - i + 1, true
+		} else if w == "point" && last != "" && j+1 < len(toks) && isDigitWord(toks[j+1]) {
+			var b strings.Builder
+			k := j + 1
+			for k < len(toks) && isDigitWord(toks[k]) {
+				b.WriteString(strconv.Itoa(ones[toks[k]]))
+				k++
+			}
+			return canonicalNumber(strconv.Itoa(total+group) + "." + b.String()), k - i, false
+		} else {
+			break
+		}
+		j++
+	}
+	if last == "" {
+		return "", 0, false
+	}
+	return strconv.Itoa(total + group), j - i, false
+}
+
+func isDigitWord(w string) bool { _, ok := ones[w]; return ok }
+
+func isSmallNumberWord(w string) bool {
+	_, a := ones[w]
+	_, b := teens[w]
+	_, c := tens[w]
+	return a || b || c
+}
+
+// singular undoes a regular English plural so "dollars" matches "dollar": words of four
+// or more letters; "-ies" -> "-y", "-sses", "-ches", "-shes", "-xes" lose "es", other
+// "-s" lose "s" except "-ss", "-us", "-is". Numbers are left alone.
+func singular(w string) string {
+	if len(w) < 4 || !strings.HasSuffix(w, "s") || unicode.IsDigit(rune(w[0])) {
+		return w
+	}
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return strings.TrimSuffix(w, "ies") + "y"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "xes"):
+		return strings.TrimSuffix(w, "es")
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+		return w
+	}
+	return strings.TrimSuffix(w, "s")
+}
+
+// Normalize turns text into the comparable tokens both sides of a match use: tokenised,
+// number words as digits, "p m" after a number joined into "pm", plurals made singular.
+func Normalize(text string) []string {
+	toks := numberWords(tokenize(text))
+	var out []string
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if (t == "p" || t == "a") && i+1 < len(toks) && toks[i+1] == "m" && i > 0 && isNumber(toks[i-1]) {
+			out = append(out, t+"m")
+			i++
+			continue
+		}
+		out = append(out, singular(t))
+	}
+	return out
+}
+
+func isNumber(t string) bool { return t != "" && unicode.IsDigit(rune(t[0])) }
