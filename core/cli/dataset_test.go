@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/dataset"
+)
+
+func runDatasetCLI(dir string, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Run(&State{Args: args, Stdout: &out, Stderr: &errb, Env: map[string]string{},
+		Getwd: func() (string, error) { return dir, nil }})
+	return code, out.String(), errb.String()
+}
+
+func TestDatasetValidateShippedScenarios(t *testing.T) {
+	code, stdout, stderr := runDatasetCLI(".", "dataset", "validate", "../../examples/scenarios")
+	if code != ExitOK || !strings.Contains(stdout, "valid (24 scenarios, 12 pairs") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestDatasetValidateReportsEveryViolation(t *testing.T) {
+	raw, err := os.ReadFile("../../examples/scenarios/scenarios.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	// Line 2: break the gold answer of the implicit version; line 3: not JSON.
+	lines[1] = strings.Replace(lines[1], `"gold_answer":"7:05"`, `"gold_answer":"7:06"`, 1)
+	lines[2] = "{oops\n"
+	path := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644)
+
+	code, _, stderr := runDatasetCLI(".", "dataset", "validate", path)
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want 1; stderr %q", code, stderr)
+	}
+	for _, want := range []string{
+		path + ":2: scenario hand-01-implicit: [pair-gold]",
+		path + ":3: [parse]",
+		"[pair-missing] pair hand-02 has 0 explicit and 1 implicit versions",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	code, stdout, _ := runDatasetCLI(".", "dataset", "validate", "--json", path)
+	var vs []dataset.Violation
+	if code != ExitFailed || json.Unmarshal([]byte(stdout), &vs) != nil || len(vs) != 3 {
+		t.Fatalf("--json: exit %d, %d violations from %q", code, len(vs), stdout)
+	}
+}
+
+func TestDatasetStats(t *testing.T) {
+	code, stdout, stderr := runDatasetCLI(".", "dataset", "stats", "../../examples/scenarios")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"explicit           12   50.0%", "implicit           12   50.0%", "3 speakers", "4 speakers", "N4 events", "not synthesised"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stats lack %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = runDatasetCLI(".", "dataset", "stats", "--json", "../../examples/scenarios")
+	var st dataset.Stats
+	if code != ExitOK || json.Unmarshal([]byte(stdout), &st) != nil || st.Pairs != 12 || st.N4ByAsker == 0 || st.N4ByOther == 0 {
+		t.Fatalf("--json: exit %d, %+v", code, st)
+	}
+}
+
+func TestDatasetGenerateIsReproducible(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	for _, p := range []string{a, b} {
+		if code, _, stderr := runDatasetCLI(dir, "dataset", "generate", "--pairs", "20", "--seed", "4", "--out", p); code != ExitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	ra, _ := os.ReadFile(a)
+	rb, _ := os.ReadFile(b)
+	if !bytes.Equal(ra, rb) || len(ra) == 0 {
+		t.Fatal("same seed, different files")
+	}
+	if code, _, stderr := runDatasetCLI(dir, "dataset", "validate", a); code != ExitOK {
+		t.Fatalf("generated file does not validate: %s", stderr)
+	}
+	if code, _, _ := runDatasetCLI(dir, "dataset", "generate", "--pairs", "0", "--out", a); code != ExitUsage {
+		t.Fatalf("--pairs 0: exit %d, want 2", code)
+	}
+}
+
+func TestDatasetBadPaths(t *testing.T) {
+	code, _, stderr := runDatasetCLI(".", "dataset", "validate", "/nonexistent/set")
+	if code != ExitFailed || !strings.Contains(stderr, "/nonexistent/set") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if code, _, _ := runDatasetCLI(".", "dataset", "validate"); code != ExitUsage {
+		t.Fatalf("no path: exit %d, want 2", code)
+	}
+}
