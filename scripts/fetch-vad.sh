@@ -43,7 +43,7 @@ check() {
     echo "  expected: $2" >&2
     echo "  got:      $got" >&2
     echo "  The registry served different bytes than the ones pinned in scripts/fetch-vad.sh." >&2
-    echo "  Nothing was installed. Check the package version, or point DUPLEXMPE_ORT_LIB /" >&2
+    echo "  It was not installed. Check the package version, or point DUPLEXMPE_ORT_LIB /" >&2
     echo "  DUPLEXMPE_VAD_MODEL at files you trust." >&2
     exit 1
   fi
