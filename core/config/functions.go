@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -63,15 +64,24 @@ func functions(dir string, env map[string]string) map[string]function.Function {
 			if err != nil {
 				return "", fmt.Errorf("cannot read %s: %w", full, err)
 			}
-			if info.IsDir() {
-				return "", fmt.Errorf("%s is a directory, not a file", full)
+			// Devices and pipes (/dev/zero, a FIFO) could block or never end.
+			if !info.Mode().IsRegular() {
+				return "", fmt.Errorf("%s is not a regular file", full)
 			}
 			if info.Size() > maxFileBytes {
 				return "", fmt.Errorf("%s is %d bytes; file() reads at most %d", full, info.Size(), maxFileBytes)
 			}
-			b, err := os.ReadFile(full)
+			fh, err := os.Open(full)
 			if err != nil {
 				return "", fmt.Errorf("cannot read %s: %w", full, err)
+			}
+			defer fh.Close()
+			b, err := io.ReadAll(io.LimitReader(fh, maxFileBytes+1))
+			if err != nil {
+				return "", fmt.Errorf("cannot read %s: %w", full, err)
+			}
+			if len(b) > maxFileBytes {
+				return "", fmt.Errorf("%s grew past %d bytes while being read", full, maxFileBytes)
 			}
 			if !utf8.Valid(b) {
 				return "", fmt.Errorf("%s is not UTF-8 text", full)
