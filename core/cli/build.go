@@ -134,7 +134,7 @@ func BuildDataset(st *State, f *config.File, ds *config.Dataset) (*dataset.Datas
 func startConfigured(st *State, ctx context.Context, f *config.File, block *config.PluginBlock, logger hclog.Logger) (*pluginhost.Client, error) {
 	c, err := pluginhost.Start(ctx, block.Spec, logger)
 	if err != nil {
-		return nil, fmt.Errorf("plugin %q: %w (is it built? run 'make build')", block.Name, err)
+		return nil, err // pluginhost names the plugin and says what to do
 	}
 	info, err := c.Describe(ctx)
 	if err != nil {
