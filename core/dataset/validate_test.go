@@ -1,11 +1,16 @@
 package dataset
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
 )
 
 func validPair() (Scenario, Scenario) {
@@ -246,4 +251,94 @@ func TestManifestSyntaxErrorNamesLine(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "dataset.json: line 3") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// The clip rules, on a pair with real WAV files.
+func TestClipRules(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ClipsDir), 0o755)
+	e, im := validPair()
+	e.Turns, im.Turns = slices.Clone(e.Turns), slices.Clone(im.Turns)
+	for _, s := range []*Scenario{&e, &im} {
+		for i := range s.Turns {
+			rel := fmt.Sprintf("%s/%s-%d.wav", ClipsDir, s.Condition, i)
+			if err := audio.WriteWAV(filepath.Join(dir, rel), audio.PCM{Samples: make([]float32, 1600*(i+1)), Rate: 16000}); err != nil {
+				t.Fatal(err)
+			}
+			s.Turns[i].Clip, s.Turns[i].DurationS = rel, 0.1*float64(i+1)
+		}
+	}
+	audio.WriteWAV(filepath.Join(dir, ClipsDir, "pre.wav"), audio.PCM{Samples: make([]float32, 160), Rate: 16000})
+	m := Manifest{Name: "t", Preamble: &Preamble{Text: "hello", Clip: ClipsDir + "/pre.wav", DurationS: 0.01}}
+	if _, err := Save(dir, m, []Scenario{e, im}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs := Validate(d); len(vs) != 0 {
+		t.Fatalf("synthesised pair reported %v", vs)
+	}
+
+	d.Scenarios[0].Turns[0].Clip = ""                         // clip-missing
+	d.Scenarios[0].Turns[1].DurationS = 0.5                   // clip-duration
+	os.Remove(filepath.Join(dir, ClipsDir, "implicit-2.wav")) // clip-unreadable
+	os.WriteFile(filepath.Join(dir, ClipsDir, "implicit-3.wav"), []byte("RIFF....WAVEjunk"), 0o644)
+	os.Remove(filepath.Join(dir, ClipsDir, "pre.wav")) // preamble
+	got := map[Rule][]int{}
+	for _, v := range Validate(d) {
+		got[v.Rule] = append(got[v.Rule], v.Turn)
+	}
+	want := map[Rule][]int{RuleClipMissing: {0}, RuleClipDuration: {1}, RuleClipUnreadable: {2, 3}, RulePreamble: {-1}}
+	for r, turns := range want {
+		if !slices.Equal(got[r], turns) {
+			t.Errorf("%s at turns %v, want %v (all: %v)", r, got[r], turns, got)
+		}
+	}
+}
+
+func TestStatWAVRejectsTruncatedData(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.wav")
+	audio.WriteWAV(path, audio.PCM{Samples: make([]float32, 1000), Rate: 16000})
+	info, err := StatWAV(path)
+	if err != nil || info.Frames != 1000 || info.Rate != 16000 {
+		t.Fatalf("info %+v, err %v", info, err)
+	}
+	raw, _ := os.ReadFile(path)
+	os.WriteFile(path, raw[:len(raw)-10], 0o644)
+	if _, err := StatWAV(path); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("truncated file: err = %v", err)
+	}
+}
+
+func FuzzReadScenarios(f *testing.F) {
+	e, im := validPair()
+	raw, _ := MarshalScenarios([]Scenario{e, im})
+	f.Add(string(raw))
+	f.Add("{}\n\n{\"turns\": [1]}\n")
+	f.Add("{\"pair_id\":\"x\"} {\"pair_id\":\"y\"}\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		scs, lines, err := ReadScenarios(strings.NewReader(s), "f.jsonl")
+		if len(scs) != len(lines) {
+			t.Fatalf("%d scenarios, %d lines", len(scs), len(lines))
+		}
+		var pes ParseErrors
+		if err != nil && !errors.As(err, &pes) {
+			t.Fatalf("error of type %T", err)
+		}
+		d := &Dataset{File: "f.jsonl", Scenarios: scs, Lines: lines}
+		_ = Validate(d) // never panics
+		_ = ComputeStats(d)
+	})
+}
+
+func FuzzStatWAV(f *testing.F) {
+	var b bytes.Buffer
+	audio.EncodeWAV(&b, audio.PCM{Samples: make([]float32, 10), Rate: 8000})
+	f.Add(b.Bytes())
+	f.Add([]byte("RIFF\x00\x00\x00\x00WAVEfmt "))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		_, _ = readWAVHeader(bytes.NewReader(raw), int64(len(raw)))
+	})
 }
