@@ -72,8 +72,10 @@ type PluginBlock struct {
 	// checks (pins, lock file) can point at it.
 	AttrRanges map[string]hcl.Range
 	// Uses lists the roles the run file gives the plugin ("tts", "asr", "judge",
-	// "model", "llm"), in order of first use, without repeats.
-	Uses []string
+	// "model", "llm"), in order of first use, without repeats; UseRanges holds the
+	// reference of each role's first use.
+	Uses      []string
+	UseRanges map[string]hcl.Range
 
 	ctx *hcl.EvalContext
 }

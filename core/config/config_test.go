@@ -368,6 +368,9 @@ evaluation "e" {
 	if uses := f.Plugin("b").Uses; !reflect.DeepEqual(uses, []string{"model", "asr", "judge"}) {
 		t.Errorf("uses = %v", uses)
 	}
+	if r := f.Plugin("b").UseRanges; r["model"].Start.Line != 12 || r["asr"].Start.Line != 13 || r["judge"].Start.Line != 14 {
+		t.Errorf("use ranges = %v", r)
+	}
 	// A source that is a directory is an error.
 	_, diags = parseIn(t, dir, `plugin "a" { source = "." }`, Options{})
 	if !diags.HasErrors() || diags[0].Summary != "Not a file" {

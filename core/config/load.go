@@ -64,8 +64,9 @@ type loader struct {
 	f    *File
 	opts Options
 	d    *decoder
-	// uses records the roles each plugin is given, in order.
-	uses map[string][]string
+	// uses records the roles each plugin is given, in order, and where.
+	uses      map[string][]string
+	useRanges map[string]map[string]hcl.Range
 }
 
 func (l *loader) run(body hcl.Body) {
@@ -80,7 +81,7 @@ func (l *loader) run(body hcl.Body) {
 
 	plugins := l.labels(byType["plugin"])
 	datasets := l.labels(byType["dataset"])
-	l.uses = map[string][]string{}
+	l.uses, l.useRanges = map[string][]string{}, map[string]map[string]hcl.Range{}
 	for _, b := range plugins {
 		l.plugin(b)
 	}
@@ -93,7 +94,7 @@ func (l *loader) run(body hcl.Body) {
 		l.evaluation(b, pluginNames, datasetNames)
 	}
 	for _, p := range l.f.Plugins {
-		p.Uses = l.uses[p.Name]
+		p.Uses, p.UseRanges = l.uses[p.Name], l.useRanges[p.Name]
 		if len(p.Uses) == 0 && !l.d.diags.HasErrors() {
 			r := p.DeclRange
 			l.d.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Unused plugin",
@@ -132,12 +133,14 @@ func blockNames(blocks []*hcl.Block) []string {
 	return names
 }
 
-func (l *loader) use(plugin, role string) {
-	for _, r := range l.uses[plugin] {
-		if r == role {
-			return
-		}
+func (l *loader) use(plugin, role string, rng hcl.Range) {
+	if _, seen := l.useRanges[plugin][role]; seen {
+		return
 	}
+	if l.useRanges[plugin] == nil {
+		l.useRanges[plugin] = map[string]hcl.Range{}
+	}
+	l.useRanges[plugin][role] = rng
 	l.uses[plugin] = append(l.uses[plugin], role)
 }
 
@@ -470,7 +473,7 @@ func (l *loader) dataset(b *hcl.Block, plugins []string) {
 	if a := attrs["tts"]; a != nil {
 		if name, ok := d.ref(a.Expr, "tts", "plugin", plugins); ok {
 			ds.TTS = name
-			l.use(name, "tts")
+			l.use(name, "tts", a.Expr.Range())
 		}
 	}
 	if a := attrs["voices"]; a != nil {
@@ -553,7 +556,7 @@ func (l *loader) generate(b *hcl.Block, plugins []string) *Generate {
 	if a := attrs["llm"]; a != nil {
 		if name, ok := d.ref(a.Expr, "llm", "plugin", plugins); ok {
 			g.LLM = name
-			l.use(name, "llm")
+			l.use(name, "llm", a.Expr.Range())
 		}
 		if g.Generator == "procedural" {
 			d.add(errorf(a.Range, "Unused llm", "generator = \"procedural\" uses no LLM; remove llm, or use generator = \"llm\"."))
@@ -610,13 +613,13 @@ func (l *loader) evaluation(b *hcl.Block, plugins, datasets []string) {
 			}
 			seen[name] = true
 			ev.Models = append(ev.Models, name)
-			l.use(name, "model")
+			l.use(name, "model", e.Range())
 		}
 	}
 	for _, role := range []string{"asr", "judge"} {
 		if a := attrs[role]; a != nil {
 			if name, ok := d.ref(a.Expr, role, "plugin", plugins); ok {
-				l.use(name, role)
+				l.use(name, role, a.Expr.Range())
 				if role == "asr" {
 					ev.ASR = name
 				} else {
