@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
@@ -51,7 +53,7 @@ var (
 	detErr  error
 )
 
-func detector(t *testing.T) *vad.Detector {
+func detector(t testing.TB) *vad.Detector {
 	t.Helper()
 	detOnce.Do(func() { det, detErr = vad.Open(vad.Options{}) })
 	if detErr != nil {
@@ -60,7 +62,7 @@ func detector(t *testing.T) *vad.Detector {
 	return det
 }
 
-func startModel(t *testing.T, name string, config map[string]any) (sdk.Model, *pluginhost.Client) {
+func startModel(t testing.TB, name string, config map[string]any) (sdk.Model, *pluginhost.Client) {
 	t.Helper()
 	ctx := context.Background()
 	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: name, Source: filepath.Join(binDir, name)}, nil)
@@ -97,7 +99,7 @@ func speechConversation(t *testing.T, id string) session.Conversation {
 	return conv
 }
 
-func options(t *testing.T) session.Options {
+func options(t testing.TB) session.Options {
 	p := protocol.Defaults()
 	p.TWaitCap = 6
 	return session.Options{Params: p, VAD: protocol.DefaultVAD(), Detector: detector(t)}
@@ -204,4 +206,49 @@ func TestRandomTalkPluginIsSeeded(t *testing.T) {
 	if len(a.Episodes) == 0 {
 		t.Error("random-talk at 20 bursts a minute said nothing in a 17 s conversation")
 	}
+}
+
+// BenchmarkSilentConversation100s is the harness real-time factor: one 100 s conversation
+// (preamble and turns of real speech) played to the silent plugin over real gRPC with the
+// real online detector. Target: well under 1 s per op on one core.
+func BenchmarkSilentConversation100s(b *testing.B) {
+	m, _ := startModel(b, "silent", map[string]any{})
+	conv := longConversation(b)
+	opts := options(b)
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	defer func() { b.ReportMetric((cpuTime()-cpu0)/float64(b.N), "host-cpu-s/op") }()
+	for i := 0; i < b.N; i++ {
+		rec, err := session.Run(context.Background(), m, conv, opts)
+		if err != nil || rec.Failed() {
+			b.Fatal(err, rec.Failure)
+		}
+		if i == 0 {
+			b.ReportMetric(rec.Timeline.Duration, "audio-s/op")
+		}
+	}
+}
+
+// longConversation is 100 s of input with the default protocol values and a silent
+// model: a 30 s preamble and 20 turns of 2.5 s (T and an N4 pair among them).
+func longConversation(t testing.TB) session.Conversation {
+	v, err := speech.Voice(16000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop := speech.NewLoop(v, 0)
+	conv := session.Conversation{ID: "long", Preamble: audio.PCM{Samples: loop.Next(30 * 16000), Rate: 16000}}
+	labels := []string{"N1", "N2", "N3", "N1", "N2", "N4_Q", "N4_R", "N3", "N1", "T", "N2", "N3", "N1", "N2", "N3", "N1", "N2", "N3", "N1", "N2"}
+	for i, l := range labels {
+		conv.Turns = append(conv.Turns, session.Turn{Index: i, Label: l, Speaker: "ABC"[i%3 : i%3+1], Text: "...", Audio: audio.PCM{Samples: loop.Next(40000), Rate: 16000}})
+	}
+	return conv
+}
+
+// cpuTime is the user and system CPU time of this process so far (the host side: the
+// scheduler, resampling, the detector, the gRPC client; not the plugin process).
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

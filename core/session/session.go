@@ -51,6 +51,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
@@ -336,7 +337,7 @@ func (s *scheduler) plan() {
 	p := s.opts.Params
 	// Rule 1: fresh state (Start) -> preamble -> preamble_gap.
 	s.segs = append(s.segs,
-		segment{kind: segAudio, samples: s.toInput(s.conv.Preamble), turn: -1},
+		segment{kind: segAudio, samples: preambles.get(s.conv.Preamble, s.f.InputRate, s.toInput), turn: -1},
 		segment{kind: segSilence, n: s.samples(p.PreambleGap)})
 	last := len(s.conv.Turns) - 1
 	for i, t := range s.conv.Turns {
@@ -591,4 +592,30 @@ func (r *resampler) flush() []float32 {
 		return nil
 	}
 	return r.r.Flush()
+}
+
+// preambles keeps the resampled preamble: every conversation of a run starts with the
+// same ~30 s clip (the same backing array), and resampling it is a sizeable share of a
+// session's CPU time.
+var preambles = &preambleCache{}
+
+type preambleCache struct {
+	mu      sync.Mutex
+	src     *float32
+	n, rate int
+	out     []float32
+}
+
+func (c *preambleCache) get(p audio.PCM, rate int, resample func(audio.PCM) []float32) []float32 {
+	if len(p.Samples) == 0 || p.Rate == rate {
+		return p.Samples
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.src == &p.Samples[0] && c.n == len(p.Samples) && c.rate == rate {
+		return c.out
+	}
+	out := resample(p)
+	c.src, c.n, c.rate, c.out = &p.Samples[0], len(p.Samples), rate, out
+	return out
 }
