@@ -337,17 +337,22 @@ func request(rng *rand.Rand, t *task, req string) {
 		var im string
 		switch style {
 		case 0:
-			im = "You've been listening to all of this, so " + req
+			im = pick(rng, []string{"You've been listening to all of this, so ", "You heard all that, right? So ", "Since you're listening anyway, "}) + req
 		case 1:
-			im = "Okay, you " + c.scene.place + ", " + req
+			im = pick(rng, []string{"Okay, you " + c.scene.place + ", ", "Hey, you over there " + c.scene.place + ", "}) + req
 		case 2:
-			im = "Question for the assistant: " + req
+			im = pick(rng, []string{"Question for the assistant: ", "This one's for the assistant: "}) + req
 		default:
-			im = capFirst(strings.TrimSuffix(req, "?")) + "? You keep track of this stuff for us."
+			im = capFirst(strings.TrimSuffix(req, "?")) + "? " + pick(rng, []string{"You keep track of this stuff for us.", "You were listening, you tell us."})
 		}
-		o := c.opener(rng)
-		if o != "" {
-			ex, im = o+lowerFirst(ex), o+lowerFirst(im)
+		// The register's opener goes where it does not stack on another interjection.
+		if o := c.opener(rng); o != "" {
+			if !strings.HasPrefix(ex, "Hey ") {
+				ex = o + lowerFirst(ex)
+			}
+			if style == 3 {
+				im = o + lowerFirst(im)
+			}
 		}
 		c.add(line{speaker: x, text: ex, implicit: im, label: protocol.LabelT})
 	}
