@@ -84,6 +84,7 @@ type scene struct {
 	remarks  []string // one-liners to a named person
 	self     []string // thinking aloud
 	place    string   // where the assistant sits, for an implicit cue
+	commands []string // commands to other devices; nil means the household ones
 }
 
 var scenes = []scene{
@@ -158,6 +159,7 @@ var scenes = []scene{
 		remarks:  []string{"you missed the exit", "stop kicking my seat", "you're doing great, keep going", "slow down a little"},
 		self:     []string{"I can't feel my legs anymore.", "Are those cows? Those are cows.", "I should have gone before we left.", "Hmm, the tank's getting low."},
 		place:    "on the dashboard",
+		commands: []string{"navigate to the nearest gas station.", "call Mom.", "play the road trip playlist.", "how far is the next rest stop?", "turn the volume down a little."},
 	},
 }
 
@@ -233,7 +235,11 @@ func (c *cast) n2HumanOneLiner() unit {
 func (c *cast) n2DeviceUnit() unit {
 	return unit{size: 1, render: func(rng *rand.Rand, c *cast) {
 		x := c.pickSpeaker(rng, c.prev())
-		cmd := fill(c.fresh(rng, deviceCommands), "{n}", fmt.Sprint(5+5*rng.IntN(4)))
+		pool := deviceCommands
+		if c.scene.commands != nil {
+			pool = c.scene.commands
+		}
+		cmd := fill(c.fresh(rng, pool), "{n}", fmt.Sprint(5+5*rng.IntN(4)))
 		c.add(line{speaker: x, text: pick(rng, c.wake) + ", " + cmd, label: protocol.LabelN2, addressee: protocol.AddresseeDevice})
 	}}
 }
