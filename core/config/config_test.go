@@ -555,9 +555,11 @@ func TestLoadFromDisk(t *testing.T) {
 	if !diags.HasErrors() || diags[0].Subject.Start.Line != 3 || f.Sources[path] == nil {
 		t.Fatalf("Load: %v (sources %v)", diags, f.Sources)
 	}
-	f, diags = Load(filepath.Join(dir, "missing.hcl"), Options{})
-	if !diags.HasErrors() || f == nil {
-		t.Fatalf("missing file: %v", diags)
+	for _, bad := range []string{filepath.Join(dir, "missing.hcl"), dir} {
+		f, diags = Load(bad, Options{})
+		if !diags.HasErrors() || f == nil || !strings.Contains(diags.Error(), bad) {
+			t.Errorf("Load(%s): %v", bad, diags)
+		}
 	}
 	f = mustParse(t, dir, "", Options{})
 	if f.LockPath() != filepath.Join(dir, LockFileName) {

@@ -22,8 +22,31 @@ import (
 // diagnostics with snippets).
 func Load(path string, opts Options) (*File, hcl.Diagnostics) {
 	parser := hclparse.NewParser()
-	hf, diags := parser.ParseHCLFile(path)
+	src, err := readRunFile(path)
+	if err != nil {
+		return &File{Path: path, Sources: parser.Files(), Locals: map[string]cty.Value{}}, hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Cannot read the run file", Detail: err.Error() + "; check the path.",
+		}}
+	}
+	hf, diags := parser.ParseHCL(src, path)
 	return load(path, parser, hf, diags, opts)
+}
+
+// maxRunFileBytes bounds a run file; real ones are a few kilobytes.
+const maxRunFileBytes = 16 << 20
+
+func readRunFile(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if info.Size() > maxRunFileBytes {
+		return nil, fmt.Errorf("%s is %d bytes, more than a run file can be (%d)", path, info.Size(), maxRunFileBytes)
+	}
+	return os.ReadFile(path)
 }
 
 // Parse is Load for a run file already in memory; filename names it in diagnostics and
