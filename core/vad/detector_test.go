@@ -274,3 +274,25 @@ func TestClosedDetector(t *testing.T) {
 		t.Errorf("Probabilities after Close: %v", err)
 	}
 }
+
+func TestShortAudio(t *testing.T) {
+	d := openDetector(t, protocol.SileroV5)
+	for _, n := range []int{0, 1, 511, 512, 513} {
+		probs, err := d.Probabilities(make([]float32, n))
+		if err != nil || len(probs) != (n+Window-1)/Window {
+			t.Errorf("%d samples: %d probabilities, %v", n, len(probs), err)
+		}
+		for _, p := range probs {
+			if p > 0.1 {
+				t.Errorf("%d samples of silence: probability %g", n, p)
+			}
+		}
+		eps, err := d.Episodes(audio.PCM{Samples: make([]float32, n), Rate: 44100}, protocol.DefaultVAD())
+		if err != nil || len(eps) != 0 {
+			t.Errorf("%d samples at 44.1 kHz: %v, %v", n, eps, err)
+		}
+	}
+	if _, err := d.Episodes(audio.PCM{Samples: make([]float32, 10)}, protocol.DefaultVAD()); err == nil {
+		t.Error("audio without a sample rate was accepted")
+	}
+}

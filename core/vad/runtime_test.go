@@ -2,6 +2,7 @@ package vad
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,5 +49,31 @@ func TestResolvePaths(t *testing.T) {
 	}
 	if _, err := resolveModel("silero-v7", ""); err == nil || !strings.Contains(err.Error(), "make deps") || !strings.Contains(err.Error(), EnvModel) {
 		t.Errorf("missing model: %v", err)
+	}
+}
+
+// A library that cannot be loaded fails Open with a message saying what to do. ONNX
+// Runtime loads once per process, so this runs in a child test process.
+func TestOpenBadLibrary(t *testing.T) {
+	if lib := os.Getenv("VAD_TEST_BAD_LIBRARY"); lib != "" {
+		_, err := Open(Options{LibraryPath: lib})
+		if err == nil {
+			t.Fatal("Open succeeded with a library that is not ONNX Runtime")
+		}
+		t.Log("ERROR: " + err.Error())
+		return
+	}
+	notLib := filepath.Join(t.TempDir(), "libonnxruntime.so")
+	os.WriteFile(notLib, []byte("not a shared library"), 0o644)
+	for _, c := range []struct{ lib, want string }{
+		{notLib, "loading ONNX Runtime from " + notLib},
+		{filepath.Join(t.TempDir(), "absent.so"), "absent.so: no such file or directory; run `make deps`"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestOpenBadLibrary$", "-test.v")
+		cmd.Env = append(os.Environ(), "VAD_TEST_BAD_LIBRARY="+c.lib)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), c.want) || !strings.Contains(string(out), EnvLibrary) {
+			t.Errorf("%s: %v\n%s\nwant an error containing %q and naming %s", c.lib, err, out, c.want, EnvLibrary)
+		}
 	}
 }
