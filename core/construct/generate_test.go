@@ -78,3 +78,22 @@ func TestLowerFirstKeepsNames(t *testing.T) {
 		}
 	}
 }
+
+// The paper's size: 2,000 pairs.
+func BenchmarkGenerate2000Pairs(b *testing.B) {
+	for b.Loop() {
+		if _, err := Generate(GenerateSpec{Pairs: 2000, Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkValidate2000Pairs(b *testing.B) {
+	scs, _ := Generate(GenerateSpec{Pairs: 2000, Seed: 1})
+	d := &dataset.Dataset{Scenarios: scs}
+	for b.Loop() {
+		if vs := dataset.Validate(d); len(vs) != 0 {
+			b.Fatal(vs[0])
+		}
+	}
+}
