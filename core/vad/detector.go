@@ -22,7 +22,6 @@ const (
 	SampleRate = 16000
 	Window     = 512
 	Context    = 64
-	stateSize  = 2 * 1 * 128
 )
 
 // Options choose the model and where the files come from. Empty paths fall back to the
