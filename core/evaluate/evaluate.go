@@ -5,7 +5,7 @@
 //
 // Concurrency: each model plugin plays Model.Concurrency conversations at a time (1
 // unless the plugin says otherwise), and all models run side by side. A plugin process
-// that dies fails only the conversation it was playing: it is restarted (with its last
+// that dies fails only the conversations it was playing: it is restarted (with its last
 // config) and the loop goes on. Cancelling ctx (Ctrl-C) stops the loop between frames;
 // finished items stay, the interrupted ones are left unmarked and run again on resume.
 package evaluate
@@ -20,6 +20,8 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,7 +49,8 @@ type Model struct {
 	Info   sdk.Info       // the plugin's Describe answer, after Configure
 	Hash   string         // the plugin's pinned hash (sha256:... or h1:...), if known
 	Config map[string]any // the config block sent with Configure
-	// Concurrency is how many conversations the plugin plays at once; 0 means 1.
+	// Concurrency is how many conversations the plugin plays at once; 0 means what the
+	// plugin declares with the capability "model.concurrency=N", else 1.
 	Concurrency int
 	// Instruction is the optional text instruction (capability "model.instruction").
 	Instruction string
@@ -64,6 +67,9 @@ type Options struct {
 	StartDeadline time.Duration
 	// Shard selects a deterministic slice of the items (store.All by default).
 	Shard store.Shard
+	// Concurrency bounds the conversations played at once over all models; 0 means no
+	// bound beyond each model's own.
+	Concurrency int
 	// Progress receives one progress bar per model when it is a terminal; nil or
 	// anything else: no bars.
 	Progress io.Writer
@@ -265,6 +271,10 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var slots chan struct{} // the global bound, when set
+	if opts.Concurrency > 0 {
+		slots = make(chan struct{}, opts.Concurrency)
+	}
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex // guards sum and firstErr
@@ -291,12 +301,22 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 				}
 			}
 		}(queues[m.Name])
-		for range max(1, m.Concurrency) {
+		for range ModelConcurrency(m) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for it := range work {
+					if slots != nil {
+						select {
+						case slots <- struct{}{}:
+						case <-ctx.Done():
+							return
+						}
+					}
 					c, err := r.play(ctx, it)
+					if slots != nil {
+						<-slots
+					}
 					mu.Lock()
 					sum.Models[m.Name].add(c)
 					mu.Unlock()
@@ -317,6 +337,26 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 		return sum, firstErr
 	}
 	return sum, context.Cause(ctx)
+}
+
+// CapConcurrency is the capability prefix by which a model plugin says how many
+// conversations it can play at once: "model.concurrency=4".
+const CapConcurrency = "model.concurrency="
+
+// ModelConcurrency is how many conversations m plays at once: m.Concurrency when set,
+// else what the plugin declares, else 1.
+func ModelConcurrency(m *Model) int {
+	if m.Concurrency > 0 {
+		return m.Concurrency
+	}
+	for _, c := range m.Info.Capabilities {
+		if v, ok := strings.CutPrefix(c, CapConcurrency); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 1
 }
 
 func sortedNames(m map[string]*Counts) []string {

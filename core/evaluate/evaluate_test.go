@@ -214,6 +214,7 @@ func TestPluginCrashFailsOneConversation(t *testing.T) {
 	m := startModel(t, "silent")
 	pid := m.Client.Pid()
 	m.Model = &killer{Model: m.Model, client: m.Client, conv: "p0-implicit", frame: 5}
+	m.Concurrency = 1 // with more, the crash also fails the conversations in flight beside it
 	models := []*evaluate.Model{m}
 	opts := options(t)
 	st := newStore(t, ds, models, opts)
@@ -362,5 +363,62 @@ func TestPlanNamesAMissingClip(t *testing.T) {
 	_, err := evaluate.Plan(ds, []*evaluate.Model{{Name: "a", Model: &canceller{}}}, options(t))
 	if err == nil || !strings.Contains(err.Error(), "scenario p1-explicit turn 1") {
 		t.Errorf("err = %v, want it to name scenario p1-explicit turn 1", err)
+	}
+}
+
+// gauge is an in-process silent model that records how many conversations run at once.
+type gauge struct {
+	mu       sync.Mutex
+	now, max int
+}
+
+func (g *gauge) Start(context.Context, sdk.ConversationStart) (sdk.Conversation, error) {
+	g.mu.Lock()
+	g.now++
+	g.max = max(g.max, g.now)
+	g.mu.Unlock()
+	return &gaugeConv{g: g}, nil
+}
+
+type gaugeConv struct{ g *gauge }
+
+func (c *gaugeConv) Format() sdk.Format { return speech.DefaultFormat }
+func (c *gaugeConv) Step(context.Context, []float32) (sdk.Output, error) {
+	return sdk.Output{}, nil
+}
+func (c *gaugeConv) Close() error {
+	c.g.mu.Lock()
+	c.g.now--
+	c.g.mu.Unlock()
+	return nil
+}
+
+func TestConcurrencyLimits(t *testing.T) {
+	if n := evaluate.ModelConcurrency(&evaluate.Model{Info: sdk.Info{Capabilities: []string{"model.text", "model.concurrency=3"}}}); n != 3 {
+		t.Errorf("declared concurrency read as %d, want 3", n)
+	}
+	if n := evaluate.ModelConcurrency(&evaluate.Model{Concurrency: 2, Info: sdk.Info{Capabilities: []string{"model.concurrency=3"}}}); n != 2 {
+		t.Errorf("configured concurrency read as %d, want 2", n)
+	}
+	if n := evaluate.ModelConcurrency(&evaluate.Model{Info: sdk.Info{Capabilities: []string{"model.concurrency=x"}}}); n != 1 {
+		t.Errorf("a bad capability gives %d, want 1", n)
+	}
+
+	ds := smallDataset(t)
+	cases := []struct {
+		per, total, want int
+	}{{1, 0, 1}, {4, 0, 4}, {4, 2, 2}}
+	for _, c := range cases {
+		g := &gauge{}
+		models := []*evaluate.Model{{Name: "g", Model: g, Concurrency: c.per}}
+		opts := options(t)
+		opts.Concurrency = c.total
+		sum, err := evaluate.Run(context.Background(), ds, models, newStore(t, ds, models, opts), opts)
+		if err != nil || sum.Total.Done != 4 {
+			t.Fatalf("%+v %v", sum.Total, err)
+		}
+		if g.max != c.want {
+			t.Errorf("per-model %d, total %d: %d conversations at once, want %d", c.per, c.total, g.max, c.want)
+		}
 	}
 }

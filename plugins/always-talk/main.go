@@ -21,10 +21,12 @@ type alwaysTalk struct {
 
 func (a *alwaysTalk) Describe(context.Context) (sdk.Info, error) {
 	return sdk.Info{
-		Name:        "always-talk",
-		Version:     version,
-		Description: "Baseline: talks (a looped recorded voice) in every frame, whatever it hears.",
-		Config:      speech.FormatFields(),
+		Name:    "always-talk",
+		Version: version,
+		// Conversations share nothing, so the host may play several at once.
+		Capabilities: []string{"model.concurrency=4"},
+		Description:  "Baseline: talks (a looped recorded voice) in every frame, whatever it hears.",
+		Config:       speech.FormatFields(),
 		Identity: map[string]string{
 			"voice":  "flite 2.2 kal16, " + speech.VoiceDigest(),
 			"format": fmt.Sprintf("%d Hz in, %d Hz out, %d-sample frames", a.format.InputRate, a.format.OutputRate, a.format.FrameSize),

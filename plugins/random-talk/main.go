@@ -33,10 +33,12 @@ func (r *randomTalk) Describe(context.Context) (sdk.Info, error) {
 		sdk.ConfigField{Name: "seed", Type: sdk.TypeNumber, Default: 0.0, Description: "seed, combined with each conversation's seed and id"},
 	)
 	return sdk.Info{
-		Name:        "random-talk",
-		Version:     version,
-		Description: "Baseline: talks in seeded random bursts, whatever it hears.",
-		Config:      fields,
+		Name:    "random-talk",
+		Version: version,
+		// Conversations share nothing, so the host may play several at once.
+		Capabilities: []string{"model.concurrency=4"},
+		Description:  "Baseline: talks in seeded random bursts, whatever it hears.",
+		Config:       fields,
 		Identity: map[string]string{
 			"format":      fmt.Sprintf("%d Hz in, %d Hz out, %d-sample frames", r.format.InputRate, r.format.OutputRate, r.format.FrameSize),
 			"burst_rate":  fmt.Sprint(r.burstRate),

@@ -18,10 +18,12 @@ type silent struct {
 
 func (s *silent) Describe(context.Context) (sdk.Info, error) {
 	return sdk.Info{
-		Name:        "silent",
-		Version:     version,
-		Description: "Baseline: never says anything.",
-		Config:      speech.FormatFields(),
+		Name:    "silent",
+		Version: version,
+		// Conversations share nothing, so the host may play several at once.
+		Capabilities: []string{"model.concurrency=4"},
+		Description:  "Baseline: never says anything.",
+		Config:       speech.FormatFields(),
 		Identity: map[string]string{
 			"format": fmt.Sprintf("%d Hz in, %d Hz out, %d-sample frames", s.format.InputRate, s.format.OutputRate, s.format.FrameSize),
 		},
