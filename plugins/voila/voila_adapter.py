@@ -1,0 +1,407 @@
+"""Voila-autonomous (preview) driven in-process, one 40 ms frame per step.
+
+Voila ships no real-time code: `infer.py --task-type chat_aiao_auto` tokenizes a whole
+user file, and `VoilaAutonomousModel.run_generate` pulls one user audio token from a
+Python generator on every step where the model emits an audio token (text steps consume
+no input), then decodes everything at the end. This adapter turns that loop into a step
+function:
+
+    frame (640 samples, 40 ms at 16 kHz = one Voila audio token)
+      -> encode the frame with 1 s of left context (HF Encodec keeps no streaming state),
+         keep the newest token row: the user's tokens for this 40 ms
+      -> run model steps: text steps append [row | row] and continue; an audio step takes
+         the user row ([user K | model K]) and continues while user rows are queued; when
+         the model wants audio and none is queued, the sampled row waits for the next frame
+      -> decode the new audio rows with 1 s of left context, keep the new samples
+
+`runner` is the model-facing part (VoilaRunner below, torch; a numpy stand-in in tests).
+Voila is not on PyPI: it is imported from a checkout (`voila_dir`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import random
+import re
+import sys
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+NAME = "voila"
+VERSION = "0.1.0"
+INPUT_RATE = 16000
+FRAME_SIZE = 640  # tokenize_func.SEG_LEN: one audio token at 25 tokens per second
+TOKENS_PER_SECOND = 25
+
+
+class ConfigError(ValueError):
+    """An invalid config value; the message names the field and what is expected."""
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str
+    default: Any
+    description: str
+    allowed: tuple = ()
+
+
+SCHEMA = (
+    Field("checkpoint", "string", "maitrix-org/Voila-autonomous-preview", "Hugging Face repository (or directory) of the model."),
+    Field("revision", "string", "", "Commit of the checkpoint; empty loads the default branch."),
+    Field("audio_tokenizer", "string", "maitrix-org/Voila-Tokenizer", "The Voila audio tokenizer (HF Encodec)."),
+    Field("voila_dir", "string", "", "Checkout of github.com/maitrix-org/Voila (not on PyPI); empty imports from PYTHONPATH."),
+    Field("ref_audio", "string", "", "Reference voice (any format torchaudio reads); empty uses the checkout's examples/test1.mp3, as infer.py does."),
+    Field("temperature", "number", 0.2, "Text temperature (infer.py)."),
+    Field("top_k", "number", 50, "Text top-k."),
+    Field("audio_temperature", "number", 0.8, "Audio temperature."),
+    Field("audio_top_k", "number", 50, "Audio top-k."),
+    Field("context_seconds", "number", 1.0, "Left context for encoding each input frame and decoding each output row."),
+    Field("max_steps_per_frame", "number", 64, "Model steps one input frame may run (text runs); the rest waits for the next frame."),
+    Field("seed", "number", 0, "Added to each conversation's seed before seeding torch."),
+    Field("factory", "string", "", "module:function returning the runtime instead of loading the checkpoint (tests)."),
+)
+
+_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+
+def check_config(config: dict) -> dict:
+    if not isinstance(config, dict):
+        raise ConfigError(f"config must be an object, got {type(config).__name__}")
+    known = {f.name: f for f in SCHEMA}
+    unknown = sorted(set(config) - set(known))
+    if unknown:
+        raise ConfigError(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    out = {}
+    for f in SCHEMA:
+        value = config.get(f.name, f.default)
+        if f.type == "string" and not isinstance(value, str):
+            raise ConfigError(f"{f.name}: expected a string, got {value!r}")
+        if f.type == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ConfigError(f"{f.name}: expected a number, got {value!r}")
+        out[f.name] = value
+    for name in ("temperature", "audio_temperature"):
+        if not out[name] >= 0:
+            raise ConfigError(f"{name}: expected >= 0, got {out[name]!r}")
+    for name in ("top_k", "audio_top_k", "max_steps_per_frame", "seed"):
+        if out[name] != int(out[name]) or (name != "seed" and out[name] < 1):
+            raise ConfigError(f"{name}: expected a whole number{'' if name == 'seed' else ' >= 1'}, got {out[name]!r}")
+        out[name] = int(out[name])
+    if not 0 <= out["context_seconds"] <= 10:
+        raise ConfigError(f"context_seconds: expected 0 to 10, got {out['context_seconds']!r}")
+    if out["factory"] and not _FACTORY.match(out["factory"]):
+        raise ConfigError(f"factory: expected module:function, got {out['factory']!r}")
+    if out["voila_dir"] and not (Path(out["voila_dir"]) / "model.py").is_file():
+        raise ConfigError(f"voila_dir: {out['voila_dir']} is not a Voila checkout (no model.py)")
+    return out
+
+
+class VoilaRunner:
+    """One model step of VoilaAutonomousModel.run_generate at a time (torch, CUDA).
+
+    propose() runs the forward pass and samples the next row (text replicated over the
+    codebooks, or audio tokens); commit() appends it with the user's row and updates the
+    cache, as run_generate does after next(input_generator)."""
+
+    def __init__(self, model, tokenizer, audio_tokenizer, tokenize_func, ref_embs, config):
+        import torch
+
+        self.torch, self.model, self.tokenizer, self.audio_tokenizer = torch, model, tokenizer, audio_tokenizer
+        self.tokenize_func, self.ref_embs, self.cfg = tokenize_func, ref_embs, config
+        self.num_codebooks = model.config.num_codebooks
+        self.codebook_size = model.config.codebook_size
+        tf = tokenize_func
+        self.min_audio_token_id = tokenizer.convert_tokens_to_ids(tf.AUDIO_TOKEN_FORMAT.format(0))
+        self.audio_token_id = tokenizer.convert_tokens_to_ids(tf.DEFAULT_AUDIO_TOKEN)
+        self.assistant_token_id = tokenizer.convert_tokens_to_ids(tf.DEFAULT_ASSISTANT_TOKEN)
+        self.eos_token_id = tokenizer.eos_token_id
+        self.pad_token_id = tokenizer.pad_token_id
+
+    def start(self, instruction: str = "") -> None:
+        torch, tf = self.torch, self.tokenize_func
+        item = {"instruction": instruction,
+                "conversations": [{"from": "user", "audio": {"array": np.zeros(tf.SEG_LEN, np.float32), "sr": tf.AUDIO_SR}},
+                                  {"from": "assistant"}]}
+        cfg = {"input_type": "autonomous", "task_type": "chat_aiao_auto",
+               "num_codebooks": self.num_codebooks, "codebook_size": self.codebook_size}
+        # The system prefix exactly as infer.py builds it; the dummy audio's tokens are unused.
+        channels, _, _, _ = tf.voila_input_format(item, self.tokenizer, self.audio_tokenizer, cfg)
+        ids = [torch.as_tensor([c]).transpose(1, 2).cuda() for c in channels]
+        self.input_ids = torch.cat(ids, dim=2)
+        from transformers.cache_utils import DynamicCache
+
+        self.model_kwargs = {
+            "use_cache": True,
+            "past_key_values": DynamicCache(),
+            "attention_mask": self.model._prepare_attention_mask_for_generation(
+                self.input_ids, self.pad_token_id, self.eos_token_id),
+        }
+        self.speaking = False
+        self.pending = None
+
+    def propose(self):
+        if self.pending is not None:
+            return self.pending[:2]
+        torch, model, cfg = self.torch, self.model, self.cfg
+        inputs = model._prepare_inputs_for_generation(self.input_ids, ref_embs=self.ref_embs,
+                                                      ref_embs_mask=self.ref_embs_mask, **self.model_kwargs)
+        outputs = model(**inputs, return_dict=True)
+        audio = model.audio_transformer.inference(outputs.last_hidden_state, temperature=cfg["audio_temperature"],
+                                                  top_k=cfg["audio_top_k"])
+        audio = torch.stack([audio[:, :, ci] + self.min_audio_token_id + ci * self.codebook_size
+                             for ci in range(self.num_codebooks)], dim=2)
+        logits = outputs.logits[:, -1, :]
+        head = int(torch.argmax(outputs.voila_pred[:, -1, :], dim=-1).cpu()[0].item())
+        if cfg["temperature"] > 0:
+            logits = logits / cfg["temperature"]
+        k = min(cfg["top_k"], logits.size(-1))
+        logits = logits.masked_fill(logits < torch.topk(logits, k)[0][..., -1, None], -float("inf"))
+        token = torch.multinomial(torch.nn.functional.softmax(logits, dim=-1), num_samples=1).squeeze(1)
+        if head == 1 and not self.speaking:
+            token[0] = self.assistant_token_id
+            self.speaking = True
+        elif int(token[0]) == self.eos_token_id:
+            self.speaking = False
+        row = token[:, None, None].expand(-1, 1, self.num_codebooks)
+        is_audio = bool((row == self.audio_token_id)[0, 0, 0].item())
+        if is_audio:
+            row = audio
+        self.model_kwargs = model._update_model_kwargs_for_generation(outputs, self.model_kwargs)
+        self.pending = (row[0, 0].cpu().numpy().astype(np.int64), is_audio, row)
+        return self.pending[:2]
+
+    @property
+    def ref_embs_mask(self):
+        return None if self.ref_embs is None else self.torch.tensor([1]).cuda()
+
+    def commit(self, user_row) -> None:
+        _, is_audio, row = self.pending
+        user = self.torch.as_tensor(user_row, device=row.device)[None, None, :] if is_audio else row
+        self.input_ids = self.torch.cat([self.input_ids, self.torch.cat([user, row], dim=2)], dim=1)
+        self.pending = None
+
+
+class TorchOps:
+    def __init__(self):
+        import torch
+
+        self.torch = torch
+
+    def seed(self, seed: int) -> None:
+        self.torch.manual_seed(seed)
+        if self.torch.cuda.is_available():
+            self.torch.cuda.manual_seed_all(seed)
+        random.seed(seed)
+        np.random.seed(seed % 2**32)
+
+    def no_grad(self):
+        return self.torch.inference_mode()
+
+
+class AudioTokenizerNumpy:
+    """VoilaTokenizer with numpy in and out."""
+
+    def __init__(self, tokenizer):
+        self.inner = tokenizer
+        self.sampling_rate = tokenizer.sampling_rate
+
+    def encode(self, wav, sr):
+        return self.inner.encode(wav, sr).cpu().numpy().astype(np.int64)
+
+    def decode(self, codes):
+        import torch
+
+        return self.inner.decode(torch.as_tensor(codes, device=self.inner.device)).float().cpu().numpy()
+
+
+def load_official(config: dict) -> dict:
+    """Loads the model as infer.py load_model() does, plus the reference voice embedding."""
+    voila_dir = Path(config["voila_dir"]).resolve() if config["voila_dir"] else None
+    if voila_dir:
+        sys.path.insert(0, str(voila_dir))
+    import torch
+    import torchaudio
+    import transformers
+    import tokenize_func
+    from model import VoilaAutonomousModel
+    from spkr import SpeakerEmbedding
+    from voila_tokenizer import VoilaTokenizer
+
+    model = VoilaAutonomousModel.from_pretrained(config["checkpoint"], revision=config["revision"] or None,
+                                                 torch_dtype=torch.bfloat16, use_flash_attention_2=True,
+                                                 use_cache=True).cuda()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(config["checkpoint"], revision=config["revision"] or None)
+    audio_tokenizer = VoilaTokenizer(model_path=config["audio_tokenizer"], device="cuda")
+    ref = config["ref_audio"] or (str(voila_dir / "examples" / "test1.mp3") if voila_dir else "")
+    ref_embs = None
+    if ref:
+        wav, sr = torchaudio.load(ref)
+        ref_embs = SpeakerEmbedding(device="cuda")(wav, sr)
+    runner = VoilaRunner(model, tokenizer, audio_tokenizer, tokenize_func, ref_embs, config)
+    return {
+        "runner": runner,
+        "audio_tokenizer": AudioTokenizerNumpy(audio_tokenizer),
+        "text_tokenizer": tokenizer,
+        "ops": TorchOps(),
+        "identity": {
+            "checkpoint": config["checkpoint"],
+            "revision": config["revision"] or "default branch",
+            "audio_tokenizer": config["audio_tokenizer"],
+            "ref_audio": ref or "none",
+            "transformers": transformers.__version__,
+            "torch": torch.__version__,
+        },
+    }
+
+
+def _resolve_factory(spec: str):
+    module_name, func = spec.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ConfigError(f"factory: cannot import {module_name!r} ({e}); is it on PYTHONPATH?") from e
+    if not hasattr(module, func):
+        raise ConfigError(f"factory: {module_name} has no function {func!r}")
+    return getattr(module, func)
+
+
+class ContextEncoder:
+    """Encodes each 40 ms frame with up to `context` samples before it and keeps the newest
+    token row: HF Encodec has no streaming state, so context stands in for it."""
+
+    def __init__(self, tokenizer, context: int):
+        self.tokenizer, self.context = tokenizer, context
+        self.history = np.zeros(0, np.float32)
+
+    def push(self, frame: np.ndarray) -> np.ndarray:
+        window = np.concatenate([self.history, frame])
+        codes = self.tokenizer.encode(window, INPUT_RATE)
+        self.history = window[-self.context:] if self.context else np.zeros(0, np.float32)
+        return codes[:, -1]
+
+
+class ContextDecoder:
+    """Decodes new rows of codes with up to `context` earlier rows and keeps the new samples."""
+
+    def __init__(self, tokenizer, context_rows: int):
+        self.tokenizer, self.context_rows = tokenizer, context_rows
+        self.history = None
+
+    def push(self, codes: np.ndarray) -> np.ndarray:
+        if codes.shape[1] == 0:
+            return np.zeros(0, np.float32)
+        window = codes if self.history is None else np.concatenate([self.history, codes], axis=1)
+        wav = np.asarray(self.tokenizer.decode(window), dtype=np.float32).reshape(-1)
+        per_row = wav.shape[0] // window.shape[1]
+        self.history = window[:, -self.context_rows:] if self.context_rows else None
+        return wav[-codes.shape[1] * per_row:]
+
+
+@dataclass
+class StepOutput:
+    samples: np.ndarray
+    text: str = ""
+    flush: bool = False
+
+
+class VoilaAdapter:
+    def __init__(self):
+        self.config: dict | None = None
+        self.runtime: dict | None = None
+        self.active: "VoilaConversation | None" = None
+
+    def configure(self, config: dict) -> None:
+        config = check_config(config)
+        loader = _resolve_factory(config["factory"]) if config["factory"] else load_official
+        runtime = loader(config)
+        missing = {"runner", "audio_tokenizer", "text_tokenizer", "ops", "identity"} - set(runtime)
+        if missing:
+            raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
+        tok = runtime["audio_tokenizer"]
+        probe = tok.encode(np.zeros(INPUT_RATE, np.float32), INPUT_RATE)
+        if probe.shape[-1] != TOKENS_PER_SECOND:
+            raise ConfigError(f"audio_tokenizer: gives {probe.shape[-1]} tokens per second; this adapter assumes "
+                              f"{TOKENS_PER_SECOND} (tokenize_func.SEG_LEN = 640 at 16 kHz)")
+        self.config, self.runtime = config, runtime
+
+    @property
+    def output_rate(self) -> int:
+        return int(self.runtime["audio_tokenizer"].sampling_rate)
+
+    def identity(self) -> dict:
+        if self.runtime is None:
+            return {}
+        ident = dict(self.runtime["identity"])
+        ident["sampling"] = json.dumps({k: self.config[k] for k in (
+            "temperature", "top_k", "audio_temperature", "audio_top_k")}, sort_keys=True)
+        ident["context_seconds"] = self.config["context_seconds"]
+        return {k: str(v) for k, v in ident.items()}
+
+    def start(self, conversation_id: str, seed: int, instruction: str = "") -> "VoilaConversation":
+        if self.runtime is None:
+            raise RuntimeError("voila: Start before Configure")
+        if self.active is not None and not self.active.closed:
+            raise RuntimeError(f"voila serves one conversation at a time; {self.active.conversation_id!r} is still open "
+                               "(run this model with concurrency 1)")
+        self.active = VoilaConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63, instruction)
+        return self.active
+
+
+class VoilaConversation:
+    input_rate = INPUT_RATE
+    frame_size = FRAME_SIZE
+
+    def __init__(self, adapter: VoilaAdapter, conversation_id: str, seed: int, instruction: str):
+        self.adapter = adapter
+        self.conversation_id = conversation_id
+        self.closed = False
+        rt, cfg = adapter.runtime, adapter.config
+        self.output_rate = adapter.output_rate
+        self.runner, self.ops, self.text_tokenizer = rt["runner"], rt["ops"], rt["text_tokenizer"]
+        self.ops.seed(seed)
+        with self.ops.no_grad():
+            self.runner.start(instruction)  # a fresh system prefix and a new DynamicCache
+        rows = int(round(cfg["context_seconds"] * TOKENS_PER_SECOND))  # whole tokens keep frames aligned
+        self.encoder = ContextEncoder(rt["audio_tokenizer"], rows * FRAME_SIZE)
+        self.decoder = ContextDecoder(rt["audio_tokenizer"], rows)
+        self.user_rows: deque = deque()
+        self.instruction_sha = hashlib.sha256(instruction.encode()).hexdigest()
+
+    def step(self, frame: np.ndarray) -> StepOutput:
+        if self.closed:
+            raise RuntimeError(f"conversation {self.conversation_id!r} is closed")
+        frame = np.ascontiguousarray(frame, dtype=np.float32).reshape(-1)
+        if frame.shape[0] != FRAME_SIZE:
+            raise ValueError(f"voila takes frames of exactly {FRAME_SIZE} samples at {INPUT_RATE} Hz, got {frame.shape[0]}")
+        r = self.runner
+        audio_rows, text_ids = [], []
+        with self.ops.no_grad():
+            user = self.encoder.push(frame)
+            # _wrapper_audio_tokens_autonomous: codebook n's code c becomes min_id + n * size + c.
+            offsets = r.min_audio_token_id + np.arange(r.num_codebooks) * r.codebook_size
+            self.user_rows.append(user[:r.num_codebooks].astype(np.int64) + offsets)
+            for _ in range(self.adapter.config["max_steps_per_frame"]):
+                row, is_audio = r.propose()
+                if is_audio:
+                    if not self.user_rows:
+                        break  # run_generate would block in next(input_generator): wait for the next frame
+                    r.commit(self.user_rows.popleft())
+                    audio_rows.append((row - r.min_audio_token_id) % r.codebook_size)
+                else:
+                    r.commit(None)
+                    if int(row[0]) != r.eos_token_id:
+                        text_ids.append(int(row[0]))
+        codes = np.stack(audio_rows, axis=1) if audio_rows else np.zeros((r.num_codebooks, 0), np.int64)
+        samples = self.decoder.push(codes)
+        text = self.text_tokenizer.decode(text_ids, skip_special_tokens=True) if text_ids else ""
+        return StepOutput(samples=samples, text=text)
+
+    def close(self) -> None:
+        self.closed = True
