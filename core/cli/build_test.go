@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/dataset"
 )
 
 // buildFlitePlugin builds the real flite plugin for the build command's tests.
@@ -68,7 +70,8 @@ dataset "gen" {
 }
 
 func TestBuildCommandRefusesBadScenarios(t *testing.T) {
-	bin := buildFlitePlugin(t)
+	// The scripts are checked before any plugin starts: no plugin binary is needed.
+	bin := "bin/plugins/not-built"
 	dir := t.TempDir()
 	src := filepath.Join(dir, "scripts")
 	os.MkdirAll(src, 0o755)
@@ -91,5 +94,46 @@ dataset "bad" {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "build")); !os.IsNotExist(err) {
 		t.Error("a refused build wrote output")
+	}
+}
+
+func TestBuildCommandPreambleFileAndDatasetFlag(t *testing.T) {
+	bin := buildFlitePlugin(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "duty.txt"), []byte("Aria, answer when asked.\nStay quiet otherwise.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "run.hcl"), []byte(fmt.Sprintf(`
+plugin "flite" {
+  source = %q
+  config {
+    duration_stretch = 1.2
+  }
+}
+dataset "one" {
+  generate {
+    generator = "procedural"
+    pairs     = 1
+  }
+  tts      = plugin.flite
+  voices   = { A = "kal16", B = "awb", C = "rms", D = "slt" }
+  preamble = "duty.txt"
+}
+`, bin)), 0o644)
+	if code, _, stderr := runDatasetCLI(dir, "build", "--dataset", "other", "run.hcl"); code != ExitUsage || !strings.Contains(stderr, `"other"`) {
+		t.Fatalf("unknown --dataset: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := runDatasetCLI(dir, "build", "--dataset", "one", "run.hcl")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	d, err := dataset.Load(filepath.Join(dir, "build", "datasets", "one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := d.Manifest
+	if m.Preamble.Text != "Aria, answer when asked. Stay quiet otherwise." || m.Preamble.DurationS < 1 || m.Preamble.DurationS > 8 {
+		t.Errorf("preamble %+v", m.Preamble)
+	}
+	if m.TTS.Identity["duration_stretch"] != "1.2" || m.Generator.Kind != "procedural" || m.Generator.Seed == nil {
+		t.Errorf("manifest identity: tts %+v, generator %+v", m.TTS, m.Generator)
 	}
 }
