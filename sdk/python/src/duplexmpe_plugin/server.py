@@ -17,7 +17,7 @@ from typing import Mapping, NoReturn, Optional, Sequence
 
 import grpc
 
-from . import api, handshake, logs, stdio, tls
+from . import api, handshake, logs, stdio, tls, tlsproxy
 from ._proto.duplexmpe.v1 import model_pb2_grpc, plugin_pb2_grpc, services_pb2_grpc
 from ._proto.goplugin import goplugin_pb2, goplugin_pb2_grpc, health_pb2
 from .services import (
@@ -67,6 +67,8 @@ class PluginServer:
         self.shutdown_requested = threading.Event()
         self._stopping = threading.Event()
         self._socket_dir: Optional[str] = None
+        self._front: Optional[tlsproxy.TLSFront] = None
+        self._front_listen: object = None
         self.address = ""
         self.network = ""
 
@@ -92,49 +94,59 @@ class PluginServer:
         goplugin_pb2_grpc.add_GRPCStdioServicer_to_server(_Stdio(self), self.server)
         self.server.add_generic_rpc_handlers((_health_handler(),))
 
-    def listen(self, network: str, credentials: Optional[grpc.ServerCredentials],
+    def listen(self, network: str, keys: Optional[tls.KeyPair] = None, client_cert_pem: bytes = b"",
                environ: Mapping[str, str] = os.environ) -> str:
         """Binds the server (before start) and returns the handshake address: a unix
-        socket path in a fresh directory (under PLUGIN_UNIX_SOCKET_DIR when set), or
-        127.0.0.1:<port> in PLUGIN_MIN_PORT..PLUGIN_MAX_PORT."""
-
-        def add(target: str) -> int:
-            if credentials is None:
-                return self.server.add_insecure_port(target)
-            return self.server.add_secure_port(target, credentials)
-
+        socket path in a fresh private directory (under PLUGIN_UNIX_SOCKET_DIR when
+        set), or 127.0.0.1:<port> in PLUGIN_MIN_PORT..PLUGIN_MAX_PORT. With ``keys``
+        every connection must present ``client_cert_pem`` (mutual TLS)."""
+        if network not in ("unix", "tcp"):
+            raise ValueError(f"network must be unix or tcp, not {network!r}")
+        self._socket_dir = tempfile.mkdtemp(prefix="plugin", dir=environ.get(handshake.ENV_UNIX_SOCKET_DIR) or None)
         if network == "unix":
-            self._socket_dir = tempfile.mkdtemp(prefix="plugin", dir=environ.get(handshake.ENV_UNIX_SOCKET_DIR) or None)
             path = os.path.join(self._socket_dir, "plugin.sock")
             if len(path.encode()) > 107:
                 raise OSError(f"unix socket path {path} is longer than 107 bytes; set a shorter "
                               f"{handshake.ENV_UNIX_SOCKET_DIR} or {ENV_NETWORK}=tcp")
-            if not add("unix:" + path):
-                raise OSError(f"cannot listen on unix socket {path}")
-            self.network, self.address = "unix", path
-        elif network == "tcp":
+            target, address, listen_on = "unix:" + path, path, path
+        else:
             port = _free_port(int(environ.get(handshake.ENV_MIN_PORT) or 10000),
                               int(environ.get(handshake.ENV_MAX_PORT) or 25000))
-            if not add(f"127.0.0.1:{port}"):
-                raise OSError(f"cannot listen on 127.0.0.1:{port}")
-            self.network, self.address = "tcp", f"127.0.0.1:{port}"
+            target, address, listen_on = f"127.0.0.1:{port}", f"127.0.0.1:{port}", ("127.0.0.1", port)
+
+        if keys is None:
+            bound = self.server.add_insecure_port(target)
+        elif tlsproxy.grpc_can_verify(client_cert_pem):
+            bound = self.server.add_secure_port(target, tls.server_credentials(keys, client_cert_pem))
         else:
-            raise ValueError(f"network must be unix or tcp, not {network!r}")
-        return self.address
+            inner = os.path.join(self._socket_dir, "grpc.sock")
+            bound = self.server.add_insecure_port("unix:" + inner)
+            self._front = tlsproxy.TLSFront(keys, client_cert_pem, inner, self._socket_dir)
+            self._front_listen = listen_on
+        if not bound:
+            raise OSError(f"cannot listen on {target}")
+        self.network, self.address = network, address
+        return address
 
     def start(self, environ: Mapping[str, str] = os.environ) -> None:
         self.server.start()
+        if self._front is not None:
+            self._front.start(self._front_listen)
         group = environ.get(handshake.ENV_UNIX_SOCKET_GROUP)
         if self.network == "unix" and group:
             gid = int(group) if group.isdigit() else grp.getgrnam(group).gr_gid
             os.chown(self.address, -1, gid)
             os.chmod(self.address, 0o660)
+            os.chmod(self._socket_dir, 0o750)
+            os.chown(self._socket_dir, -1, gid)
 
     def stop(self, grace: float = 0.2) -> None:
         """Stops serving: ends the stdio stream, cancels calls still running after
         ``grace`` seconds, waits up to a second for open conversations to be closed,
         and removes the socket directory."""
         self._stopping.set()
+        if self._front is not None:
+            self._front.stop()
         self.server.stop(grace).wait(grace + 1.0)
         deadline = time.monotonic() + 1.0
         while self.model and self.model.open_conversations() and time.monotonic() < deadline:
@@ -228,14 +240,14 @@ def serve(plugin: api.Plugin, *, versions: Sequence[int] = (handshake.PROTOCOL_V
     try:
         server = PluginServer(plugin, max_workers=max_workers)
         version = handshake.negotiate_version(environ, versions, warn=log.warning)
-        credentials, cert = None, ""
+        keys, cert = None, ""
         client_pem = environ.get(handshake.ENV_CLIENT_CERT, "").encode()
         if client_pem:
             tls.check_client_cert(client_pem)
             keys = tls.generate_cert()
-            credentials, cert = tls.server_credentials(keys, client_pem), keys.handshake_cert
+            cert = keys.handshake_cert
         chosen = network or environ.get(ENV_NETWORK) or "unix"
-        address = server.listen(chosen, credentials, environ)
+        address = server.listen(chosen, keys, client_pem, environ)
         server.start(environ)
         line = handshake.handshake_line(version, server.network, address, cert)
     except (ProtocolError, TypeError, ValueError, OSError, KeyError) as e:
@@ -259,7 +271,8 @@ def serve(plugin: api.Plugin, *, versions: Sequence[int] = (handshake.PROTOCOL_V
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     log.info("plugin serving", extra={"plugin": server.name, "kinds": ",".join(server.kinds),
                                       "protocol_version": version, "network": server.network,
-                                      "address": address, "mtls": bool(cert)})
+                                      "address": address, "mtls": bool(cert),
+                                      "tls_front": server._front is not None})
 
     parent = os.getppid()
     reason = "shutdown requested"

@@ -1,0 +1,293 @@
+package pluginpython_test
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+const (
+	rate  = 16000
+	frame = 1280
+)
+
+// spec runs the example exactly as a run file would: the run.sh wrapper, which execs the
+// repository's .venv Python on plugin.py.
+func spec(t testing.TB) pluginhost.Spec {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	venvPython := filepath.Join(dir, "..", "..", ".venv", "bin", "python")
+	if _, err := os.Stat(venvPython); err != nil {
+		t.Skipf("the Python plugin needs the repository's .venv (%s is missing): run `make deps-py` first", venvPython)
+	}
+	return pluginhost.Spec{Name: "beep", Command: []string{"./run.sh"}, Dir: dir, StartTimeout: time.Minute}
+}
+
+// syncBuffer collects the host's hclog output, which plugin log lines are copied into.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func start(t testing.TB, logs *syncBuffer) *pluginhost.Client {
+	t.Helper()
+	var logger hclog.Logger
+	if logs != nil {
+		logger = hclog.New(&hclog.LoggerOptions{Name: "host", Output: logs, Level: hclog.Trace, JSONFormat: true})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := pluginhost.Start(ctx, spec(t), logger)
+	if err != nil {
+		t.Fatalf("starting the Python example through the host: %v", err)
+	}
+	t.Cleanup(c.Kill)
+	return c
+}
+
+func constant(v float32) []float32 {
+	s := make([]float32, frame)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+func TestDescribeConfigureConverse(t *testing.T) {
+	c := start(t, nil)
+	ctx := context.Background()
+
+	info, err := c.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Name != "beep" || info.Version != "0.1.0" || info.ProtocolVersion != sdk.ProtocolVersion {
+		t.Errorf("Describe = %q %q protocol %d, want beep 0.1.0 protocol %d", info.Name, info.Version, info.ProtocolVersion, sdk.ProtocolVersion)
+	}
+	if strings.Join(info.Kinds, ",") != "model" {
+		t.Errorf("kinds = %v, want [model]", info.Kinds)
+	}
+	fields := map[string]sdk.ConfigField{}
+	for _, f := range info.Config {
+		fields[f.Name] = f
+	}
+	if f := fields["threshold"]; f.Type != sdk.TypeNumber || f.Default != 0.05 {
+		t.Errorf("config field threshold = %+v, want a number defaulting to 0.05", f)
+	}
+	if len(fields) != 3 {
+		t.Errorf("config schema has %d fields, want 3: %+v", len(fields), info.Config)
+	}
+
+	err = c.Configure(ctx, map[string]any{"threshold": 5.0, "tone_hz": 440.0, "tone_ms": 400.0})
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "threshold = 5") {
+		t.Fatalf("Configure(threshold 5) = %v, want InvalidArgument naming threshold", err)
+	}
+	if err := c.Configure(ctx, map[string]any{"threshold": 0.1, "tone_hz": 1000.0, "tone_ms": 240.0}); err != nil {
+		t.Fatal(err)
+	}
+	info, err = c.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.Identity["tone"]; got != "1000 Hz, 240 ms" {
+		t.Errorf("identity tone after Configure = %q, want %q", got, "1000 Hz, 240 ms")
+	}
+
+	model, err := c.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := model.Start(ctx, sdk.ConversationStart{ID: "c1", Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := conv.Format(); f != (sdk.Format{InputRate: rate, OutputRate: rate, FrameSize: frame}) {
+		t.Fatalf("format = %+v", f)
+	}
+	// Quiet, two loud frames (someone speaks), then quiet: the answer is 240 ms of
+	// 1000 Hz tone, in three frames, starting on the first quiet frame after the speech.
+	inputs := [][]float32{constant(0), constant(0), constant(0.5), constant(-0.5), constant(0), constant(0), constant(0), constant(0)}
+	var tone []float32
+	for i, in := range inputs {
+		out, err := conv.Step(ctx, in)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		answering := i >= 4 && i <= 6
+		if answering != (len(out.Samples) > 0) {
+			t.Errorf("frame %d: %d output samples; want output only on frames 4-6", i, len(out.Samples))
+		}
+		if (out.Text == "beep") != (i == 4) {
+			t.Errorf("frame %d: text %q; want \"beep\" on frame 4 only", i, out.Text)
+		}
+		tone = append(tone, out.Samples...)
+	}
+	if len(tone) != rate*240/1000 {
+		t.Fatalf("tone has %d samples, want %d", len(tone), rate*240/1000)
+	}
+	// 1000 Hz crosses zero upwards 1000 times a second.
+	var ups int
+	var peak float64
+	for i := 1; i < len(tone); i++ {
+		if tone[i-1] < 0 && tone[i] >= 0 {
+			ups++
+		}
+		peak = math.Max(peak, math.Abs(float64(tone[i])))
+	}
+	if hz := float64(ups) * rate / float64(len(tone)); math.Abs(hz-1000) > 10 {
+		t.Errorf("tone is %.0f Hz, want 1000", hz)
+	}
+	if peak < 0.29 || peak > 0.31 {
+		t.Errorf("tone peak %.3f, want 0.3", peak)
+	}
+
+	// The SDK enforces the frame size: a short frame is refused with InvalidArgument.
+	_, err = conv.Step(ctx, make([]float32, frame-1))
+	if err == nil {
+		t.Fatal("a frame of 1279 samples was accepted")
+	}
+	if err := conv.Close(); err != nil && status.Code(err) != codes.InvalidArgument {
+		t.Logf("close after a refused frame: %v", err)
+	}
+}
+
+func TestLogsReachTheHost(t *testing.T) {
+	logs := &syncBuffer{}
+	c := start(t, logs)
+	if err := c.Configure(context.Background(), map[string]any{"threshold": 0.2}); err != nil {
+		t.Fatal(err)
+	}
+	c.Kill()
+	out := logs.String()
+	// hclog JSON lines from Python become host log entries at their own level, with
+	// their keys.
+	for _, want := range []string{
+		`"@level":"info","@message":"plugin serving"`,
+		`"kinds":"model"`,
+		`"mtls":true`,
+		`"@message":"configured"`,
+		`"threshold":0.2`,
+		`"@message":"plugin stopping: shutdown requested"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("host log lacks %s; it has:\n%s", want, out)
+		}
+	}
+}
+
+// TestKillLeavesNoPython starts the plugin through the run.sh shell wrapper and checks
+// that after Kill nothing of it is alive: not the Python process, not anything else in
+// its process group. The plugin stops through go-plugin's graceful Shutdown (its own
+// log line says so), not through the SIGKILL fallback.
+func TestKillLeavesNoPython(t *testing.T) {
+	logs := &syncBuffer{}
+	c := start(t, logs)
+	pid := c.Pid()
+	if pid <= 0 {
+		t.Fatalf("pid = %d", pid)
+	}
+	exe, err := os.Readlink(filepath.Join("/proc", itoa(pid), "exe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(filepath.Base(exe), "python") {
+		t.Fatalf("the plugin process runs %s, want python (run.sh should exec it)", exe)
+	}
+	members, err := pluginhost.GroupMembers(pid)
+	if err != nil || len(members) == 0 {
+		t.Fatalf("process group %d before Kill: %v, %v", pid, members, err)
+	}
+
+	began := time.Now()
+	c.Kill()
+	t.Logf("Kill took %v", time.Since(began))
+
+	members, err = pluginhost.GroupMembers(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(members) != 0 {
+		t.Errorf("after Kill, process group %d still has %v", pid, members)
+	}
+	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+		t.Errorf("after Kill, pid %d still exists (kill 0: %v)", pid, err)
+	}
+	if !strings.Contains(logs.String(), "plugin stopping: shutdown requested") {
+		t.Errorf("the plugin did not stop through Shutdown; host log:\n%s", logs.String())
+	}
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// BenchmarkStep measures one lockstep frame round trip host -> Python -> host (80 ms of
+// 16 kHz audio in, the reply out) through the real host and gRPC with mTLS.
+func BenchmarkStep(b *testing.B) {
+	c := start(b, nil)
+	ctx := context.Background()
+	model, err := c.Model()
+	if err != nil {
+		b.Fatal(err)
+	}
+	conv, err := model.Start(ctx, sdk.ConversationStart{ID: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conv.Close()
+	in := constant(0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := conv.Step(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/frame")
+}
+
+// BenchmarkStart measures starting the Python plugin through run.sh to a finished
+// handshake and Describe, then Kill.
+func BenchmarkStart(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		c := start(b, nil)
+		c.Kill()
+	}
+}
