@@ -317,7 +317,7 @@ func request(rng *rand.Rand, t *task, req string) {
 		cue := pick(rng, []struct{ e, i string }{
 			{"Let's just ask Aria, she's been listening this whole time.", "Let's just ask the assistant, it's been listening this whole time."},
 			{"Aria heard all of that, she'll know.", "The speaker heard all of that, it'll know."},
-			{"I'm not doing this math. Aria can do it.", "I'm not doing this math. The assistant can do it."},
+			{"Honestly, Aria was here for all of it, she'll remember.", "Honestly, the assistant was here for all of it, it'll remember."},
 		})
 		t.preT = func(rng *rand.Rand, c *cast) {
 			x := c.pickSpeaker(rng, c.prev())
