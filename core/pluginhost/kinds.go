@@ -1,0 +1,389 @@
+package pluginhost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	"google.golang.org/grpc"
+
+	"github.com/duplexmpe/duplexmpe/internal/protocol"
+	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/sdk/wire"
+)
+
+// Model returns the plugin's model over gRPC, or an error if it does not serve one.
+func (c *Client) Model() (sdk.Model, error) {
+	if err := c.serves(sdk.KindModel); err != nil {
+		return nil, err
+	}
+	return modelClient{c}, nil
+}
+
+// TTS returns the plugin's TTS over gRPC, or an error if it does not serve one.
+func (c *Client) TTS() (sdk.TTS, error) {
+	if err := c.serves(sdk.KindTTS); err != nil {
+		return nil, err
+	}
+	return ttsClient{c}, nil
+}
+
+// ASR returns the plugin's ASR over gRPC, or an error if it does not serve one.
+func (c *Client) ASR() (sdk.ASR, error) {
+	if err := c.serves(sdk.KindASR); err != nil {
+		return nil, err
+	}
+	return asrClient{c}, nil
+}
+
+// Judge returns the plugin's judge over gRPC, or an error if it does not serve one.
+func (c *Client) Judge() (sdk.Judge, error) {
+	if err := c.serves(sdk.KindJudge); err != nil {
+		return nil, err
+	}
+	return judgeClient{c}, nil
+}
+
+// LLM returns the plugin's LLM over gRPC, or an error if it does not serve one.
+func (c *Client) LLM() (sdk.LLM, error) {
+	if err := c.serves(sdk.KindLLM); err != nil {
+		return nil, err
+	}
+	return llmClient{c}, nil
+}
+
+// Kinds are the kinds the plugin serves (from its Describe at start).
+func (c *Client) Kinds() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.kinds)
+}
+
+func (c *Client) serves(kind string) error {
+	kinds := c.Kinds()
+	if slices.Contains(kinds, kind) {
+		return nil
+	}
+	served := "nothing"
+	if len(kinds) > 0 {
+		served = strings.Join(kinds, ", ")
+	}
+	return fmt.Errorf("plugin %q does not serve kind %q (it serves %s); use a %s plugin here", c.spec.Name, kind, served, kind)
+}
+
+type modelClient struct{ c *Client }
+
+// Start opens one Converse stream. The stream outlives ctx (which bounds only the
+// start); each Step has its own ctx, and Close ends the stream.
+func (m modelClient) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conversation, error) {
+	conn, err := m.c.connection()
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	fail := func(err error) (sdk.Conversation, error) {
+		cancel()
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return nil, m.c.callError("Model.Start", err)
+	}
+	stream, err := protocol.NewModelClient(conn).Converse(sctx)
+	if err != nil {
+		return fail(err)
+	}
+	if err := stream.Send(&protocol.ModelInput{Msg: &protocol.ModelInput_Start{Start: &protocol.ConversationStart{
+		ConversationId: req.ID, Seed: req.Seed, Instruction: req.Instruction,
+	}}}); err != nil {
+		return fail(recvErr(stream, err))
+	}
+	out, err := stream.Recv()
+	if err != nil {
+		return fail(err)
+	}
+	ready := out.GetReady()
+	if ready == nil {
+		return fail(fmt.Errorf("protocol violation: the first reply must be ready, got %s", describeOutput(out)))
+	}
+	f := sdk.Format{InputRate: int(ready.GetInputRate()), OutputRate: int(ready.GetOutputRate()), FrameSize: int(ready.GetFrameSize())}
+	if f.InputRate <= 0 || f.OutputRate <= 0 || f.FrameSize <= 0 {
+		return fail(fmt.Errorf("protocol violation: ready has input rate %d, output rate %d, frame size %d; all must be positive",
+			f.InputRate, f.OutputRate, f.FrameSize))
+	}
+	return &conversation{c: m.c, id: req.ID, stream: stream, cancel: cancel, format: f}, nil
+}
+
+// recvErr: a failed Send on a bidi stream hides the real status, which Recv returns.
+func recvErr(stream grpc.BidiStreamingClient[protocol.ModelInput, protocol.ModelOutput], sendErr error) error {
+	if !errors.Is(sendErr, io.EOF) {
+		return sendErr
+	}
+	if _, err := stream.Recv(); err != nil {
+		return err
+	}
+	return sendErr
+}
+
+func describeOutput(out *protocol.ModelOutput) string {
+	switch m := out.GetMsg().(type) {
+	case *protocol.ModelOutput_Frame:
+		return fmt.Sprintf("frame %d", m.Frame.GetIndex())
+	case *protocol.ModelOutput_Ready:
+		return "ready"
+	}
+	return "an empty message"
+}
+
+type conversation struct {
+	c      *Client
+	id     string
+	stream grpc.BidiStreamingClient[protocol.ModelInput, protocol.ModelOutput]
+	cancel context.CancelFunc
+	format sdk.Format
+
+	mu     sync.Mutex
+	next   uint64
+	buf    []byte
+	err    error // sticky: a broken stream stays broken
+	closed bool
+}
+
+func (cv *conversation) Format() sdk.Format { return cv.format }
+
+func (cv *conversation) Step(ctx context.Context, frame []float32) (sdk.Output, error) {
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	if cv.closed {
+		return sdk.Output{}, fmt.Errorf("plugin %q: conversation %q is closed", cv.c.spec.Name, cv.id)
+	}
+	if cv.err != nil {
+		return sdk.Output{}, cv.err
+	}
+	if len(frame) != cv.format.FrameSize {
+		return sdk.Output{}, fmt.Errorf("plugin %q: conversation %q: frame %d has %d samples; the model declared frames of %d samples",
+			cv.c.spec.Name, cv.id, cv.next, len(frame), cv.format.FrameSize)
+	}
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, cv.cancel)
+		defer stop()
+	}
+	cv.buf = wire.AppendPCM(cv.buf[:0], frame)
+	idx := cv.next
+	out, err := cv.roundTrip(idx)
+	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		cv.err = cv.c.callError(fmt.Sprintf("Model.Step (conversation %q, frame %d)", cv.id, idx), err)
+		cv.cancel()
+		return sdk.Output{}, cv.err
+	}
+	cv.next++
+	return out, nil
+}
+
+func (cv *conversation) roundTrip(idx uint64) (sdk.Output, error) {
+	if err := cv.stream.Send(&protocol.ModelInput{Msg: &protocol.ModelInput_Frame{Frame: &protocol.InputFrame{Index: idx, Pcm: cv.buf}}}); err != nil {
+		return sdk.Output{}, recvErr(cv.stream, err)
+	}
+	msg, err := cv.stream.Recv()
+	if err != nil {
+		return sdk.Output{}, err
+	}
+	f := msg.GetFrame()
+	if f == nil {
+		return sdk.Output{}, fmt.Errorf("protocol violation: expected the reply to frame %d, got %s", idx, describeOutput(msg))
+	}
+	if f.GetIndex() != idx {
+		return sdk.Output{}, fmt.Errorf("protocol violation: reply index %d, expected %d", f.GetIndex(), idx)
+	}
+	samples, err := wire.DecodePCM(nil, f.GetPcm())
+	if err != nil {
+		return sdk.Output{}, fmt.Errorf("protocol violation: reply to frame %d: %v", idx, err)
+	}
+	return sdk.Output{Samples: samples, Text: f.GetText(), Flush: f.GetFlush()}, nil
+}
+
+// Close sends end and waits for the plugin to close the stream (its Conversation.Close
+// has then run). It is idempotent.
+func (cv *conversation) Close() error {
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	if cv.closed {
+		return nil
+	}
+	cv.closed = true
+	defer cv.cancel()
+	if cv.err != nil {
+		return nil // already reported by Step
+	}
+	op := fmt.Sprintf("Model.Close (conversation %q)", cv.id)
+	if err := cv.stream.Send(&protocol.ModelInput{Msg: &protocol.ModelInput_End{End: &protocol.ConversationEnd{}}}); err != nil {
+		if err = recvErr(cv.stream, err); !errors.Is(err, io.EOF) {
+			return cv.c.callError(op, err)
+		}
+		return nil
+	}
+	_ = cv.stream.CloseSend()
+	msg, err := cv.stream.Recv()
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		return cv.c.callError(op, err)
+	}
+	return cv.c.callError(op, fmt.Errorf("protocol violation: %s after end", describeOutput(msg)))
+}
+
+type ttsClient struct{ c *Client }
+
+func (t ttsClient) Voices(ctx context.Context) ([]sdk.Voice, error) {
+	conn, err := t.c.connection()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := protocol.NewTTSClient(conn).ListVoices(ctx, &protocol.ListVoicesRequest{})
+	if err != nil {
+		return nil, t.c.callError("TTS.Voices", err)
+	}
+	voices := make([]sdk.Voice, 0, len(resp.GetVoices()))
+	for _, v := range resp.GetVoices() {
+		voices = append(voices, sdk.Voice{ID: v.GetId(), Description: v.GetDescription(), Rate: int(v.GetSampleRate())})
+	}
+	return voices, nil
+}
+
+func (t ttsClient) Synthesize(ctx context.Context, text, voice string) (sdk.Audio, error) {
+	conn, err := t.c.connection()
+	if err != nil {
+		return sdk.Audio{}, err
+	}
+	resp, err := protocol.NewTTSClient(conn).Synthesize(ctx, &protocol.SynthesizeRequest{Text: text, Voice: voice})
+	if err != nil {
+		return sdk.Audio{}, t.c.callError("TTS.Synthesize", err)
+	}
+	samples, err := wire.DecodePCM(nil, resp.GetAudio().GetPcm())
+	if err != nil {
+		return sdk.Audio{}, t.c.callError("TTS.Synthesize", fmt.Errorf("protocol violation: %v", err))
+	}
+	return sdk.Audio{Samples: samples, Rate: int(resp.GetAudio().GetSampleRate())}, nil
+}
+
+type asrClient struct{ c *Client }
+
+func (a asrClient) Transcribe(ctx context.Context, clip sdk.Audio, language string) (string, error) {
+	conn, err := a.c.connection()
+	if err != nil {
+		return "", err
+	}
+	resp, err := protocol.NewASRClient(conn).Transcribe(ctx, &protocol.TranscribeRequest{
+		Audio:    &protocol.Audio{Pcm: wire.AppendPCM(nil, clip.Samples), SampleRate: uint32(max(clip.Rate, 0))},
+		Language: language,
+	})
+	if err != nil {
+		return "", a.c.callError("ASR.Transcribe", err)
+	}
+	return resp.GetText(), nil
+}
+
+type judgeClient struct{ c *Client }
+
+func (j judgeClient) JudgeAnswer(ctx context.Context, q sdk.AnswerQuery) (sdk.Verdict, error) {
+	conn, err := j.c.connection()
+	if err != nil {
+		return sdk.Verdict{}, err
+	}
+	v, err := protocol.NewJudgeClient(conn).JudgeAnswer(ctx, &protocol.JudgeAnswerRequest{
+		Context: turnsToProto(q.Context), Request: q.Request, GoldAnswer: q.GoldAnswer, Response: q.Response,
+	})
+	if err != nil {
+		return sdk.Verdict{}, j.c.callError("Judge.JudgeAnswer", err)
+	}
+	return verdictFromProto(v), nil
+}
+
+func (j judgeClient) ClassifySpeech(ctx context.Context, q sdk.SpeechQuery) (sdk.Verdict, error) {
+	conn, err := j.c.connection()
+	if err != nil {
+		return sdk.Verdict{}, err
+	}
+	v, err := protocol.NewJudgeClient(conn).ClassifySpeech(ctx, &protocol.ClassifySpeechRequest{
+		Context: turnsToProto(q.Context), Transcript: q.Transcript,
+	})
+	if err != nil {
+		return sdk.Verdict{}, j.c.callError("Judge.ClassifySpeech", err)
+	}
+	return verdictFromProto(v), nil
+}
+
+func turnsToProto(turns []sdk.DialogueTurn) []*protocol.DialogueTurn {
+	out := make([]*protocol.DialogueTurn, len(turns))
+	for i, t := range turns {
+		out[i] = &protocol.DialogueTurn{Speaker: t.Speaker, Text: t.Text}
+	}
+	return out
+}
+
+func verdictFromProto(v *protocol.Verdict) sdk.Verdict {
+	return sdk.Verdict{Label: v.GetLabel(), Parsed: v.GetParsed(), Raw: v.GetRaw(), Rationale: v.GetRationale()}
+}
+
+type llmClient struct{ c *Client }
+
+func (l llmClient) Complete(ctx context.Context, r sdk.CompletionRequest) (sdk.Completion, error) {
+	conn, err := l.c.connection()
+	if err != nil {
+		return sdk.Completion{}, err
+	}
+	req := &protocol.CompleteRequest{Temperature: r.Temperature, MaxTokens: uint32(max(r.MaxTokens, 0)), Json: r.JSON, Seed: r.Seed}
+	for _, m := range r.Messages {
+		req.Messages = append(req.Messages, &protocol.ChatMessage{Role: m.Role, Content: m.Content})
+	}
+	resp, err := protocol.NewLLMClient(conn).Complete(ctx, req)
+	if err != nil {
+		return sdk.Completion{}, l.c.callError("LLM.Complete", err)
+	}
+	return sdk.Completion{
+		Content:          resp.GetContent(),
+		Model:            resp.GetModel(),
+		PromptTokens:     int(resp.GetPromptTokens()),
+		CompletionTokens: int(resp.GetCompletionTokens()),
+		FinishReason:     resp.GetFinishReason(),
+	}, nil
+}
+
+// infoFromProto decodes a Describe answer; a default that is not JSON is an error.
+func infoFromProto(resp *protocol.DescribeResponse) (sdk.Info, error) {
+	info := sdk.Info{
+		Name:            resp.GetName(),
+		Version:         resp.GetVersion(),
+		Description:     resp.GetDescription(),
+		Kinds:           resp.GetKinds(),
+		ProtocolVersion: int(resp.GetProtocolVersion()),
+		Capabilities:    resp.GetCapabilities(),
+		Identity:        resp.GetIdentity(),
+	}
+	for _, pf := range resp.GetConfigSchema() {
+		f := sdk.ConfigField{
+			Name:        pf.GetName(),
+			Type:        pf.GetType(),
+			Required:    pf.GetRequired(),
+			Description: pf.GetDescription(),
+			Allowed:     pf.GetAllowed(),
+		}
+		if d := pf.GetDefaultJson(); d != "" {
+			if err := json.Unmarshal([]byte(d), &f.Default); err != nil {
+				return info, fmt.Errorf("config field %q: default %q is not valid JSON: %v", f.Name, d, err)
+			}
+		}
+		info.Config = append(info.Config, f)
+	}
+	return info, nil
+}
