@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,6 +160,9 @@ func checkModels(models []*Model) error {
 		}
 		if seen[m.Name] {
 			return fmt.Errorf("evaluate: model %q is listed twice", m.Name)
+		}
+		if m.Instruction != "" && !slices.Contains(m.Info.Capabilities, CapInstruction) {
+			return fmt.Errorf("evaluate: model %q has a text instruction, but the plugin does not declare %q and would ignore it; remove the instruction", m.Name, CapInstruction)
 		}
 		seen[m.Name] = true
 	}
@@ -338,6 +342,9 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 	}
 	return sum, context.Cause(ctx)
 }
+
+// CapInstruction is the capability of a model plugin that honours a text instruction.
+const CapInstruction = "model.instruction"
 
 // CapConcurrency is the capability prefix by which a model plugin says how many
 // conversations it can play at once: "model.concurrency=4".

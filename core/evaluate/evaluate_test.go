@@ -1,6 +1,7 @@
 package evaluate_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -147,10 +148,15 @@ func TestRunAndResume(t *testing.T) {
 	models := []*evaluate.Model{startModel(t, "silent"), startModel(t, "always-talk")}
 	opts := options(t)
 	st := newStore(t, ds, models, opts)
+	var bars bytes.Buffer
+	opts.Progress = &bars // not a terminal: no bars
 
 	sum, err := evaluate.Run(context.Background(), ds, models, st, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if bars.Len() > 0 {
+		t.Errorf("progress written to a non-terminal: %q", bars.String())
 	}
 	if sum.Total != (evaluate.Counts{Planned: 8, Done: 8}) {
 		t.Errorf("first run %+v, want 8 planned and done", sum.Total)
@@ -354,6 +360,18 @@ func TestShardsPartitionThePlan(t *testing.T) {
 		if changed := !before[it.Meta.ID]; changed != (it.Meta.ScenarioID == sc.ScenarioID) {
 			t.Errorf("%s %s: id changed = %v", it.Meta.Model, it.Meta.ScenarioID, changed)
 		}
+	}
+}
+
+func TestInstructionNeedsTheCapability(t *testing.T) {
+	ds := smallDataset(t)
+	m := &evaluate.Model{Name: "a", Model: &canceller{}, Instruction: "You are Aria."}
+	if _, err := evaluate.Plan(ds, []*evaluate.Model{m}, options(t)); err == nil || !strings.Contains(err.Error(), "model.instruction") {
+		t.Errorf("err = %v, want a refusal naming the capability", err)
+	}
+	m.Info.Capabilities = []string{"model.instruction"}
+	if _, err := evaluate.Plan(ds, []*evaluate.Model{m}, options(t)); err != nil {
+		t.Error(err)
 	}
 }
 

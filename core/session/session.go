@@ -40,6 +40,13 @@
 //   - the session ends at the first frame boundary at or after the end of the tail; the
 //     last frame is padded with silence, so the tail lasts between tail and tail + d.
 //
+// What the detector has heard at a boundary: the audible waveform up to it, resampled to
+// 16 kHz by a streaming resampler (which holds back its few samples of look-ahead) and
+// cut into Silero's 32 ms windows (a partial window waits for the next frame). So its
+// answers lag the audible waveform by up to about 32 ms plus the resampler's delay, and
+// "speaking" needs min_speech of speech first: a response that starts at time s is seen
+// at the first boundary after about s + min_speech + 32 ms.
+//
 // The recorded timeline carries the ACTUAL start and end of every turn and of the
 // preamble in seconds (sample index / Ri): that, not the nominal schedule, is what
 // scoring uses.

@@ -268,3 +268,25 @@ func TestShards(t *testing.T) {
 }
 
 func itoa(i int) string { return string(rune('0' + i)) }
+
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"0/1", "3/4", " 1 / 2 ", "4/4", "-1/3", "a/b", "/", "", "1/0", "9999999999999999999/1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sh, err := ParseShard(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "shard") {
+				t.Errorf("error %q does not say it is about the shard", err)
+			}
+			return
+		}
+		if sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count {
+			t.Fatalf("ParseShard(%q) = %+v", s, sh)
+		}
+		back, err := ParseShard(sh.String())
+		if err != nil || back != sh {
+			t.Fatalf("%+v does not round-trip: %+v %v", sh, back, err)
+		}
+	})
+}
