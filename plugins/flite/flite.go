@@ -40,7 +40,6 @@ type fliteTTS struct {
 	voices   []sdk.Voice // cached after the first probe
 	version  string
 	binHash  string
-	describe sync.Once
 }
 
 func newFlite() *fliteTTS {
@@ -153,7 +152,7 @@ func (f *fliteTTS) voicesLocked(ctx context.Context) ([]sdk.Voice, error) {
 		if limitedDomain[id] {
 			continue
 		}
-		pcm, err := f.run(ctx, "a", id)
+		pcm, err := run(ctx, f.binary, f.stretch, "a", id)
 		if err != nil {
 			return nil, err
 		}
@@ -171,6 +170,7 @@ func (f *fliteTTS) Synthesize(ctx context.Context, text, voice string) (sdk.Audi
 	if voice == "" {
 		voice = f.voice
 	}
+	binary, stretch := f.binary, f.stretch
 	voices, err := f.voicesLocked(ctx)
 	f.mu.Unlock()
 	if err != nil {
@@ -182,7 +182,7 @@ func (f *fliteTTS) Synthesize(ctx context.Context, text, voice string) (sdk.Audi
 	if strings.TrimSpace(text) == "" {
 		return sdk.Audio{}, errors.New("text is empty: nothing to synthesise")
 	}
-	pcm, err := f.run(ctx, text, voice)
+	pcm, err := run(ctx, binary, stretch, text, voice)
 	if err != nil {
 		return sdk.Audio{}, err
 	}
@@ -191,7 +191,7 @@ func (f *fliteTTS) Synthesize(ctx context.Context, text, voice string) (sdk.Audi
 
 // run synthesises text with one flite process. The text goes through a file, never the
 // command line, so text starting with "-" or holding quotes is spoken as written.
-func (f *fliteTTS) run(ctx context.Context, text, voice string) (audio.PCM, error) {
+func run(ctx context.Context, binary string, stretch float64, text, voice string) (audio.PCM, error) {
 	dir, err := os.MkdirTemp("", "flite-")
 	if err != nil {
 		return audio.PCM{}, err
@@ -202,10 +202,10 @@ func (f *fliteTTS) run(ctx context.Context, text, voice string) (audio.PCM, erro
 		return audio.PCM{}, err
 	}
 	args := []string{"-voice", voice, "-f", in, "-o", out}
-	if f.stretch != 1 {
-		args = append(args, "--setf", "duration_stretch="+strconv.FormatFloat(f.stretch, 'f', -1, 64))
+	if stretch != 1 {
+		args = append(args, "--setf", "duration_stretch="+strconv.FormatFloat(stretch, 'f', -1, 64))
 	}
-	cmd := exec.CommandContext(ctx, f.binary, args...)
+	cmd := exec.CommandContext(ctx, binary, args...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	if err := cmd.Run(); err != nil {

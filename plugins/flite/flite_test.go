@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,4 +157,34 @@ func BenchmarkSynthesizeTurn(b *testing.B) {
 		audioSec += float64(len(a.Samples)) / float64(a.Rate)
 	}
 	b.ReportMetric(audioSec/b.Elapsed().Seconds(), "x_realtime")
+}
+
+func TestConcurrentSynthesesAreIndependent(t *testing.T) {
+	needFlite(t)
+	f := newFlite()
+	ctx := context.Background()
+	texts := []string{"One two three.", "Four five six seven.", "Eight."}
+	want := make([]int, len(texts))
+	for i, s := range texts {
+		a, err := f.Synthesize(ctx, s, "rms")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = len(a.Samples)
+	}
+	errs := make(chan error, len(texts))
+	for i, s := range texts {
+		go func() {
+			a, err := f.Synthesize(ctx, s, "rms")
+			if err == nil && len(a.Samples) != want[i] {
+				err = fmt.Errorf("%q: %d samples concurrently, %d alone", s, len(a.Samples), want[i])
+			}
+			errs <- err
+		}()
+	}
+	for range texts {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }
