@@ -33,13 +33,13 @@ const DefaultVoice = "kal16"
 var limitedDomain = map[string]bool{"awb_time": true}
 
 type fliteTTS struct {
-	mu       sync.Mutex
-	binary   string
-	voice    string
-	stretch  float64
-	voices   []sdk.Voice // cached after the first probe
-	version  string
-	binHash  string
+	mu      sync.Mutex
+	binary  string
+	voice   string
+	stretch float64
+	voices  []sdk.Voice // cached after the first probe
+	version string
+	binHash string
 }
 
 func newFlite() *fliteTTS {
