@@ -29,7 +29,7 @@ class FreezeOmniPlugin(sdk.Model):
     version = ma.VERSION
     description = ("Freeze-Omni in-process on the frame clock: Silero VAD + LLM state prediction per 160 ms chunk "
                    "(16 kHz in), the whole answer voiced at once when it starts speaking (24 kHz out, bursty).")
-    capabilities = ("model.text", "model.instruction")
+    capabilities = ("model.text", "model.instruction", "model.concurrency=1")
     config = tuple(sdk.ConfigField(name=f.name, type=f.type, default=f.default, description=f.description,
                                    allowed=f.allowed) for f in ma.SCHEMA)
 

@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 import wave
 from pathlib import Path
@@ -59,7 +60,7 @@ def default_input(rate: int) -> np.ndarray:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--input", help="mono 16-bit WAV to play to the model")
-    ap.add_argument("--out", default="smoke-reply.wav")
+    ap.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "duplexmpe-smoke-reply.wav"))
     ap.add_argument("--config", default=json.dumps(DEFAULT_CONFIG), help="plugin config as JSON")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()

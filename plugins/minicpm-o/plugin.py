@@ -29,7 +29,7 @@ class MiniCPMOPlugin(sdk.Model):
     version = ma.VERSION
     description = ("MiniCPM-o 4.5 in duplex mode in-process: one 1 s unit per step (16 kHz in, 24 kHz out), "
                    "streaming_prefill then streaming_generate; listen units play nothing.")
-    capabilities = ("model.text", "model.instruction")
+    capabilities = ("model.text", "model.instruction", "model.concurrency=1")
     config = tuple(sdk.ConfigField(name=f.name, type=f.type, default=f.default, description=f.description,
                                    allowed=f.allowed) for f in ma.SCHEMA)
 

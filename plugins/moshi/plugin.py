@@ -29,7 +29,7 @@ class MoshiPlugin(sdk.Model):
     version = ma.VERSION
     description = ("Kyutai Moshi in-process: Mimi encode -> LMGen.step -> Mimi decode, "
                    "80 ms frames at 24 kHz in and out, inner-monologue text on the text channel.")
-    capabilities = ("model.text",)
+    capabilities = ("model.text", "model.concurrency=1")
     config = tuple(sdk.ConfigField(name=f.name, type=f.type, default=f.default, description=f.description,
                                    allowed=f.allowed) for f in ma.SCHEMA)
 

@@ -29,7 +29,7 @@ class VoilaPlugin(sdk.Model):
     version = ma.VERSION
     description = ("Voila-autonomous (preview) in-process: run_generate turned into a step function, 40 ms frames "
                    "(one audio token) at 16 kHz, text steps consume no input, Encodec with 1 s of context both ways.")
-    capabilities = ("model.text", "model.instruction")
+    capabilities = ("model.text", "model.instruction", "model.concurrency=1")
     config = tuple(sdk.ConfigField(name=f.name, type=f.type, default=f.default, description=f.description,
                                    allowed=f.allowed) for f in ma.SCHEMA)
 
