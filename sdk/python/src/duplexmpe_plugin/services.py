@@ -222,6 +222,11 @@ class ModelServicer(model_pb2_grpc.ModelServicer):
         try:
             for msg in request_iterator:
                 which = msg.WhichOneof("msg")
+                if conv is None and which != "start":
+                    got = f"frame {msg.frame.index}" if which == "frame" else (which or "an empty message")
+                    calls.abort(context, grpc.StatusCode.FAILED_PRECONDITION,
+                                f"Converse: the first message of a conversation must be start, got {got}; "
+                                "send ConversationStart first")
                 if which == "start":
                     if conv is not None:
                         calls.abort(context, grpc.StatusCode.FAILED_PRECONDITION,
@@ -243,9 +248,6 @@ class ModelServicer(model_pb2_grpc.ModelServicer):
                         input_rate=int(fmt.input_rate), output_rate=int(fmt.output_rate), frame_size=frame_size))
                 elif which == "frame":
                     index = msg.frame.index
-                    if conv is None:
-                        calls.abort(context, grpc.StatusCode.FAILED_PRECONDITION,
-                                    f"Converse: frame {index} before start; send ConversationStart first")
                     if index != next_index:
                         calls.abort(context, grpc.StatusCode.INVALID_ARGUMENT,
                                     f"Converse: frame index {index}, want {next_index}; frames go in order, one reply each")
@@ -269,9 +271,6 @@ class ModelServicer(model_pb2_grpc.ModelServicer):
                     next_index += 1
                     yield model_pb2.ModelOutput(frame=reply)
                 elif which == "end":
-                    if conv is None:
-                        calls.abort(context, grpc.StatusCode.FAILED_PRECONDITION,
-                                    "Converse: end before start")
                     c, conv = conv, None
                     self._close(c)
                     calls.run(context, "Converse end", c.close)

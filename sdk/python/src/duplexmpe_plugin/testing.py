@@ -1,29 +1,38 @@
 """The host's side of the go-plugin handshake, in Python, for testing plugins.
 
 ``launch(argv)`` starts a plugin process the way core/pluginhost does: cookie, protocol
-versions, a one-time client certificate in PLUGIN_CLIENT_CERT (AutoMTLS), then reads
-the handshake line and opens a mutual-TLS gRPC channel to the address it names::
+versions, a one-time client certificate in PLUGIN_CLIENT_CERT (AutoMTLS; P-521 like
+go-plugin's unless told otherwise), then reads the handshake line and opens a
+mutual-TLS gRPC channel to the address it names::
 
     with launch([sys.executable, "plugin.py"]) as p:
         info = p.plugin.Describe(plugin_pb2.DescribeRequest())
+
+``in_process(plugin)`` serves a plugin object in this process over the same mTLS unix
+socket, for fast tests of plugin code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
+from typing import Iterator, Mapping, Optional, Sequence
 
 import grpc
+from cryptography.hazmat.primitives.asymmetric import ec
 
-from . import handshake, tls
+from . import api, handshake, tls
 from ._proto.duplexmpe.v1 import model_pb2_grpc, plugin_pb2_grpc, services_pb2_grpc
 from ._proto.goplugin import goplugin_pb2, goplugin_pb2_grpc, health_pb2
-from .server import GRPC_OPTIONS
+from .server import GRPC_OPTIONS, PluginServer
+
+# The curve of go-plugin's AutoMTLS client certificate.
+GO_PLUGIN_CURVE = ec.SECP521R1()
 
 
 @dataclass(frozen=True)
@@ -46,11 +55,31 @@ class Handshake:
         return f"unix:{self.address}" if self.network == "unix" else self.address
 
 
-class PluginProcess:
-    """A started plugin process with an open channel and stubs for every service."""
+def open_channel(hs: Handshake, client: Optional[tls.KeyPair], timeout: float = 10.0) -> grpc.Channel:
+    """Connects as the host does: the server certificate from the handshake is the only
+    trusted root, the server name is "localhost", and ``client`` is presented."""
+    if client is None:
+        channel = grpc.insecure_channel(hs.target(), options=GRPC_OPTIONS)
+    else:
+        creds = grpc.ssl_channel_credentials(
+            root_certificates=tls.cert_from_handshake(hs.server_cert),
+            private_key=client.key_pem,
+            certificate_chain=client.cert_pem,
+        )
+        channel = grpc.secure_channel(hs.target(), creds, options=GRPC_OPTIONS + [
+            ("grpc.ssl_target_name_override", "localhost"), ("grpc.default_authority", "localhost")])
+    try:
+        grpc.channel_ready_future(channel).result(timeout=timeout)
+    except grpc.FutureTimeoutError:
+        channel.close()
+        raise ConnectionError(f"could not connect to the plugin at {hs.target()} within {timeout:.0f} s") from None
+    return channel
 
-    def __init__(self, process: subprocess.Popen, hs: Handshake, channel: grpc.Channel):
-        self.process = process
+
+class Connection:
+    """Stubs for every service a plugin may serve, on one channel."""
+
+    def __init__(self, hs: Handshake, channel: grpc.Channel):
         self.handshake = hs
         self.channel = channel
         self.plugin = plugin_pb2_grpc.PluginStub(channel)
@@ -61,6 +90,22 @@ class PluginProcess:
         self.llm = services_pb2_grpc.LLMStub(channel)
         self.controller = goplugin_pb2_grpc.GRPCControllerStub(channel)
         self.stdio = goplugin_pb2_grpc.GRPCStdioStub(channel)
+
+    def health(self, service: str = "plugin") -> int:
+        check = self.channel.unary_unary(
+            "/grpc.health.v1.Health/Check",
+            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+            response_deserializer=health_pb2.HealthCheckResponse.FromString,
+        )
+        return check(health_pb2.HealthCheckRequest(service=service), timeout=10).status
+
+
+class PluginProcess(Connection):
+    """A started plugin process with an open channel."""
+
+    def __init__(self, process: subprocess.Popen, hs: Handshake, channel: grpc.Channel):
+        super().__init__(hs, channel)
+        self.process = process
         self._stderr = bytearray()
         self._stderr_lock = threading.Lock()
         self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
@@ -77,14 +122,6 @@ class PluginProcess:
                 return
             with self._stderr_lock:
                 self._stderr += chunk
-
-    def health(self, service: str = "plugin") -> int:
-        check = self.channel.unary_unary(
-            "/grpc.health.v1.Health/Check",
-            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
-            response_deserializer=health_pb2.HealthCheckResponse.FromString,
-        )
-        return check(health_pb2.HealthCheckRequest(service=service), timeout=10).status
 
     def shutdown(self, timeout: float = 5.0) -> int:
         """What go-plugin's Kill does: Shutdown, then wait; SIGKILL if it hangs.
@@ -144,35 +181,54 @@ def read_handshake(process: subprocess.Popen, timeout: float) -> str:
     return buf.split(b"\n", 1)[0].decode()
 
 
-def launch(argv: Sequence[str], *, env: Optional[Mapping[str, str]] = None, cwd: Optional[str] = None,
-           versions: str = "1", mtls: bool = True, timeout: float = 30.0) -> PluginProcess:
-    """Starts a plugin and connects to it. ``env`` is added to the current environment."""
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    full_env[handshake.MAGIC_COOKIE_KEY] = handshake.MAGIC_COOKIE_VALUE
-    full_env[handshake.ENV_PROTOCOL_VERSIONS] = versions
-    client = tls.generate_cert() if mtls else None
+def plugin_env(versions: str = "1", client: Optional[tls.KeyPair] = None,
+               env: Optional[Mapping[str, str]] = None) -> dict[str, str]:
+    """The environment the host gives a plugin: this one, plus ``env``, the cookie,
+    the protocol versions and (for mTLS) the client certificate."""
+    full = dict(os.environ)
+    full.update(env or {})
+    full[handshake.MAGIC_COOKIE_KEY] = handshake.MAGIC_COOKIE_VALUE
+    full[handshake.ENV_PROTOCOL_VERSIONS] = versions
     if client:
-        full_env[handshake.ENV_CLIENT_CERT] = client.cert_pem.decode()
+        full[handshake.ENV_CLIENT_CERT] = client.cert_pem.decode()
     else:
-        full_env.pop(handshake.ENV_CLIENT_CERT, None)
-    process = subprocess.Popen(list(argv), env=full_env, cwd=cwd, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        full.pop(handshake.ENV_CLIENT_CERT, None)
+    return full
+
+
+def launch(argv: Sequence[str], *, env: Optional[Mapping[str, str]] = None, cwd: Optional[str] = None,
+           versions: str = "1", mtls: bool = True, client_curve: Optional[ec.EllipticCurve] = None,
+           timeout: float = 30.0) -> PluginProcess:
+    """Starts a plugin and connects to it. ``env`` is added to the current environment."""
+    client = tls.generate_cert(curve=client_curve or GO_PLUGIN_CURVE) if mtls else None
+    process = subprocess.Popen(list(argv), env=plugin_env(versions, client, env), cwd=cwd,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         hs = Handshake.parse(read_handshake(process, timeout))
-        if client:
-            creds = grpc.ssl_channel_credentials(
-                root_certificates=tls.cert_from_handshake(hs.server_cert),
-                private_key=client.key_pem,
-                certificate_chain=client.cert_pem,
-            )
-            channel = grpc.secure_channel(hs.target(), creds, options=GRPC_OPTIONS + [
-                ("grpc.ssl_target_name_override", "localhost"), ("grpc.default_authority", "localhost")])
-        else:
-            channel = grpc.insecure_channel(hs.target(), options=GRPC_OPTIONS)
-        grpc.channel_ready_future(channel).result(timeout=timeout)
+        channel = open_channel(hs, client, timeout)
     except BaseException:
         process.kill()
         process.wait()
         raise
     return PluginProcess(process, hs, channel)
+
+
+@contextlib.contextmanager
+def in_process(plugin: api.Plugin, *, client_curve: Optional[ec.EllipticCurve] = None) -> Iterator[Connection]:
+    """Serves ``plugin`` from this process on a mutual-TLS unix socket and yields a
+    connection to it; ``connection.server`` is the PluginServer."""
+    server = PluginServer(plugin, max_workers=8)
+    keys = tls.generate_cert()
+    client = tls.generate_cert(curve=client_curve or ec.SECP256R1())
+    address = server.listen("unix", keys, client.cert_pem, {})
+    server.start({})
+    hs = Handshake(handshake.CORE_PROTOCOL_VERSION, handshake.PROTOCOL_VERSION, "unix", address, "grpc",
+                   keys.handshake_cert)
+    channel = open_channel(hs, client)
+    conn = Connection(hs, channel)
+    conn.server = server  # type: ignore[attr-defined]
+    try:
+        yield conn
+    finally:
+        channel.close()
+        server.stop(0)

@@ -31,10 +31,11 @@ class KeyPair:
         return base64.b64encode(self.cert_der).decode("ascii").rstrip("=")
 
 
-def generate_cert(common_name: str = "localhost") -> KeyPair:
-    """A self-signed ECDSA P-256 certificate valid for "localhost", usable both as a
-    server and as a client certificate (what go-plugin's own generateCert makes)."""
-    key = ec.generate_private_key(ec.SECP256R1())
+def generate_cert(common_name: str = "localhost", curve: ec.EllipticCurve | None = None) -> KeyPair:
+    """A self-signed ECDSA certificate (P-256 unless ``curve`` says otherwise) valid for
+    "localhost", usable both as a server and as a client certificate, like go-plugin's
+    own generateCert (which uses P-521)."""
+    key = ec.generate_private_key(curve or ec.SECP256R1())
     name = x509.Name([
         x509.NameAttribute(NameOID.ORGANIZATION_NAME, "duplexmpe plugin"),
         x509.NameAttribute(NameOID.COMMON_NAME, common_name),
