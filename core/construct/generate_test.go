@@ -2,6 +2,7 @@ package construct
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/dataset"
@@ -94,6 +95,38 @@ func BenchmarkValidate2000Pairs(b *testing.B) {
 	for b.Loop() {
 		if vs := dataset.Validate(d); len(vs) != 0 {
 			b.Fatal(vs[0])
+		}
+	}
+}
+
+// Properties the validator cannot see: nobody gives the answer after T, Aria is named
+// only where the label says she is addressed or mentioned (the implicit version's
+// rewritten turn before T refers to "the assistant" instead), and nobody answers their
+// own request to another person.
+func TestGeneratedConversationsAreCoherent(t *testing.T) {
+	scs, _ := Generate(GenerateSpec{Pairs: 300, Seed: 21})
+	for k, s := range scs {
+		ti := s.TIndex()
+		for i, tu := range s.Turns {
+			if i > ti && strings.Contains(tu.Text, s.GoldAnswer) {
+				t.Errorf("%s turn %d gives away the answer %q after T: %q", s.ScenarioID, i, s.GoldAnswer, tu.Text)
+			}
+			named := dataset.NamesAria(tu.Text)
+			switch tu.Label {
+			case protocol.LabelN2, protocol.LabelN3, protocol.LabelN4R:
+				if named {
+					t.Errorf("%s turn %d (%s) names Aria: %q", s.ScenarioID, i, tu.Label, tu.Text)
+				}
+			case protocol.LabelN1, protocol.LabelN4Q:
+				rewritten := s.Condition == protocol.Implicit && i == ti-1 && k > 0 && scs[k-1].Turns[i].Text != tu.Text
+				if named == rewritten {
+					t.Errorf("%s turn %d (%s): names Aria = %v: %q", s.ScenarioID, i, tu.Label, named, tu.Text)
+				}
+			}
+			if i > 0 && s.Turns[i-1].Speaker == tu.Speaker && tu.Label == protocol.LabelN2 && s.Turns[i-1].Label == protocol.LabelN2 &&
+				tu.Addressee == protocol.AddresseeHuman && strings.HasSuffix(s.Turns[i-1].Text, "?") {
+				t.Errorf("%s turn %d: %s answers their own question", s.ScenarioID, i, tu.Speaker)
+			}
 		}
 	}
 }
