@@ -273,6 +273,12 @@ func checkConversation(conv Conversation) error {
 		if len(t.Audio.Samples) == 0 {
 			return fmt.Errorf("session: conversation %s turn %d (position %d): audio is empty; re-synthesise the dataset", conv.ID, t.Index, i)
 		}
+		if bad := badSample(t.Audio.Samples); bad >= 0 {
+			return fmt.Errorf("session: conversation %s turn %d: sample %d is not a finite number; re-synthesise the clip", conv.ID, t.Index, bad)
+		}
+	}
+	if bad := badSample(conv.Preamble.Samples); bad >= 0 {
+		return fmt.Errorf("session: conversation %s: preamble sample %d is not a finite number; re-synthesise the preamble", conv.ID, bad)
 	}
 	return nil
 }

@@ -506,4 +506,9 @@ func TestBadConversation(t *testing.T) {
 	if m.frames != 0 {
 		t.Error("the model was driven despite bad input")
 	}
+	conv = conversation(16000, 0.35, []clip{{protocol.LabelN1, 0.1, 0.5}})
+	conv.Preamble.Samples[7] = float32(math.Inf(1))
+	if _, err := Run(context.Background(), m, conv, testOptions()); err == nil || !strings.Contains(err.Error(), "preamble sample 7") {
+		t.Errorf("err = %v, want it to name preamble sample 7", err)
+	}
 }
