@@ -252,7 +252,7 @@ func (c *cast) n3Unit() unit {
 }
 
 func (c *cast) n1Unit() unit {
-	return unit{size: 1, render: func(rng *rand.Rand, c *cast) {
+	return unit{size: 1, label: protocol.LabelN1, render: func(rng *rand.Rand, c *cast) {
 		x := c.pickSpeaker(rng, c.prev())
 		c.add(line{speaker: x, text: c.fresh(rng, n1Lines), label: protocol.LabelN1})
 	}}

@@ -146,6 +146,7 @@ func fill(tmpl string, kv ...string) string {
 // unit is a block of one or two consecutive turns.
 type unit struct {
 	size   int
+	label  string // the label of its first turn
 	render func(rng *rand.Rand, c *cast)
 }
 
@@ -242,6 +243,19 @@ func generatePair(rng *rand.Rand, pairID, bucket string, nSpeakers int) (dataset
 		} else {
 			seq = append(seq, step{fact: -1, u: beforeUnits[ui]})
 			ui++
+		}
+	}
+	// A mention of Aria right before T would cue the implicit version by name: move the
+	// last step that is not a mention to the end (fact order is kept: only mentions
+	// follow it).
+	isN1 := func(s step) bool { return s.fact < 0 && s.u.label == protocol.LabelN1 }
+	if k := len(seq) - 1; task.preT == nil && k > 0 && isN1(seq[k]) {
+		for j := k - 1; j >= 0; j-- {
+			if !isN1(seq[j]) {
+				moved := seq[j]
+				seq = append(append(seq[:j:j], seq[j+1:]...), moved)
+				break
+			}
 		}
 	}
 	for _, s := range seq {

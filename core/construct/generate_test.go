@@ -130,3 +130,13 @@ func TestGeneratedConversationsAreCoherent(t *testing.T) {
 		}
 	}
 }
+
+// The implicit T is not cued by a mention of Aria's name in the turn right before it.
+func TestNoNameRightBeforeImplicitT(t *testing.T) {
+	scs, _ := Generate(GenerateSpec{Pairs: 300, Seed: 5})
+	for _, s := range scs {
+		if ti := s.TIndex(); s.Condition == protocol.Implicit && dataset.NamesAria(s.Turns[ti-1].Text) {
+			t.Errorf("%s: turn before the implicit T names Aria: %q", s.ScenarioID, s.Turns[ti-1].Text)
+		}
+	}
+}
