@@ -57,6 +57,21 @@ type Model struct {
 	Instruction string
 }
 
+// NewModel wraps a started and configured model plugin: it asks for its description
+// (which, after Configure, carries the identity of what it wraps) and its model service.
+// hash is the plugin's pinned hash, if known; config is what Configure was given.
+func NewModel(ctx context.Context, name string, c *pluginhost.Client, config map[string]any, hash string) (*Model, error) {
+	info, err := c.Describe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := c.Model()
+	if err != nil {
+		return nil, err
+	}
+	return &Model{Name: name, Model: m, Client: c, Info: info, Hash: hash, Config: config}, nil
+}
+
 // Options configure the loop.
 type Options struct {
 	Params   protocol.Params

@@ -119,15 +119,14 @@ func startModel(t *testing.T, name string) *evaluate.Model {
 	if err := c.Configure(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	info, err := c.Describe(ctx)
+	m, err := evaluate.NewModel(ctx, name, c, cfg, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := c.Model()
-	if err != nil {
-		t.Fatal(err)
+	if m.Info.Name != name || evaluate.ModelConcurrency(m) != 4 {
+		t.Fatalf("described as %+v", m.Info)
 	}
-	return &evaluate.Model{Name: name, Model: m, Client: c, Info: info, Config: cfg}
+	return m
 }
 
 func newStore(t *testing.T, ds *dataset.Dataset, models []*evaluate.Model, opts evaluate.Options) *store.Store {
