@@ -33,6 +33,9 @@ func TestShippedScenariosValidate(t *testing.T) {
 	settings := map[string]bool{}
 	for _, s := range d.Scenarios {
 		settings[s.Attributes.Setting] = true
+		if ti := s.TIndex(); s.Condition == protocol.Implicit && NamesAria(s.Turns[ti-1].Text) {
+			t.Errorf("%s: the turn before the implicit T names Aria", s.ScenarioID)
+		}
 	}
 	if len(settings) < 8 {
 		t.Errorf("only %d settings", len(settings))
