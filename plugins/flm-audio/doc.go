@@ -1,0 +1,4 @@
+// Package flmaudio holds the Go test that runs the flm-audio adapter (plugin.py, Python) under the
+// real duplexmpe plugin host, with its model library replaced by a stand-in. The plugin
+// itself is Python; see README.md.
+package flmaudio
