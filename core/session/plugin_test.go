@@ -252,3 +252,63 @@ func cpuTime() float64 {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
+
+// responder is an in-process model that speaks (the flite voice) in reply to frames
+// [from, to) and is silent otherwise.
+type responder struct {
+	from, to int
+	voice    []float32
+}
+
+func (r *responder) Start(context.Context, sdk.ConversationStart) (sdk.Conversation, error) {
+	return &responderConv{r: r, loop: speech.NewLoop(r.voice, 0)}, nil
+}
+
+type responderConv struct {
+	r    *responder
+	loop *speech.Loop
+	k    int
+}
+
+func (c *responderConv) Format() sdk.Format { return speech.DefaultFormat }
+func (c *responderConv) Step(context.Context, []float32) (sdk.Output, error) {
+	k := c.k
+	c.k++
+	if k < c.r.from || k >= c.r.to {
+		return sdk.Output{}, nil
+	}
+	return sdk.Output{Samples: c.loop.Next(speech.FrameOutput(speech.DefaultFormat, k))}, nil
+}
+func (c *responderConv) Close() error { return nil }
+
+// The endpoint rule of section 3 with the real Silero online detector: a response that
+// starts after T and stops is waited for until t_end_silence of silence has been heard.
+func TestEndpointWithSilero(t *testing.T) {
+	voice, err := speech.Voice(24000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// T ends at 4.0 s (speechConversation). Replies to frames 56..80 play over
+	// [4.56, 6.56): a 2 s response starting 0.56 s after T.
+	m := &responder{from: 56, to: 81, voice: voice}
+	rec, err := session.Run(context.Background(), m, speechConversation(t, "c-resp"), options(t))
+	if err != nil || rec.Failed() {
+		t.Fatal(err, rec.Failure)
+	}
+	if len(rec.Episodes) != 1 {
+		t.Fatalf("episodes %v, want one", rec.Episodes)
+	}
+	ep := rec.Episodes[0]
+	if ep.Start < 4.5 || ep.Start > 4.7 || ep.End < 6.3 || ep.End > 6.7 {
+		t.Errorf("episode %+v, want about [4.56, 6.56)", ep)
+	}
+	w := rec.TWait
+	// Silero's own end of speech plus 2 s of heard silence, at the next 80 ms boundary,
+	// give or take one 32 ms window.
+	if !w.Onset || w.Ending != session.WaitEndpoint || w.End < ep.End+2 || w.End > ep.End+2+0.08+0.04 {
+		t.Errorf("T wait %+v with speech ending at %.3f, want the endpoint about 2 s later", w, ep.End)
+	}
+	if got := rec.Timeline.Turns[2].Start; got != w.End {
+		t.Errorf("the turn after T starts at %.3f, the wait ended at %.3f", got, w.End)
+	}
+}
