@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import random
 import re
 import sys
@@ -70,6 +71,10 @@ _DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
 _FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
+def _whole(value) -> bool:
+    return math.isfinite(value) and value == int(value)
+
+
 def check_config(config: dict) -> dict:
     if not isinstance(config, dict):
         raise ConfigError(f"config must be an object, got {type(config).__name__}")
@@ -80,7 +85,7 @@ def check_config(config: dict) -> dict:
     out = {}
     for f in SCHEMA:
         value = config.get(f.name, f.default)
-        if value is None:
+        if value is None and f.default is None:  # nullable: keep the library's default
             out[f.name] = None
             continue
         if f.type == "string" and not isinstance(value, str):
@@ -99,7 +104,7 @@ def check_config(config: dict) -> dict:
             raise ConfigError(f"{name}: expected a temperature >= 0, got {out[name]!r}")
     for name in ("top_k_audio", "top_k_text"):
         if out[name] is not None:
-            if out[name] < 1 or out[name] != int(out[name]):
+            if out[name] < 1 or not _whole(out[name]):
                 raise ConfigError(f"{name}: expected a whole number >= 1, got {out[name]!r}")
             out[name] = int(out[name])
     for name in ("top_p_audio", "top_p_text"):
@@ -108,7 +113,7 @@ def check_config(config: dict) -> dict:
     for name in ("repetition_penalty_audio", "repetition_penalty_text"):
         if out[name] is not None and not out[name] > 0:
             raise ConfigError(f"{name}: expected a value > 0, got {out[name]!r}")
-    if out["seed"] != int(out["seed"]):
+    if not _whole(out["seed"]):
         raise ConfigError(f"seed: expected a whole number, got {out['seed']!r}")
     out["seed"] = int(out["seed"])
     if out["factory"] and not _FACTORY.match(out["factory"]):

@@ -20,6 +20,7 @@ import copy
 import hashlib
 import importlib
 import json
+import math
 import random
 import re
 import sys
@@ -73,6 +74,10 @@ SCHEMA = (
 _FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
+def _whole(value) -> bool:
+    return math.isfinite(value) and value == int(value)
+
+
 def check_config(config: dict) -> dict:
     if not isinstance(config, dict):
         raise ConfigError(f"config must be an object, got {type(config).__name__}")
@@ -88,14 +93,14 @@ def check_config(config: dict) -> dict:
         if f.type == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise ConfigError(f"{f.name}: expected a number, got {value!r}")
         out[f.name] = value
-    if out["top_k"] != int(out["top_k"]) or out["top_k"] < 1:
+    if not _whole(out["top_k"]) or out["top_k"] < 1:
         raise ConfigError(f"top_k: expected a whole number >= 1, got {out['top_k']!r}")
     out["top_k"] = int(out["top_k"])
     if not 0 < out["top_p"] <= 1:
         raise ConfigError(f"top_p: expected a value in (0, 1], got {out['top_p']!r}")
     if not out["temperature"] >= 0:
         raise ConfigError(f"temperature: expected >= 0, got {out['temperature']!r}")
-    if out["seed"] != int(out["seed"]):
+    if not _whole(out["seed"]):
         raise ConfigError(f"seed: expected a whole number, got {out['seed']!r}")
     out["seed"] = int(out["seed"])
     if not out["system_role"].strip():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import math
 import random
 import re
 import wave
@@ -71,6 +72,10 @@ _DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
 _FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
+def _whole(value) -> bool:
+    return math.isfinite(value) and value == int(value)
+
+
 def check_config(config: dict) -> dict:
     if not isinstance(config, dict):
         raise ConfigError(f"config must be an object, got {type(config).__name__}")
@@ -97,7 +102,7 @@ def check_config(config: dict) -> dict:
     if not out["listen_prob_scale"] > 0:
         raise ConfigError(f"listen_prob_scale: expected > 0, got {out['listen_prob_scale']!r}")
     for name in ("top_k", "max_new_speak_tokens_per_chunk", "seed"):
-        if out[name] != int(out[name]) or (name != "seed" and out[name] < 1):
+        if not _whole(out[name]) or (name != "seed" and out[name] < 1):
             raise ConfigError(f"{name}: expected a whole number{' >= 1' if name != 'seed' else ''}, got {out[name]!r}")
         out[name] = int(out[name])
     if out["factory"] and not _FACTORY.match(out["factory"]):
@@ -118,7 +123,7 @@ def read_wav_16k(path: str, field: str = "ref_audio") -> np.ndarray:
             data = w.readframes(w.getnframes())
     except (OSError, EOFError, wave.Error) as e:
         raise ConfigError(f"{field}: cannot read {path} as a WAV file ({e})") from e
-    audio = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
+    audio = np.frombuffer(data[:len(data) // 2 * 2], dtype="<i2").astype(np.float32) / 32768.0  # whole samples of a truncated file
     if audio.size == 0:
         raise ConfigError(f"{field}: {path} has no samples")
     return audio

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import random
 import re
 from dataclasses import dataclass
@@ -64,6 +65,10 @@ _DEVICE = re.compile(r"^(cpu|cuda(:\d+)?|mps)$")
 _FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
+def _whole(value) -> bool:
+    return math.isfinite(value) and value == int(value)
+
+
 def check_config(config: dict) -> dict:
     """Returns config with defaults filled in, or raises ConfigError naming the field."""
     if not isinstance(config, dict):
@@ -75,7 +80,7 @@ def check_config(config: dict) -> dict:
     out = {}
     for f in SCHEMA:
         value = config.get(f.name, f.default)
-        if value is None:
+        if value is None and f.default is None:  # nullable: keep the library's default
             out[f.name] = None
             continue
         if f.type == "string" and not isinstance(value, str):
@@ -91,11 +96,11 @@ def check_config(config: dict) -> dict:
         if out[name] is not None and not out[name] >= 0:
             raise ConfigError(f"{name}: expected a temperature >= 0, got {out[name]!r}")
     for name in ("top_k", "top_k_text"):
-        if out[name] is not None and (out[name] < 1 or out[name] != int(out[name])):
+        if out[name] is not None and (out[name] < 1 or not _whole(out[name])):
             raise ConfigError(f"{name}: expected a whole number >= 1, got {out[name]!r}")
         if out[name] is not None:
             out[name] = int(out[name])
-    if out["seed"] != int(out["seed"]):
+    if not _whole(out["seed"]):
         raise ConfigError(f"seed: expected a whole number, got {out['seed']!r}")
     out["seed"] = int(out["seed"])
     if out["factory"] and not _FACTORY.match(out["factory"]):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import math
 import random
 import re
 import sys
@@ -72,6 +73,10 @@ SCHEMA = (
 _FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 
+def _whole(value) -> bool:
+    return math.isfinite(value) and value == int(value)
+
+
 def check_config(config: dict) -> dict:
     if not isinstance(config, dict):
         raise ConfigError(f"config must be an object, got {type(config).__name__}")
@@ -91,7 +96,7 @@ def check_config(config: dict) -> dict:
         if not out[name] >= 0:
             raise ConfigError(f"{name}: expected >= 0, got {out[name]!r}")
     for name in ("top_k", "audio_top_k", "max_steps_per_frame", "seed"):
-        if out[name] != int(out[name]) or (name != "seed" and out[name] < 1):
+        if not _whole(out[name]) or (name != "seed" and out[name] < 1):
             raise ConfigError(f"{name}: expected a whole number{'' if name == 'seed' else ' >= 1'}, got {out[name]!r}")
         out[name] = int(out[name])
     if not 0 <= out["context_seconds"] <= 10:

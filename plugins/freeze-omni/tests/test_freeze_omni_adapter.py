@@ -105,3 +105,20 @@ def test_identity_names_role_and_sampling():
     ident = adapter().identity()
     assert ident["library"].startswith("standin_freezeomni") and len(ident["system_role_sha256"]) == 64
     assert '"top_k": 5' in ident["sampling"]
+
+
+def test_check_config_fuzz_only_raises_config_error():
+    """Random values of random types for every field (and unknown fields): the checker
+    returns a config or raises ConfigError naming a field, nothing else."""
+    rng = np.random.default_rng(1234)
+    names = [f.name for f in fo.SCHEMA] + ["bogus"]
+    values = [None, True, False, 0, -1, 1.5, float("nan"), float("inf"), 1e300, "", "x", "cuda:0",
+              "a:b", [], {}, [1, 2], {"k": "v"}]
+    for _ in range(300):
+        cfg = {str(rng.choice(names)): values[rng.integers(len(values))] for _ in range(rng.integers(1, 4))}
+        try:
+            out = fo.check_config(cfg)
+        except fo.ConfigError as e:
+            assert any(n in str(e) for n in names + ["config"]), str(e)
+        else:
+            assert set(out) == {f.name for f in fo.SCHEMA}

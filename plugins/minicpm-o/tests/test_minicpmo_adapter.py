@@ -128,3 +128,45 @@ def test_identity_names_prompt_and_voice(ref_wav):
     assert ident["library"].startswith("standin_minicpmo")
     assert len(ident["prompt_template_sha256"]) == 64 and len(ident["ref_audio_sha256"]) == 64
     assert '"listen_prob_scale": 1.0' in ident["sampling"]
+
+
+def test_check_config_fuzz_only_raises_config_error():
+    """Random values of random types for every field (and unknown fields): the checker
+    returns a config or raises ConfigError naming a field, nothing else."""
+    rng = np.random.default_rng(1234)
+    names = [f.name for f in ma.SCHEMA] + ["bogus"]
+    values = [None, True, False, 0, -1, 1.5, float("nan"), float("inf"), 1e300, "", "x", "cuda:0",
+              "a:b", [], {}, [1, 2], {"k": "v"}]
+    for _ in range(300):
+        cfg = {str(rng.choice(names)): values[rng.integers(len(values))] for _ in range(rng.integers(1, 4))}
+        try:
+            out = ma.check_config(cfg)
+        except ma.ConfigError as e:
+            assert any(n in str(e) for n in names + ["config"]), str(e)
+        else:
+            assert set(out) == {f.name for f in ma.SCHEMA}
+
+
+def test_read_wav_fuzz_only_raises_config_error(tmp_path):
+    """Random bytes, and a real header followed by garbage: ConfigError or audio, never a crash."""
+    rng = np.random.default_rng(7)
+    header = bytearray(open(_make_wav(tmp_path), "rb").read()[:44])
+    for i in range(200):
+        blob = bytes(rng.integers(0, 256, rng.integers(0, 200), dtype=np.uint8))
+        if i % 2:
+            blob = bytes(header) + blob
+        path = tmp_path / f"f{i}.wav"
+        path.write_bytes(blob)
+        try:
+            audio = ma.read_wav_16k(str(path))
+        except ma.ConfigError:
+            continue
+        assert audio.dtype == np.float32 and audio.ndim == 1
+
+
+def _make_wav(tmp_path):
+    path = tmp_path / "base.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000)
+        w.writeframes(b"\0\0" * 10)
+    return str(path)

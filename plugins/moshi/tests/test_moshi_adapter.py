@@ -157,3 +157,20 @@ def test_standin_shapes_match_the_real_contract():
     gen = standin_moshi.LMGen(standin_moshi.LMModel())
     with pytest.raises(RuntimeError, match="streaming"):
         gen.step(codes[:, :, :1])
+
+
+def test_check_config_fuzz_only_raises_config_error():
+    """Random values of random types for every field (and unknown fields): the checker
+    returns a config or raises ConfigError naming a field, nothing else."""
+    rng = np.random.default_rng(1234)
+    names = [f.name for f in ma.SCHEMA] + ["bogus"]
+    values = [None, True, False, 0, -1, 1.5, float("nan"), float("inf"), 1e300, "", "x", "cuda:0",
+              "a:b", [], {}, [1, 2], {"k": "v"}]
+    for _ in range(300):
+        cfg = {str(rng.choice(names)): values[rng.integers(len(values))] for _ in range(rng.integers(1, 4))}
+        try:
+            out = ma.check_config(cfg)
+        except ma.ConfigError as e:
+            assert any(n in str(e) for n in names + ["config"]), str(e)
+        else:
+            assert set(out) == {f.name for f in ma.SCHEMA}

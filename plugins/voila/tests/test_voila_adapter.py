@@ -126,3 +126,20 @@ def test_max_steps_per_frame_bounds_a_frame():
     # One model step per frame: the marker and the two text tokens take three frames, which
     # play no audio (the backlog of user rows is never caught up).
     assert texts == [9, 10] and outs[8].samples.size == outs[9].samples.size == 0
+
+
+def test_check_config_fuzz_only_raises_config_error():
+    """Random values of random types for every field (and unknown fields): the checker
+    returns a config or raises ConfigError naming a field, nothing else."""
+    rng = np.random.default_rng(1234)
+    names = [f.name for f in va.SCHEMA] + ["bogus"]
+    values = [None, True, False, 0, -1, 1.5, float("nan"), float("inf"), 1e300, "", "x", "cuda:0",
+              "a:b", [], {}, [1, 2], {"k": "v"}]
+    for _ in range(300):
+        cfg = {str(rng.choice(names)): values[rng.integers(len(values))] for _ in range(rng.integers(1, 4))}
+        try:
+            out = va.check_config(cfg)
+        except va.ConfigError as e:
+            assert any(n in str(e) for n in names + ["config"]), str(e)
+        else:
+            assert set(out) == {f.name for f in va.SCHEMA}
