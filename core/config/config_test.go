@@ -110,7 +110,7 @@ dataset "gen" {
     four_speaker_share = 0.5
   }
   tts      = plugin.flite
-  voices   = { A = "kal16", B = "awb", C = "rms" }
+  voices   = { A = "kal16", B = "awb", C = "rms", D = "slt" }
   preamble = "preamble.txt"
 }
 evaluation "default" {
@@ -259,6 +259,12 @@ func TestErrors(t *testing.T) {
 		{"fractional pairs", strings.Replace(base, `scenarios = "scenarios"`, "generate {\n generator = \"procedural\"\n pairs = 1.5\n}", 1), Options{}, "Invalid whole number", "1.5", 10},
 		{"zero pairs", strings.Replace(base, `scenarios = "scenarios"`, "generate {\n generator = \"procedural\"\n pairs = 0\n}", 1), Options{}, "Invalid pairs", "", 10},
 		{"missing pairs", strings.Replace(base, `scenarios = "scenarios"`, "generate {\n generator = \"procedural\"\n}", 1), Options{}, "Missing required argument", `"pairs"`, 8},
+		{"four speakers without D", strings.Replace(base, `scenarios = "scenarios"`, "generate {\n generator = \"procedural\"\n pairs = 1\n}", 1), Options{}, "Missing voice", "fourth speaker", 13},
+		{"same evaluation out", base + strings.Replace(goodEval, "judge   = plugin.lexical", "judge   = plugin.lexical\n  out = \"r\"", 1) +
+			strings.Replace(strings.Replace(goodEval, "judge   = plugin.lexical", "judge   = plugin.lexical\n  out = \"./r\"", 1), `"default"`, `"other"`, 1),
+			Options{}, "Shared output directory", `evaluation "other" writes to`, 21},
+		{"same dataset out", base + "dataset \"two\" {\n  scenarios = \"s\"\n  tts = plugin.flite\n  voices = { A = \"a\", B = \"b\", C = \"c\" }\n  out = \"build/datasets/shipped\"\n}\n",
+			Options{}, "Shared output directory", `like dataset "shipped"`, 12},
 		{"share above 1", strings.Replace(base, `scenarios = "scenarios"`, "generate {\n generator = \"procedural\"\n pairs = 1\n four_speaker_share = 2\n}", 1), Options{}, "Invalid four_speaker_share", "", 11},
 		{"unknown dataset", base + "evaluation \"e\" {\n  dataset = dataset.shiped\n  models = [plugin.silent]\n  asr = plugin.sphinx\n  judge = plugin.lexical\n}", Options{}, "Reference to undeclared dataset", "Did you mean dataset.shipped?", 13},
 		{"unknown model", base + strings.Replace(goodEval, "plugin.always_talk", "plugin.alwaystalk", 1), Options{}, "Reference to undeclared plugin", "Did you mean plugin.always_talk?", 15},

@@ -116,6 +116,7 @@ func (l *loader) run(body hcl.Body) {
 	for _, b := range l.labels(byType["evaluation"]) {
 		l.evaluation(b, pluginNames, datasetNames)
 	}
+	l.uniqueOuts()
 	for _, p := range l.f.Plugins {
 		p.Uses, p.UseRanges = l.uses[p.Name], l.useRanges[p.Name]
 		if len(p.Uses) == 0 && !l.d.diags.HasErrors() {
@@ -123,6 +124,30 @@ func (l *loader) run(body hcl.Body) {
 			l.d.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Unused plugin",
 				Detail: fmt.Sprintf("Plugin %q is declared but no dataset or evaluation uses it.", p.Name), Subject: &r})
 		}
+	}
+}
+
+// uniqueOuts refuses two datasets, or two evaluations, writing to the same directory:
+// they would overwrite each other's results.
+func (l *loader) uniqueOuts() {
+	type owner struct {
+		kind, name string
+		rng        hcl.Range
+	}
+	seen := map[string]owner{}
+	check := func(kind, name, out string, rng hcl.Range) {
+		if prev, dup := seen[out]; dup {
+			l.d.add(errorf(rng, "Shared output directory",
+				"%s %q writes to %s, like %s %q (%s). Give each its own out.", kind, name, out, prev.kind, prev.name, prev.rng))
+			return
+		}
+		seen[out] = owner{kind, name, rng}
+	}
+	for _, ds := range l.f.Datasets {
+		check("dataset", ds.Name, ds.Out, ds.DeclRange)
+	}
+	for _, ev := range l.f.Evaluations {
+		check("evaluation", ev.Name, ev.Out, ev.DeclRange)
 	}
 }
 
@@ -534,6 +559,12 @@ func (l *loader) dataset(b *hcl.Block, plugins []string) {
 		}
 	default:
 		ds.Generate = l.generate(gen, plugins)
+		if a := attrs["voices"]; a != nil && ds.Voices != nil && ds.Generate.FourSpeakerShare > 0 {
+			if _, ok := ds.Voices["D"]; !ok {
+				d.add(errorf(a.Expr.Range(), "Missing voice",
+					"four_speaker_share = %g generates scenarios with a fourth speaker, D, who needs a voice; add D to voices, or set four_speaker_share = 0.", ds.Generate.FourSpeakerShare))
+			}
+		}
 	}
 	l.f.Datasets = append(l.f.Datasets, ds)
 }
