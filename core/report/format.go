@@ -1,0 +1,134 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/stats"
+)
+
+// measureInfo names a measure for people and says what its denominator is.
+type measureInfo struct {
+	key, title, short, denominator string
+	diagnostic                     bool
+	rate                           func(score.Entry) score.Rate
+}
+
+// measures are the six measures of protocol.md section 5 in report order: four scored,
+// then the two diagnostics.
+var measures = []measureInfo{
+	{score.MeasureFreshOnset, "Fresh-onset response rate", "fresh onset", "every T turn", false, func(e score.Entry) score.Rate { return e.FreshOnset }},
+	{score.MeasureAccuracy, "Conditional answer accuracy", "accuracy", "T turns with response presence", false, func(e score.Entry) score.Rate { return e.Accuracy }},
+	{score.MeasureSilence, "Silence preservation", "silence", "every N1, N2, N3 window", false, func(e score.Entry) score.Rate { return e.Silence }},
+	{score.MeasureYield, "Answering-window yield", "yield", "eligible N4 events", false, func(e score.Entry) score.Rate { return e.Yield }},
+	{score.MeasurePresence, "Response presence (diagnostic)", "presence (diag.)", "every T turn", true, func(e score.Entry) score.Rate { return e.Presence }},
+	{score.MeasureWindowResponse, "Window response (diagnostic)", "window resp. (diag.)", "every N4 event", true, func(e score.Entry) score.Rate { return e.WindowResponse }},
+}
+
+func measureTitle(key string) string {
+	for _, m := range measures {
+		if m.key == key {
+			return m.short
+		}
+	}
+	return key
+}
+
+// rateText is a rate as every format shows it: "0.950 (19/20) [0.764, 0.991]", or the
+// summary's "n/a (n=k)" when the rate is not available (no events, or yield below
+// min_eligible eligible events).
+func rateText(r score.Rate) string {
+	if !r.Available {
+		if r.Text != "" {
+			return r.Text
+		}
+		return fmt.Sprintf("n/a (n=%d)", r.N)
+	}
+	return fmt.Sprintf("%.3f (%d/%d) %s", r.Rate, r.K, r.N, intervalText(r))
+}
+
+func intervalText(r score.Rate) string {
+	return fmt.Sprintf("[%.3f, %.3f]", r.Lo, r.Hi)
+}
+
+// countText is a count out of a total with its share: "12/20 (0.600)".
+func countText(k, n int) string {
+	if n == 0 {
+		return fmt.Sprintf("%d/0", k)
+	}
+	return fmt.Sprintf("%d/%d (%.3f)", k, n, float64(k)/float64(n))
+}
+
+func signed(v float64) string {
+	if math.Abs(v) < 0.0005 {
+		v = 0 // no "-0.000"
+	}
+	return fmt.Sprintf("%+.3f", v)
+}
+
+func pText(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "n/a"
+	case p != 0 && p < 0.001:
+		return fmt.Sprintf("%.1e", p)
+	default:
+		return fmt.Sprintf("%.3f", p)
+	}
+}
+
+func differenceText(d stats.Difference) string {
+	if !d.OK {
+		return "n/a"
+	}
+	return fmt.Sprintf("%s [%s, %s]", signed(d.Estimate), signed(d.Lo), signed(d.Hi))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// unionKeys lists every key used by any entry's map, sorted, with preferred keys first in
+// their given order.
+func unionKeys(entries []score.Entry, get func(score.Entry) map[string]int, preferred ...string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range preferred {
+		seen[k] = true
+		out = append(out, k)
+	}
+	var rest []string
+	for _, e := range entries {
+		for k := range get(e) {
+			if !seen[k] {
+				seen[k] = true
+				rest = append(rest, k)
+			}
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+func sum(m map[string]int) int {
+	t := 0
+	for _, v := range m {
+		t += v
+	}
+	return t
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}

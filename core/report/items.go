@@ -1,0 +1,161 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/duplexmpe/duplexmpe/core/score"
+)
+
+// The per-item layout of a run directory (core/store): items/<id>/ holds item.json,
+// the record files, verdicts.json once scored, and a done or failed marker. The report
+// reads only the small JSON files, never the audio, and does not import the store so
+// that rendering stays independent of the session machinery.
+const itemsDir = "items"
+
+var itemID = regexp.MustCompile(`^[0-9a-f]{16,64}$`)
+
+// itemFiles are the files an item row links to, when present.
+var itemFiles = []string{"item.json", "timeline.json", "episodes.json", "verdicts.json", "text.json", "session.json", "failure.json", "audible.wav"}
+
+// itemRow is one (model, conversation) of the run for the HTML drill-down.
+type itemRow struct {
+	ID, Model, Condition, Scenario, Pair, TPosition, Status string
+	// From verdicts.json when the item is scored; "-" otherwise.
+	TOutcome, Answer, Silence, N4 string
+	Files                         []string // paths relative to the run directory
+}
+
+type itemMeta struct {
+	Model      string `json:"model"`
+	ScenarioID string `json:"scenario_id"`
+	PairID     string `json:"pair_id"`
+	Condition  string `json:"condition"`
+	TPosition  string `json:"t_position"`
+}
+
+// readItems lists the run directory's items, sorted by model, condition, scenario. A
+// directory without items gives none; an unreadable item is listed with its problem as
+// its status, so nothing is silently dropped.
+func readItems(dir string) []itemRow {
+	ents, err := os.ReadDir(filepath.Join(dir, itemsDir))
+	if err != nil {
+		return nil
+	}
+	var rows []itemRow
+	for _, e := range ents {
+		if !e.IsDir() || !itemID.MatchString(e.Name()) {
+			continue
+		}
+		rows = append(rows, readItem(dir, e.Name()))
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.Model != b.Model {
+			return a.Model < b.Model
+		}
+		if a.Condition != b.Condition {
+			return conditionRank(a.Condition) < conditionRank(b.Condition) || (conditionRank(a.Condition) == conditionRank(b.Condition) && a.Condition < b.Condition)
+		}
+		return a.Scenario < b.Scenario
+	})
+	return rows
+}
+
+func conditionRank(c string) int {
+	switch c {
+	case "explicit":
+		return 0
+	case "implicit":
+		return 1
+	}
+	return 2
+}
+
+func readItem(dir, id string) itemRow {
+	d := filepath.Join(dir, itemsDir, id)
+	r := itemRow{ID: id, Status: "not finished", TOutcome: "-", Answer: "-", Silence: "-", N4: "-"}
+	switch {
+	case exists(filepath.Join(d, "done")):
+		r.Status = "done"
+	case exists(filepath.Join(d, "failed")):
+		r.Status = "failed"
+	}
+	for _, f := range itemFiles {
+		if exists(filepath.Join(d, f)) {
+			r.Files = append(r.Files, itemsDir+"/"+id+"/"+f)
+		}
+	}
+	var m itemMeta
+	if err := readSmallJSON(filepath.Join(d, "item.json"), &m); err != nil {
+		r.Status += "; item.json: " + err.Error()
+		return r
+	}
+	r.Model, r.Condition, r.Scenario, r.Pair, r.TPosition = m.Model, m.Condition, m.ScenarioID, m.PairID, m.TPosition
+	var sc score.Scored
+	if !exists(filepath.Join(d, "verdicts.json")) {
+		return r
+	}
+	if err := readSmallJSON(filepath.Join(d, "verdicts.json"), &sc); err != nil {
+		r.Status += "; verdicts.json: " + err.Error()
+		return r
+	}
+	var silN, silK, n4Pass, n4Elig, n4All int
+	for _, ev := range sc.Events {
+		switch {
+		case ev.T != nil:
+			r.TOutcome = ev.T.Outcome
+			switch {
+			case !ev.T.Presence:
+				r.Answer = "no response"
+			case ev.T.Answer == nil:
+				r.Answer = score.FailNotJudged
+			case ev.T.Answer.OK:
+				r.Answer = "correct"
+			default:
+				r.Answer = ev.T.Answer.Failure
+			}
+		case ev.Silence != nil:
+			silN++
+			if ev.Silence.Pass() {
+				silK++
+			}
+		case ev.N4 != nil:
+			n4All++
+			if ev.N4.Eligible {
+				n4Elig++
+				if ev.N4.Yield == score.YieldPass {
+					n4Pass++
+				}
+			}
+		}
+	}
+	r.Silence = fmt.Sprintf("%d/%d kept", silK, silN)
+	r.N4 = fmt.Sprintf("%d/%d eligible yielded (%d events)", n4Pass, n4Elig, n4All)
+	return r
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// readSmallJSON reads a per-item JSON file; items are small, so a huge one is damage.
+func readSmallJSON(path string, v any) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if info.Size() > 64<<20 {
+		return fmt.Errorf("%d bytes, too large", info.Size())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}

@@ -1,0 +1,147 @@
+// Package report renders a score.Summary for people and programs: report.md,
+// results.json, results.csv and a self-contained report.html (inline CSS and SVG plots,
+// no scripts, no network), plus the plain-text main table the terminal prints at the end
+// of a run. Every rate is shown with its numerator, denominator and Wilson 95% interval,
+// per model and condition: the protocol has no aggregate (shared/spec/protocol.md 5, 6).
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/score"
+)
+
+// Files a run directory holds for re-rendering the report. The run and score commands
+// write them (see Save); `duplexmpe report RUN_DIR` reads them (see Load).
+const (
+	SummaryFile = "summary.json"
+	MetaFile    = "report-meta.json"
+)
+
+// Files WriteAll writes.
+const (
+	MarkdownFile = "report.md"
+	JSONFile     = "results.json"
+	CSVFile      = "results.csv"
+	HTMLFile     = "report.html"
+)
+
+// Meta says what the results are of; it heads every format.
+type Meta struct {
+	Run     string     `json:"run"`
+	Harness Harness    `json:"harness"`
+	Dataset Dataset    `json:"dataset"`
+	Models  []Plugin   `json:"models"`
+	Judge   *Plugin    `json:"judge,omitempty"`
+	ASR     *Plugin    `json:"asr,omitempty"`
+	// Protocol and VAD are the values the run used (protocol.md section 8).
+	Protocol protocol.Params `json:"protocol"`
+	VAD      protocol.VAD    `json:"vad"`
+	// Date of the run or of scoring, as the caller wants it shown (RFC 3339 is best).
+	Date string `json:"date"`
+}
+
+// Harness identifies the duplexmpe build.
+type Harness struct {
+	Version  string `json:"version"`
+	Commit   string `json:"commit,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+}
+
+// Dataset identifies the dataset played.
+type Dataset struct {
+	Name      string `json:"name"`
+	Version   string `json:"version,omitempty"`
+	Hash      string `json:"hash"`
+	Scenarios int    `json:"scenarios,omitempty"`
+}
+
+// Plugin identifies a model, judge or ASR plugin as its describe call reported it.
+type Plugin struct {
+	Name     string            `json:"name"` // the run file's block label
+	Plugin   string            `json:"plugin,omitempty"`
+	Version  string            `json:"version,omitempty"`
+	Hash     string            `json:"hash,omitempty"`
+	Identity map[string]string `json:"identity,omitempty"`
+}
+
+// Save writes summary.json and report-meta.json into runDir (atomically), the two files
+// Load reads back.
+func Save(runDir string, s score.Summary, meta Meta) error {
+	for _, f := range []struct {
+		name string
+		v    any
+	}{{SummaryFile, s}, {MetaFile, meta}} {
+		b, err := json.MarshalIndent(f.v, "", "  ")
+		if err != nil {
+			return fmt.Errorf("report: %s: %w", filepath.Join(runDir, f.name), err)
+		}
+		if err := writeAtomic(filepath.Join(runDir, f.name), append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Load reads a run directory's stored summary.json and report-meta.json. Errors name the
+// file and say what to do.
+func Load(runDir string) (score.Summary, Meta, error) {
+	var s score.Summary
+	var m Meta
+	if err := readJSON(runDir, SummaryFile, &s); err != nil {
+		return s, m, err
+	}
+	if err := readJSON(runDir, MetaFile, &m); err != nil {
+		return s, m, err
+	}
+	return s, m, nil
+}
+
+// maxStored bounds what Load reads: a summary is kilobytes to a few megabytes.
+const maxStored = 256 << 20
+
+func readJSON(runDir, name string, v any) error {
+	path := filepath.Join(runDir, name)
+	fix := fmt.Sprintf("run `duplexmpe score %s` first", runDir)
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, derr := os.Stat(runDir); derr != nil {
+			return fmt.Errorf("report: run directory %s: %v", runDir, derr)
+		}
+		return fmt.Errorf("report: %s is missing; %s", path, fix)
+	case err != nil:
+		return fmt.Errorf("report: %s: %v", path, err)
+	case info.IsDir():
+		return fmt.Errorf("report: %s is a directory, not a file; %s", path, fix)
+	case info.Size() > maxStored:
+		return fmt.Errorf("report: %s is %d bytes, more than a summary can be; %s", path, info.Size(), fix)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("report: %s: %v", path, err)
+	}
+	if err := decode(b, v); err != nil {
+		return fmt.Errorf("report: %s: %v; the file is damaged: %s again", path, err, fix)
+	}
+	return nil
+}
+
+// decode parses one stored JSON document; trailing data is an error.
+func decode(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("unexpected data after the JSON document")
+	}
+	return nil
+}

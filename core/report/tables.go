@@ -1,0 +1,376 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/score"
+)
+
+// table is one rendered table; Markdown and HTML render the same tables, so the two
+// formats cannot disagree.
+type table struct {
+	Header []string
+	Rows   [][]string
+}
+
+func (t *table) add(cells ...string) { t.Rows = append(t.Rows, cells) }
+
+// section is one part of the report: a heading, what it shows, its tables.
+type section struct {
+	ID, Title string
+	Intro     string
+	Tables    []table
+	// Charts names the chart kinds the HTML adds to this section.
+	Charts []string
+}
+
+func entryCells(e score.Entry) []string { return []string{e.Model, e.Condition} }
+
+// sections builds every section of the report from the summary, in report order.
+func sections(s score.Summary, m Meta) []section {
+	p := s.Protocol
+	var out []section
+	out = append(out, mainSection(s), pairedSection(s), tOutcomeSection(s), accuracySection(s, m),
+		silenceSection(s), yieldSection(s, p), positionSection(s), thirdSection(s),
+		sweepSection(s), spearmanSection(s), comparisonSection(s))
+	if len(s.Warnings) > 0 {
+		t := table{Header: []string{"warning"}}
+		for _, w := range s.Warnings {
+			t.add(w)
+		}
+		out = append(out, section{ID: "warnings", Title: "Warnings", Intro: "Problems in the scored input that were worked around.", Tables: []table{t}})
+	}
+	return out
+}
+
+func mainSection(s score.Summary) section {
+	t := table{Header: []string{"model", "condition", "conversations"}}
+	for _, mi := range measures {
+		t.Header = append(t.Header, mi.short)
+	}
+	for _, e := range s.Entries {
+		row := append(entryCells(e), strconv.Itoa(e.Items))
+		for _, mi := range measures {
+			row = append(row, rateText(mi.rate(e)))
+		}
+		t.add(row...)
+	}
+	intro := fmt.Sprintf("Per model and condition, never one aggregate. Each cell: rate (successes/denominator) [Wilson 95%% interval]. "+
+		"Denominators: fresh onset and presence, every T turn; accuracy, T turns with response presence; silence, every N1/N2/N3 window; "+
+		"yield, eligible N4 events (shown as n/a (n=eligible) below min_eligible = %d); window response, every N4 event. "+
+		"Presence and window response are diagnostics, not scored.", s.Protocol.MinEligible)
+	return section{ID: "main", Title: "Main results", Intro: intro, Tables: []table{t}, Charts: []string{chartMeasures}}
+}
+
+func pairedSection(s score.Summary) section {
+	t := table{Header: []string{"model", "measure", "pairs", "explicit", "implicit", "b (explicit only)", "c (implicit only)", "difference", "p (exact McNemar)"}}
+	for _, pr := range s.Paired {
+		for _, x := range []struct {
+			name string
+			m    score.McNemar
+		}{{measureTitle(score.MeasurePresence), pr.Presence}, {measureTitle(score.MeasureFreshOnset), pr.FreshOnset}} {
+			t.add(pr.Model, x.name, strconv.Itoa(pr.Pairs),
+				pairedRate(x.m.RateFirst, x.m.Units), pairedRate(x.m.RateSecond, x.m.Units),
+				strconv.Itoa(x.m.B), strconv.Itoa(x.m.C), signed(x.m.Difference), pText(x.m.P))
+		}
+	}
+	return section{ID: "paired", Title: "Explicit vs implicit (paired McNemar)",
+		Intro: "Per model, over the scenario pairs scored in both versions. b: pairs responding only in the explicit version; c: only in the implicit version; " +
+			"difference = (b - c) / pairs; p = min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2).",
+		Tables: []table{t}}
+}
+
+// pairedRate shows a paired rate with its count: the rate times the pairs is a whole number.
+func pairedRate(rate float64, units int) string {
+	if units == 0 {
+		return "n/a (n=0)"
+	}
+	k := int(rate*float64(units) + 0.5)
+	return fmt.Sprintf("%.3f (%d/%d)", rate, k, units)
+}
+
+func tOutcomeSection(s score.Summary) section {
+	outcomes := []string{score.OutcomeFreshOnset, score.OutcomeAlreadySpeaking, score.OutcomeSilent}
+	t := table{Header: []string{"model", "condition", "T turns"}}
+	t.Header = append(t.Header, outcomes...)
+	for _, e := range s.Entries {
+		n := sum(e.TOutcomes)
+		row := append(entryCells(e), strconv.Itoa(n))
+		for _, o := range outcomes {
+			row = append(row, countText(e.TOutcomes[o], n))
+		}
+		t.add(row...)
+	}
+	return section{ID: "t-outcomes", Title: "T outcome partition",
+		Intro:  "Every T turn is exactly one of: a fresh onset within t_onset_window, already speaking when T ended, or silent.",
+		Tables: []table{t}, Charts: []string{chartTOutcomes}}
+}
+
+// unparseable counts judge verdicts that could not be parsed (they count as failures).
+func unparseable(e score.Entry) (answers, silence int) {
+	return e.AccuracyFailures[score.FailUnparseable], e.SilenceFailures[score.FailUnparseable]
+}
+
+func accuracySection(s score.Summary, m Meta) section {
+	kinds := unionKeys(s.Entries, func(e score.Entry) map[string]int { return e.AccuracyFailures })
+	t := table{Header: []string{"model", "condition", "accuracy"}}
+	t.Header = append(t.Header, kinds...)
+	for _, e := range s.Entries {
+		row := append(entryCells(e), rateText(e.Accuracy))
+		for _, k := range kinds {
+			row = append(row, countText(e.AccuracyFailures[k], e.Accuracy.N))
+		}
+		t.add(row...)
+	}
+	j := table{Header: []string{"model", "condition", "unparseable answer verdicts", "unparseable silence verdicts"}}
+	for _, e := range s.Entries {
+		a, sl := unparseable(e)
+		j.add(e.Model, e.Condition, countText(a, e.Accuracy.N), countText(sl, e.Silence.N))
+	}
+	intro := "Accuracy is over T turns with response presence; failure kinds are out of that denominator. An unparseable verdict counts as wrong."
+	if m.Judge != nil {
+		intro += " Judge: " + pluginText(*m.Judge) + "."
+	}
+	if m.ASR != nil {
+		intro += " ASR: " + pluginText(*m.ASR) + "."
+	}
+	return section{ID: "judge", Title: "Answer accuracy and judge verdicts", Intro: intro, Tables: []table{t, j}}
+}
+
+func silenceSection(s score.Summary) section {
+	addressees := []string{protocol.AddresseeHuman, protocol.AddresseeDevice}
+	for _, e := range s.Entries {
+		if _, ok := e.SilenceByAddressee["unspecified"]; ok {
+			addressees = append(addressees, "unspecified")
+			break
+		}
+	}
+	t := table{Header: []string{"model", "condition", "all windows", "N1", "N2", "N3"}}
+	for _, a := range addressees {
+		t.Header = append(t.Header, "N2 to "+a)
+	}
+	for _, e := range s.Entries {
+		row := append(entryCells(e), rateText(e.Silence))
+		for _, l := range []string{protocol.LabelN1, protocol.LabelN2, protocol.LabelN3} {
+			row = append(row, rateText(e.SilenceByLabel[l]))
+		}
+		for _, a := range addressees {
+			row = append(row, rateText(e.SilenceByAddressee[a]))
+		}
+		t.add(row...)
+	}
+	kinds := unionKeys(s.Entries, func(e score.Entry) map[string]int { return e.SilenceFailures })
+	f := table{Header: []string{"model", "condition", "failed windows"}}
+	f.Header = append(f.Header, kinds...)
+	for _, e := range s.Entries {
+		row := append(entryCells(e), countText(e.Silence.N-e.Silence.K, e.Silence.N))
+		for _, k := range kinds {
+			row = append(row, countText(e.SilenceFailures[k], e.Silence.N))
+		}
+		f.add(row...)
+	}
+	return section{ID: "silence", Title: "Silence preservation by label and N2 addressee",
+		Intro: "A window passes when no model speech overlaps it, or the judge classified the speech as a brief acknowledgement. " +
+			"The second table counts failed windows by reason, out of all windows.",
+		Tables: []table{t, f}, Charts: []string{chartSilenceLabels}}
+}
+
+func yieldSection(s score.Summary, p protocol.Params) section {
+	excl := []string{score.ExcludedSpokeDuringQ, score.ExcludedNoOnsetInGap, score.ExcludedNotSpeakingAtR}
+	t := table{Header: []string{"model", "condition", "N4 events", "eligible", "yield (eligible)", score.YieldFailStillVoicing, score.YieldFailResumed}}
+	t.Header = append(t.Header, excl...)
+	t.Header = append(t.Header, "yield over all N4 events", "window response (diag.)")
+	for _, e := range s.Entries {
+		all := e.YieldAll.N
+		row := append(entryCells(e), strconv.Itoa(all), countText(e.Yield.N, all), rateText(e.Yield),
+			countText(e.YieldFailures[score.YieldFailStillVoicing], e.Yield.N),
+			countText(e.YieldFailures[score.YieldFailResumed], e.Yield.N))
+		for _, x := range excl {
+			row = append(row, countText(e.Exclusions[x], all))
+		}
+		row = append(row, rateText(e.YieldAll), rateText(e.WindowResponse))
+		t.add(row...)
+	}
+	return section{ID: "yield", Title: "Answering-window yield",
+		Intro: fmt.Sprintf("An N4 event is eligible when the model was silent during the question, started speaking in the gap, and was speaking when the resolution began. "+
+			"The yield rate is shown only with at least min_eligible = %d eligible events. Failures (out of eligible events) split into still voicing at r + yield_deadline "+
+			"and resumed before the observation end; exclusions are out of all N4 events. Yield over all N4 events counts every event that was silent at the deadline and through the observation end.", p.MinEligible),
+		Tables: []table{t}}
+}
+
+func measureRow(prefix []string, ms score.Measures) []string {
+	return append(prefix, rateText(ms.FreshOnset), rateText(ms.Accuracy), rateText(ms.Silence), rateText(ms.Yield))
+}
+
+func scoredHeader(first ...string) []string {
+	h := append([]string{}, first...)
+	for _, mi := range measures[:4] {
+		h = append(h, mi.short)
+	}
+	return h
+}
+
+func positionSection(s score.Summary) section {
+	t := table{Header: scoredHeader("model", "condition", "T position")}
+	for _, e := range s.Entries {
+		seen := map[string]bool{}
+		var order []string
+		for _, pos := range protocol.TPositions {
+			if _, ok := e.ByTPosition[pos]; ok {
+				order = append(order, pos)
+				seen[pos] = true
+			}
+		}
+		for _, pos := range sortedKeys(e.ByTPosition) {
+			if !seen[pos] {
+				order = append(order, pos)
+			}
+		}
+		for _, pos := range order {
+			t.add(measureRow([]string{e.Model, e.Condition, pos}, e.ByTPosition[pos])...)
+		}
+	}
+	return section{ID: "by-position", Title: "Scored measures by T position",
+		Intro:  "Every scored measure over the conversations whose T turn sits in each position bucket (all events of those conversations count).",
+		Tables: []table{t}}
+}
+
+var thirdNames = [3]string{"first third", "second third", "last third"}
+
+func thirdSection(s score.Summary) section {
+	t := table{Header: scoredHeader("model", "condition", "elapsed time")}
+	for _, e := range s.Entries {
+		for i, ms := range e.ByThird {
+			t.add(measureRow([]string{e.Model, e.Condition, thirdNames[i]}, ms)...)
+		}
+	}
+	return section{ID: "by-third", Title: "Scored measures by elapsed-time third",
+		Intro:  "Each event is placed by the start of its turn in thirds of the span from the first human turn's start to the last one's end (the preamble and tail do not count).",
+		Tables: []table{t}}
+}
+
+func sweepSection(s score.Summary) section {
+	t := table{Header: []string{"model", "condition", "judged"}}
+	for _, thr := range score.SweepThresholdsMS {
+		t.Header = append(t.Header, fmt.Sprintf("fails above %g ms", thr))
+	}
+	for _, e := range s.Entries {
+		row := append(entryCells(e), rateText(e.Silence))
+		for _, thr := range score.SweepThresholdsMS {
+			cell := "n/a"
+			for _, tr := range e.SilenceSweep {
+				if tr.ThresholdMS == thr {
+					cell = rateText(tr.Rate)
+				}
+			}
+			row = append(row, cell)
+		}
+		t.add(row...)
+	}
+	return section{ID: "sweep", Title: "Silence preservation by duration threshold",
+		Intro:  "Robustness check without a judge: a window fails when the model speech in it totals more than the threshold.",
+		Tables: []table{t}, Charts: []string{chartSweep}}
+}
+
+func spearmanSection(s score.Summary) section {
+	t := table{Header: []string{"correlation", "rho", "entries"}}
+	rho := "n/a (undefined: fewer than two entries or a constant rate)"
+	if s.Spearman.Available {
+		rho = fmt.Sprintf("%.3f", s.Spearman.Rho)
+	}
+	t.add("Spearman: response presence vs fresh-onset rate", rho, strconv.Itoa(s.Spearman.N))
+	return section{ID: "spearman", Title: "Presence vs fresh onset (Spearman)",
+		Intro:  "Rank correlation across model x condition entries: does responding at all go with responding with a fresh onset?",
+		Tables: []table{t}, Charts: []string{chartSpearman}}
+}
+
+func comparisonSection(s score.Summary) section {
+	t := table{Header: []string{"condition", "measure", "model A", "model B", "pairs", "rate A", "rate B", "A - B [bootstrap 95% CI]", "b (A only)", "c (B only)", "p (McNemar)", "p (Bonferroni)"}}
+	for _, c := range s.Comparisons {
+		t.add(c.Condition, measureTitle(c.Measure), c.A, c.B, strconv.Itoa(c.Pairs), rateText(c.RateA), rateText(c.RateB),
+			differenceText(c.Difference), strconv.Itoa(c.Test.B), strconv.Itoa(c.Test.C), pText(c.Test.P), pText(c.PAdjusted))
+	}
+	resamples := s.Protocol.BootstrapResamples
+	intro := fmt.Sprintf("Every pair of models on every scored measure within a condition, on the scenario pairs both were scored on. "+
+		"The interval resamples whole scenario pairs (%d resamples, seed %d); the exact McNemar test pairs the same events; "+
+		"p is Bonferroni-corrected over all %d comparisons.", resamples, s.Seed, len(s.Comparisons))
+	if len(s.Comparisons) == 0 {
+		intro = "No comparisons: fewer than two models were scored in a condition."
+	}
+	return section{ID: "comparisons", Title: "Model comparisons", Intro: intro, Tables: []table{t}}
+}
+
+func pluginText(p Plugin) string {
+	s := p.Name
+	if p.Plugin != "" && p.Plugin != p.Name {
+		s += " (" + p.Plugin + ")"
+	}
+	if p.Version != "" {
+		s += " " + p.Version
+	}
+	for _, k := range sortedKeys(p.Identity) {
+		s += fmt.Sprintf(", %s=%s", k, p.Identity[k])
+	}
+	if p.Hash != "" {
+		s += ", hash " + p.Hash
+	}
+	return s
+}
+
+// metaTable is the header every format starts with.
+func metaTable(s score.Summary, m Meta) table {
+	t := table{Header: []string{"", ""}}
+	t.add("run", orDash(m.Run))
+	t.add("date", orDash(m.Date))
+	h := orDash(m.Harness.Version)
+	if m.Harness.Commit != "" {
+		h += ", commit " + m.Harness.Commit
+		if m.Harness.Modified {
+			h += " (modified)"
+		}
+	}
+	t.add("harness", h)
+	d := orDash(m.Dataset.Name)
+	if m.Dataset.Version != "" {
+		d += " " + m.Dataset.Version
+	}
+	if m.Dataset.Hash != "" {
+		d += ", hash " + m.Dataset.Hash
+	}
+	if m.Dataset.Scenarios > 0 {
+		d += fmt.Sprintf(", %d scenarios", m.Dataset.Scenarios)
+	}
+	t.add("dataset", d)
+	for _, p := range m.Models {
+		t.add("model", pluginText(p))
+	}
+	if m.Judge != nil {
+		t.add("judge", pluginText(*m.Judge))
+	}
+	if m.ASR != nil {
+		t.add("ASR", pluginText(*m.ASR))
+	}
+	p := m.Protocol
+	if p == (protocol.Params{}) {
+		p = s.Protocol
+	}
+	t.add("protocol", paramsText(p))
+	if p != s.Protocol {
+		t.add("scored with", paramsText(s.Protocol))
+	}
+	if m.VAD != (protocol.VAD{}) {
+		v := m.VAD
+		t.add("VAD", fmt.Sprintf("%s, threshold %g (end below %g), min_speech %g s, merge_pause %g s, speech_pad %g s",
+			orDash(v.Model), v.Threshold, v.EffectiveNegThreshold(), v.MinSpeech, v.MergePause, v.SpeechPad))
+	}
+	return t
+}
+
+func paramsText(p protocol.Params) string {
+	return fmt.Sprintf("preamble_gap %g s, turn_gap %g s, t_onset_window %g s, t_end_silence %g s, t_wait_cap %g s, n4_gap %g s, "+
+		"yield_deadline %g s, yield_observe %g s, min_eligible %d, tail %g s, bootstrap %d resamples",
+		p.PreambleGap, p.TurnGap, p.TOnsetWindow, p.TEndSilence, p.TWaitCap, p.N4Gap, p.YieldDeadline, p.YieldObserve,
+		p.MinEligible, p.Tail, p.BootstrapResamples)
+}

@@ -1,0 +1,47 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/duplexmpe/duplexmpe/core/score"
+)
+
+// MainTable prints the main results as aligned plain text: one block per model and
+// condition, each measure as "rate (k/n)" with its Wilson 95% interval on the line
+// below, or "n/a (n=k)". It is what `run` prints at the end.
+func MainTable(w io.Writer, s score.Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := []string{"model", "condition", "convs"}
+	for _, mi := range measures {
+		head = append(head, mi.short)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	for _, e := range s.Entries {
+		top := []string{e.Model, e.Condition, fmt.Sprint(e.Items)}
+		bottom := []string{"", "", ""}
+		for _, mi := range measures {
+			r := mi.rate(e)
+			if !r.Available {
+				top = append(top, rateText(r))
+				bottom = append(bottom, "")
+				continue
+			}
+			top = append(top, fmt.Sprintf("%.3f (%d/%d)", r.Rate, r.K, r.N))
+			bottom = append(bottom, intervalText(r))
+		}
+		fmt.Fprintln(tw, strings.Join(top, "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(bottom, "\t")+"\t")
+	}
+	if len(s.Entries) == 0 {
+		fmt.Fprintln(tw, "(no scored conversations)\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "Rates: successes/denominator, [Wilson 95%% interval]. Yield is over eligible N4 events, n/a below min_eligible = %d. "+
+		"Presence and window response are diagnostics.\n", s.Protocol.MinEligible)
+	return err
+}

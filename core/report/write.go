@@ -1,0 +1,80 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/duplexmpe/duplexmpe/core/score"
+)
+
+// Results is results.json: the meta and the whole summary, as the score package
+// encodes it.
+type Results struct {
+	Meta    Meta          `json:"meta"`
+	Summary score.Summary `json:"summary"`
+}
+
+// WriteAll renders report.md, results.json, results.csv and report.html into dir
+// (created if needed). Each file is written atomically. When dir is a run directory
+// with per-item records (items/<id>/), the HTML links every item's files.
+func WriteAll(dir string, s score.Summary, meta Meta) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	js, err := json.MarshalIndent(Results{Meta: meta, Summary: s}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("report: %s: %w", filepath.Join(dir, JSONFile), err)
+	}
+	csvData, err := csvBytes(s, meta)
+	if err != nil {
+		return fmt.Errorf("report: %s: %w", filepath.Join(dir, CSVFile), err)
+	}
+	page, err := htmlPage(s, meta, readItems(dir))
+	if err != nil {
+		return fmt.Errorf("report: %s: %w", filepath.Join(dir, HTMLFile), err)
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{
+		{MarkdownFile, markdown(s, meta)},
+		{JSONFile, append(js, '\n')},
+		{CSVFile, csvData},
+		{HTMLFile, page},
+	} {
+		if err := writeAtomic(filepath.Join(dir, f.name), f.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes a temporary file in the same folder, syncs it, then renames it over
+// path, so a reader never sees half a file.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	name := tmp.Name()
+	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(name, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(name, path)
+	}
+	if werr != nil {
+		os.Remove(name)
+		return fmt.Errorf("report: writing %s: %w", path, werr)
+	}
+	return nil
+}
