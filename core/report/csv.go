@@ -69,7 +69,9 @@ func (r csvRow) rate(rt score.Rate, suffix string) csvRow {
 	return r
 }
 
-func (r csvRow) entry(e score.Entry) csvRow { return r.set("model", e.Model).set("condition", e.Condition) }
+func (r csvRow) entry(e score.Entry) csvRow {
+	return r.set("model", e.Model).set("condition", e.Condition)
+}
 
 // count fills k and n with a count out of a total.
 func (r csvRow) count(k, n int) csvRow {

@@ -35,12 +35,12 @@ const (
 
 // Meta says what the results are of; it heads every format.
 type Meta struct {
-	Run     string     `json:"run"`
-	Harness Harness    `json:"harness"`
-	Dataset Dataset    `json:"dataset"`
-	Models  []Plugin   `json:"models"`
-	Judge   *Plugin    `json:"judge,omitempty"`
-	ASR     *Plugin    `json:"asr,omitempty"`
+	Run     string   `json:"run"`
+	Harness Harness  `json:"harness"`
+	Dataset Dataset  `json:"dataset"`
+	Models  []Plugin `json:"models"`
+	Judge   *Plugin  `json:"judge,omitempty"`
+	ASR     *Plugin  `json:"asr,omitempty"`
 	// Protocol and VAD are the values the run used (protocol.md section 8).
 	Protocol protocol.Params `json:"protocol"`
 	VAD      protocol.VAD    `json:"vad"`
