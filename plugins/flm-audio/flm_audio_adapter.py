@@ -199,6 +199,19 @@ def load_official(config: dict) -> dict:
     }
 
 
+
+def _load(loader, config: dict, field: str) -> dict:
+    """Runs the loader; a failure names what was being loaded and what to check."""
+    try:
+        return loader(config)
+    except ConfigError:
+        raise
+    except Exception as e:
+        what = f"factory {config['factory']}" if config["factory"] else f"{config[field]!r}"
+        raise ConfigError(f"{'factory' if config['factory'] else field}: cannot load {what}: "
+                          f"{type(e).__name__}: {e}. Check the name and revision, the network or "
+                          "HF_HUB_OFFLINE with the files in the Hugging Face cache, and the GPU.") from e
+
 def _resolve_factory(spec: str):
     module_name, func = spec.split(":")
     try:
@@ -249,7 +262,7 @@ class FLMAudioAdapter:
     def configure(self, config: dict) -> None:
         config = check_config(config)
         loader = _resolve_factory(config["factory"]) if config["factory"] else load_official
-        runtime = loader(config)
+        runtime = _load(loader, config, "checkpoint")
         missing = {"mimi", "lm", "lm_gen_class", "tokenizer", "ops", "identity"} - set(runtime)
         if missing:
             raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")

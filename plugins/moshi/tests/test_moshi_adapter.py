@@ -174,3 +174,13 @@ def test_check_config_fuzz_only_raises_config_error():
             assert any(n in str(e) for n in names + ["config"]), str(e)
         else:
             assert set(out) == {f.name for f in ma.SCHEMA}
+
+
+def broken_runtime(config):
+    raise RuntimeError("CUDA out of memory")
+
+
+def test_a_failing_loader_names_what_it_was_loading():
+    with pytest.raises(ma.ConfigError, match=r"factory: cannot load factory test_moshi_adapter:broken_runtime: "
+                                             r"RuntimeError: CUDA out of memory"):
+        ma.MoshiAdapter().configure({"factory": "test_moshi_adapter:broken_runtime"})

@@ -56,3 +56,31 @@ def load(config: dict) -> dict:
         "identity": {"checkpoint": "tiny-random", "revision": "none", "library": "moshi " + __import__("moshi").__version__,
                      "torch": torch.__version__},
     }
+
+
+def write_hf_cache(hub: "Path", repo: str = "tiny/moshi-random", commit: str = "0123456789abcdef0123456789abcdef01234567",
+                   lm_gen_config: dict | None = None) -> None:
+    """Writes the tiny model as a Hugging Face cache entry under `hub` (HF_HUB_CACHE), the
+    layout hf_hub_download reads offline: models--org--name/{refs/main, snapshots/<commit>/}.
+    config.json names the Mimi config and the tokenizer, as Kyutai's newer repositories do."""
+    import json
+    from pathlib import Path
+
+    from safetensors.torch import save_file
+
+    snap = Path(hub) / ("models--" + repo.replace("/", "--")) / "snapshots" / commit
+    snap.mkdir(parents=True)
+    (snap.parent.parent / "refs").mkdir()
+    (snap.parent.parent / "refs" / "main").write_text(commit)
+    tok = text_tokenizer()
+    (snap / "tokenizer.model").write_bytes(tok.serialized_model_proto())
+    torch.manual_seed(1234)
+    mimi = loaders.get_mimi(None, MIMI_CONFIG, device="cpu", num_codebooks=8)
+    lm_kwargs = {**LM_KWARGS, "text_card": tok.get_piece_size()}
+    lm = loaders.get_moshi_lm(None, lm_kwargs=lm_kwargs, device="cpu", dtype=torch.float32)
+    save_file({k: v.contiguous() for k, v in mimi.state_dict().items()}, str(snap / "mimi.safetensors"))
+    save_file({k: v.contiguous() for k, v in lm.state_dict().items()}, str(snap / "model.safetensors"))
+    (snap / "mimi_config.json").write_text(json.dumps(MIMI_CONFIG))
+    config = {**lm_kwargs, "mimi_name": "mimi.safetensors", "mimi_config_name": "mimi_config.json",
+              "tokenizer_name": "tokenizer.model", "lm_gen_config": lm_gen_config or {}}
+    (snap / "config.json").write_text(json.dumps(config))
