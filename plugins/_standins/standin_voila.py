@@ -48,8 +48,8 @@ class Tokenizer:
 
     def encode(self, wav, sr):
         wav = np.asarray(wav, dtype=np.float32).reshape(-1)
-        if sr != self.sampling_rate:
-            raise ValueError("the stand-in only takes 16 kHz")
+        if sr != 16000:
+            raise ValueError("the stand-in encodes 16 kHz input only (the real one resamples)")
         T = len(wav) // SEG_LEN
         codes = np.zeros((K, T), dtype=np.int64)
         for t in range(T):

@@ -143,3 +143,24 @@ def test_check_config_fuzz_only_raises_config_error():
             assert any(n in str(e) for n in names + ["config"]), str(e)
         else:
             assert set(out) == {f.name for f in va.SCHEMA}
+
+
+def runtime_24k(config):
+    """The stand-in with a codec that decodes at 24 kHz (960 samples per 40 ms token)."""
+    rt = sv.load(config)
+
+    class Codec24k(sv.Tokenizer):
+        sampling_rate = 24000
+
+        def decode(self, codes):
+            return np.repeat(super().decode(codes), 3)[::2]
+
+    rt["audio_tokenizer"] = Codec24k()
+    return rt
+
+
+def test_output_rate_follows_the_codec():
+    conv = adapter(factory="test_voila_adapter:runtime_24k").start("c", seed=2)
+    assert (conv.input_rate, conv.output_rate) == (16000, 24000)
+    outs = run(conv, frames("sssss" + "." * 12))
+    assert all(o.samples.size == 960 for o in outs)  # one 40 ms token at 24 kHz per frame
