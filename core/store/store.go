@@ -364,6 +364,18 @@ func (s *Store) Load(id string) (*Item, error) {
 	return it, nil
 }
 
+// LoadMeta reads only which (model, conversation) item id is, and its status: cheap
+// enough to list a whole run.
+func (s *Store) LoadMeta(id string) (Meta, Status, error) {
+	var m Meta
+	st := s.Status(id)
+	if st == Missing {
+		return m, st, fmt.Errorf("store: item %s has no finished record in %s", id, s.ItemDir(id))
+	}
+	err := readJSON(filepath.Join(s.ItemDir(id), "item.json"), &m)
+	return m, st, err
+}
+
 // SaveVerdicts writes the scoring verdicts of item id (any JSON value) atomically.
 func (s *Store) SaveVerdicts(id string, v any) error {
 	if s.Status(id) != Done {

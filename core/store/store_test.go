@@ -91,6 +91,12 @@ func TestSaveLoad(t *testing.T) {
 		t.Errorf("meta %+v", it.Meta)
 	}
 	noTemps(t, dir)
+	if m, st, err := s.LoadMeta(id); err != nil || st != Done || m.ScenarioID != "s1" {
+		t.Errorf("LoadMeta: %+v %v %v", m, st, err)
+	}
+	if ids, err := s.IDs(); err != nil || len(ids) != 1 || ids[0] != id {
+		t.Errorf("IDs: %v %v", ids, err)
+	}
 
 	// Verdicts only on finished items.
 	if err := s.SaveVerdicts(id, map[string]string{"t": "correct"}); err != nil {
