@@ -264,22 +264,26 @@ type Item struct {
 }
 
 // Save writes an item: every file atomically, then the marker (done, or failed when the
-// record failed). Saving over a failed item replaces it; its old marker is removed first,
+// record failed). Saving over an item replaces it whole; its old marker is removed first,
 // so a crash in between leaves an unmarked item, which is run again.
 func (s *Store) Save(meta Meta, rec *session.Record) error {
 	if !idPattern.MatchString(meta.ID) {
 		return fmt.Errorf("store: item id %q is not a hex digest", meta.ID)
 	}
 	dir := s.ItemDir(meta.ID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
+	// A new record replaces everything of the old one (its marker first), verdicts
+	// included: they judged the old audio.
 	for _, m := range []string{markerDone, markerFailed} {
 		if err := os.Remove(filepath.Join(dir, m)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("store: %w", err)
 		}
 	}
-	_ = os.Remove(filepath.Join(dir, "failure.json"))
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
 	episodes := rec.Episodes
 	if episodes == nil {
 		episodes = []timeline.Episode{}

@@ -133,6 +133,15 @@ func TestFailedThenRetried(t *testing.T) {
 	if s.Status(id) != Done || exists(filepath.Join(s.ItemDir(id), "failure.json")) || exists(filepath.Join(s.ItemDir(id), "failed")) {
 		t.Error("a retried item keeps its old failure")
 	}
+	// A record without audio (a model that failed to start) leaves no stale audio.
+	rec := record("model failed to start the conversation: out of memory")
+	rec.Audible = audio.PCM{}
+	if err := s.Save(meta(id), rec); err != nil {
+		t.Fatal(err)
+	}
+	if exists(filepath.Join(s.ItemDir(id), "audible.wav")) {
+		t.Error("the audio of an older record survived")
+	}
 }
 
 // An item whose files were written but whose marker was not (a crash) is missing.
