@@ -222,6 +222,11 @@ class MoshiAdapter:
 
     def configure(self, config: dict) -> None:
         config = check_config(config)
+        if config == self.config:
+            return  # already loaded with this config: do not load the weights twice
+        if self.active is not None and not self.active.closed:
+            raise RuntimeError(f"configure while conversation {self.active.conversation_id!r} is open")
+        self.config = self.runtime = self.lm_gen = None  # let the old model go before loading a new one
         loader = _resolve_factory(config["factory"]) if config["factory"] else load_official
         runtime = _load(loader, config, "hf_repo")
         missing = {"mimi", "lm", "lm_gen_class", "text_tokenizer", "ops", "identity"} - set(runtime)

@@ -337,6 +337,11 @@ class VoilaAdapter:
 
     def configure(self, config: dict) -> None:
         config = check_config(config)
+        if config == self.config:
+            return  # already loaded with this config: do not load the weights twice
+        if self.active is not None and not self.active.closed:
+            raise RuntimeError(f"configure while conversation {self.active.conversation_id!r} is open")
+        self.config = self.runtime = None  # let the old model go before loading a new one
         loader = _resolve_factory(config["factory"]) if config["factory"] else load_official
         runtime = _load(loader, config, "checkpoint")
         missing = {"runner", "audio_tokenizer", "text_tokenizer", "ops", "identity"} - set(runtime)

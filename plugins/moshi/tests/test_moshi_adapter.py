@@ -184,3 +184,15 @@ def test_a_failing_loader_names_what_it_was_loading():
     with pytest.raises(ma.ConfigError, match=r"factory: cannot load factory test_moshi_adapter:broken_runtime: "
                                              r"RuntimeError: CUDA out of memory"):
         ma.MoshiAdapter().configure({"factory": "test_moshi_adapter:broken_runtime"})
+
+
+def test_configure_again_keeps_the_loaded_model_unless_the_config_changes():
+    a = adapter()
+    rt = a.runtime
+    a.configure({**STANDIN})
+    assert a.runtime is rt  # same config: the weights are not loaded twice
+    a.configure({**STANDIN, "temp": 0.3})
+    assert a.runtime is not rt and a.lm_gen.temp == 0.3
+    a.start("c", seed=1)
+    with pytest.raises(RuntimeError, match="while conversation 'c' is open"):
+        a.configure({**STANDIN, "temp": 0.4})
