@@ -3,6 +3,7 @@ package pluginpython_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -200,6 +201,75 @@ func TestLogsReachTheHost(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("host log lacks %s; it has:\n%s", want, out)
+		}
+	}
+}
+
+// TestStdioReachesTheHost runs the SDK's own test fixture (sdk/python/tests) under the
+// host: what Python prints after the handshake (print, sys.stderr, raw writes to fd 1)
+// arrives through go-plugin's GRPCStdio as host log lines, and every kind the fixture
+// serves answers through the host's sdk types.
+func TestStdioReachesTheHost(t *testing.T) {
+	s := spec(t)
+	s.Name = "fixture"
+	s.Command = []string{filepath.Join("..", "..", ".venv", "bin", "python"), filepath.Join("..", "..", "sdk", "python", "tests", "fixture_plugin.py")}
+	logs := &syncBuffer{}
+	logger := hclog.New(&hclog.LoggerOptions{Name: "host", Output: logs, Level: hclog.Trace, JSONFormat: true})
+	ctx := context.Background()
+	c, err := pluginhost.Start(ctx, s, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Kill)
+	if got := strings.Join(c.Kinds(), ","); got != "tts,asr,judge,llm" {
+		t.Errorf("kinds = %s", got)
+	}
+	if err := c.Configure(ctx, map[string]any{"greeting": "hello from python"}); err != nil {
+		t.Fatal(err)
+	}
+	tts, err := c.TTS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clip, err := tts.Synthesize(ctx, "abc", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clip.Rate != 8000 || len(clip.Samples) != 3 || clip.Samples[2] != 0.25 {
+		t.Errorf("Synthesize = %+v", clip)
+	}
+	asr, err := c.ASR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, err := asr.Transcribe(ctx, sdk.Audio{Samples: make([]float32, 160), Rate: 16000}, ""); err != nil || text != "160 samples at 16000 Hz" {
+		t.Errorf("Transcribe = %q, %v", text, err)
+	}
+	if _, err := c.Model(); err == nil {
+		t.Error("the fixture serves no model, but Model() succeeded")
+	}
+	c.Kill()
+	// Each line arrives once, on its own stream (the host's SyncStdout/SyncStderr), not
+	// as stray stderr text.
+	seen := map[string]string{}
+	for _, line := range strings.Split(logs.String(), "\n") {
+		var e map[string]any
+		if json.Unmarshal([]byte(line), &e) != nil {
+			continue
+		}
+		msg, _ := e["@message"].(string)
+		stream, _ := e["stream"].(string)
+		if strings.Contains(msg, "hello from python") || msg == "raw fd 1" {
+			if prev, dup := seen[msg]; dup {
+				t.Errorf("%q logged twice (streams %s and %s)", msg, prev, stream)
+			}
+			seen[msg] = stream
+		}
+	}
+	want := map[string]string{"stdout: hello from python": "stdout", "stderr: hello from python": "stderr", "raw fd 1": "stdout"}
+	for msg, stream := range want {
+		if seen[msg] != stream {
+			t.Errorf("%q arrived on stream %q, want %q; host log:\n%s", msg, seen[msg], stream, logs.String())
 		}
 	}
 }

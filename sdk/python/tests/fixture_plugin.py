@@ -7,6 +7,7 @@ FIXTURE_NOISY=1        print to stdout while describing, before the handshake
 
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -35,6 +36,8 @@ class Fixture(dp.TTS, dp.ASR, dp.Judge, dp.LLM):
         return [dp.Voice("a", "voice a", 8000)]
 
     def synthesize(self, text, voice):
+        if text == "hang":  # plugin code stuck in a long call
+            time.sleep(60)
         return dp.Audio(np.full(len(text), 0.25, dtype=np.float32), 8000)
 
     def transcribe(self, audio, language):

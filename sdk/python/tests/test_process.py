@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 
+import grpc
 import numpy as np
 
 from duplexmpe_plugin import testing
@@ -116,3 +117,31 @@ def test_exits_when_the_host_dies():
     if alive:
         os.kill(pid, signal.SIGKILL)
     assert not alive, "the plugin outlived its host by 10 s"
+
+
+def test_shutdown_is_not_held_up_by_stuck_plugin_code():
+    with testing.launch(FIXTURE) as p:
+        stuck = p.tts.Synthesize.future(services_pb2.SynthesizeRequest(text="hang", voice="a"))
+        time.sleep(0.3)  # the call is now inside synthesize()
+        began = time.monotonic()
+        assert p.shutdown(timeout=10) == 0
+        # go-plugin waits 2 s before SIGKILL; the plugin left on its own, well before.
+        assert time.monotonic() - began < 5
+        assert stuck.exception() is not None
+
+
+def test_garbage_requests_are_errors_not_crashes():
+    refused = 0
+    with testing.launch(FIXTURE) as p:
+        for method in ("/duplexmpe.v1.Plugin/Configure", "/duplexmpe.v1.TTS/Synthesize",
+                       "/duplexmpe.v1.ASR/Transcribe", "/duplexmpe.v1.LLM/Complete"):
+            call = p.channel.unary_unary(method)  # raw bytes, no serializer
+            for junk in (b"\xff\xff\xff", b"\x0a\x05ab", bytes(range(256))):
+                try:
+                    call(junk, timeout=10)
+                except grpc.RpcError as e:
+                    assert e.code() in (grpc.StatusCode.INTERNAL, grpc.StatusCode.INVALID_ARGUMENT), e
+                    refused += 1
+        assert refused >= 8  # undecodable requests are refused; the process keeps serving
+        assert p.health() == 1
+        assert p.shutdown() == 0
