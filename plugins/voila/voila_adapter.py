@@ -20,7 +20,6 @@ Voila is not on PyPI: it is imported from a checkout (`voila_dir`).
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 import math
@@ -395,7 +394,6 @@ class VoilaConversation:
         self.encoder = ContextEncoder(rt["audio_tokenizer"], rows * FRAME_SIZE)
         self.decoder = ContextDecoder(rt["audio_tokenizer"], rows)
         self.user_rows: deque = deque()
-        self.instruction_sha = hashlib.sha256(instruction.encode()).hexdigest()
 
     def step(self, frame: np.ndarray) -> StepOutput:
         if self.closed:

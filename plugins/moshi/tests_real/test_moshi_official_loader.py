@@ -3,7 +3,6 @@ get_text_tokenizer) on the real moshi library, reading a tiny random checkpoint 
 Hugging Face cache written on the spot, offline, through the plugin process."""
 
 import json
-import os
 import sys
 from pathlib import Path
 
