@@ -196,7 +196,7 @@ class loaders:  # noqa: N801 - mirrors the module name moshi.models.loaders
     DEFAULT_REPO = "kyutai/moshiko-pytorch-bf16"
 
     @staticmethod
-    def get_mimi(filename=None, mimi_config=None, device="cpu", num_codebooks: int = 8) -> MimiModel:
+    def get_mimi(filename, mimi_config=None, device="cpu", num_codebooks: int = 8) -> MimiModel:
         return MimiModel(num_codebooks=num_codebooks)
 
 
