@@ -2,7 +2,9 @@
 line, mutual TLS with the certificate it names, version negotiation, the cookie."""
 
 import base64
+import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -145,3 +147,27 @@ def test_bad_schema_fails_before_the_handshake():
     assert proc.returncode == 1
     assert out == b""
     assert b"config field 'speed' has type 'float'" in err
+
+
+def test_debug_mode_serves_without_host_for_reattach():
+    env = dict(os.environ)
+    env.pop("DUPLEXMPE_PLUGIN", None)
+    env.pop("PLUGIN_CLIENT_CERT", None)
+    proc = subprocess.Popen(FIXTURE + ["--debug"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        line = testing.read_handshake(proc, 30)
+        assert line.startswith("DUPLEXMPE_REATTACH=")
+        r = json.loads(line[len("DUPLEXMPE_REATTACH="):])
+        assert (r["Protocol"], r["ProtocolVersion"], r["Pid"], r["Test"]) == ("grpc", 1, proc.pid, True)
+        assert r["Addr"]["Network"] == "unix"
+        hs = testing.Handshake(1, 1, "unix", r["Addr"]["String"], "grpc", "")
+        conn = testing.Connection(hs, testing.open_channel(hs, None))
+        assert conn.plugin.Describe(plugin_pb2.DescribeRequest()).name == "fixture"
+        conn.channel.close()
+        proc.send_signal(signal.SIGINT)  # Ctrl-C stops a debug-mode plugin
+        assert proc.wait(10) == 0
+        assert b"serving in debug mode" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()

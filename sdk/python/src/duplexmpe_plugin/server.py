@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grp
+import json
 import logging
 import os
 import shutil
@@ -207,15 +208,34 @@ def _free_port(lo: int, hi: int) -> int:
     raise OSError(f"no free TCP port in {lo}..{hi}")
 
 
+def debug_requested(environ: Mapping[str, str] = os.environ, argv: Sequence[str] = ()) -> bool:
+    """Debug mode (as the Go SDK): DUPLEXMPE_PLUGIN_DEBUG=1 or a --debug argument."""
+    return environ.get(handshake.ENV_DEBUG) == "1" or any(a in ("--debug", "-debug") for a in argv)
+
+
+def reattach_line(version: int, network: str, address: str, pid: int) -> str:
+    """The line a plugin in debug mode prints: a plugin block's reattach setting takes
+    the JSON after the prefix (sdk.Reattach in Go)."""
+    body = {"Protocol": "grpc", "ProtocolVersion": version, "Pid": pid, "Test": True,
+            "Addr": {"Network": network, "String": address}}
+    return handshake.REATTACH_PREFIX + json.dumps(body, separators=(",", ":"))
+
+
 def serve(plugin: api.Plugin, *, versions: Sequence[int] = (handshake.PROTOCOL_VERSION,),
           network: Optional[str] = None, max_workers: int = 32) -> NoReturn:
     """Runs ``plugin`` as a go-plugin process until the host shuts it down, sends
     SIGTERM, or exits; then exits the process. Call it last, from the plugin's main
     script; do not print to stdout before calling it (the host reads the handshake from
-    the first line of stdout)."""
+    the first line of stdout).
+
+    In debug mode (DUPLEXMPE_PLUGIN_DEBUG=1 or a --debug argument) it serves without a
+    host, cookie or TLS and prints ``DUPLEXMPE_REATTACH=<json>`` on stdout: give that
+    JSON to a plugin block's reattach setting and hosts connect to this long-lived
+    process (a model kept warm on a GPU) instead of starting one. Ctrl-C stops it."""
     environ = os.environ
     program = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "plugin"
-    if not handshake.cookie_ok(environ):
+    debug = debug_requested(environ, sys.argv[1:])
+    if not debug and not handshake.cookie_ok(environ):
         sys.stderr.write(handshake.refusal_message(program))
         sys.stderr.flush()
         sys.exit(1)
@@ -241,7 +261,7 @@ def serve(plugin: api.Plugin, *, versions: Sequence[int] = (handshake.PROTOCOL_V
         server = PluginServer(plugin, max_workers=max_workers)
         version = handshake.negotiate_version(environ, versions, warn=log.warning)
         keys, cert = None, ""
-        client_pem = environ.get(handshake.ENV_CLIENT_CERT, "").encode()
+        client_pem = b"" if debug else environ.get(handshake.ENV_CLIENT_CERT, "").encode()
         if client_pem:
             tls.check_client_cert(client_pem)
             keys = tls.generate_cert()
@@ -249,7 +269,10 @@ def serve(plugin: api.Plugin, *, versions: Sequence[int] = (handshake.PROTOCOL_V
         chosen = network or environ.get(ENV_NETWORK) or "unix"
         address = server.listen(chosen, keys, client_pem, environ)
         server.start(environ)
-        line = handshake.handshake_line(version, server.network, address, cert)
+        if debug:
+            line = reattach_line(version, server.network, address, os.getpid())
+        else:
+            line = handshake.handshake_line(version, server.network, address, cert)
     except (ProtocolError, TypeError, ValueError, OSError, KeyError) as e:
         log.error(f"plugin cannot start: {e}", exc_info=not isinstance(e, (ProtocolError, TypeError)))
         _exit(1)
@@ -258,26 +281,37 @@ def serve(plugin: api.Plugin, *, versions: Sequence[int] = (handshake.PROTOCOL_V
         _exit(1)
 
     os.write(handshake_fd, (line + "\n").encode())
-    os.close(handshake_fd)
-    # From here on stdout (fd 1, so C code and child processes too) and sys.stderr are
-    # streamed to the host over plugin.GRPCStdio; logs keep going to the real stderr.
-    stdio.capture_fd(1, server.pump, stdio.STDOUT)
-    sys.stdout.reconfigure(line_buffering=True)
-    sys.stderr = stdio.text_writer(server.pump, stdio.STDERR)
-
+    if debug:
+        # go-plugin's test mode: stdout stays where it is, and Ctrl-C stops the plugin.
+        os.dup2(handshake_fd, 1)
+        os.close(handshake_fd)
+        signal.signal(signal.SIGINT, lambda signum, frame: server.shutdown_requested.set())
+        log_stream.write(f"plugin {server.name!r} is serving in debug mode (pid {os.getpid()}). Hosts reattach "
+                         "with the JSON on stdout (a plugin block's reattach setting). Ctrl-C stops it.\n")
+    else:
+        os.close(handshake_fd)
+        # From here on stdout (fd 1, so C code and child processes too) and sys.stderr
+        # are streamed to the host over plugin.GRPCStdio; logs keep going to the real
+        # stderr.
+        stdio.capture_fd(1, server.pump, stdio.STDOUT)
+        sys.stderr = stdio.text_writer(server.pump, stdio.STDERR)
+        # Ctrl-C in a terminal reaches the whole process group; the host owns it and
+        # shuts plugins down itself (go-plugin's Go servers ignore SIGINT too).
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        sys.stdout.reconfigure(line_buffering=True)
+    except (AttributeError, ValueError):
+        pass
     signal.signal(signal.SIGTERM, lambda signum, frame: server.shutdown_requested.set())
-    # Ctrl-C in a terminal reaches the whole process group; the host owns it and shuts
-    # plugins down itself (go-plugin's Go servers ignore SIGINT too).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     log.info("plugin serving", extra={"plugin": server.name, "kinds": ",".join(server.kinds),
                                       "protocol_version": version, "network": server.network,
                                       "address": address, "mtls": bool(cert),
-                                      "tls_front": server._front is not None})
+                                      "tls_front": server._front is not None, "debug": debug})
 
     parent = os.getppid()
     reason = "shutdown requested"
     while not server.shutdown_requested.wait(0.25):
-        if os.getppid() != parent:
+        if not debug and os.getppid() != parent:
             reason = f"the host (pid {parent}) is gone"
             break
     log.info(f"plugin stopping: {reason}")
