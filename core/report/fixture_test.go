@@ -126,5 +126,9 @@ func testMeta() Meta {
 		Protocol: protocol.Defaults(),
 		VAD:      protocol.DefaultVAD(),
 		Date:     "2026-11-29T14:00:00Z",
+
+		FailedConversations: map[string]int{"beta": 2},
+		JudgeVerdicts:       180,
+		UnparseableVerdicts: 3,
 	}
 }

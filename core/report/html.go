@@ -102,14 +102,14 @@ nav ol { columns: 2; max-width: 760px; padding-left: 22px; margin: 6px 0; }
 .scroll { overflow-x: auto; margin: 8px 0 14px; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
-th { background: var(--head); font-weight: 600; white-space: nowrap; }
+th { background: var(--head); font-weight: 600; min-width: 5em; max-width: 11em; }
 td { white-space: nowrap; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
 table.meta td:first-child { font-weight: 600; background: var(--head); }
 table.meta td { white-space: normal; max-width: 1000px; overflow-wrap: anywhere; }
 table.meta thead { display: none; }
 .kn { color: var(--muted); }
-.ci { color: var(--muted); font-size: 12px; }
+.ci { color: var(--muted); font-size: 12px; display: block; }
 .na { color: #a15c00; }
 .charts { display: flex; flex-wrap: wrap; gap: 12px 20px; }
 figure { margin: 0; }

@@ -96,13 +96,22 @@ func readItem(dir, id string) itemRow {
 		return r
 	}
 	r.Model, r.Condition, r.Scenario, r.Pair, r.TPosition = m.Model, m.Condition, m.ScenarioID, m.PairID, m.TPosition
-	var sc score.Scored
 	if !exists(filepath.Join(d, "verdicts.json")) {
 		return r
 	}
-	if err := readSmallJSON(filepath.Join(d, "verdicts.json"), &sc); err != nil {
+	// verdicts.json is score.Scored, possibly wrapped with the key it was scored under:
+	// {"key": ..., "scored": {...}}.
+	var v struct {
+		score.Scored
+		Wrapped *score.Scored `json:"scored"`
+	}
+	if err := readSmallJSON(filepath.Join(d, "verdicts.json"), &v); err != nil {
 		r.Status += "; verdicts.json: " + err.Error()
 		return r
+	}
+	sc := v.Scored
+	if v.Wrapped != nil {
+		sc = *v.Wrapped
 	}
 	var silN, silK, n4Pass, n4Elig, n4All int
 	for _, ev := range sc.Events {

@@ -44,6 +44,13 @@ type Meta struct {
 	// Protocol and VAD are the values the run used (protocol.md section 8).
 	Protocol protocol.Params `json:"protocol"`
 	VAD      protocol.VAD    `json:"vad"`
+	// FailedConversations counts, per model, the conversations that failed to run and
+	// so are in no denominator.
+	FailedConversations map[string]int `json:"failed_conversations,omitempty"`
+	// JudgeVerdicts and UnparseableVerdicts count the judge's verdicts over all scored
+	// spans and those it could not parse (they count as failures).
+	JudgeVerdicts       int `json:"judge_verdicts,omitempty"`
+	UnparseableVerdicts int `json:"unparseable_verdicts,omitempty"`
 	// Date of the run or of scoring, as the caller wants it shown (RFC 3339 is best).
 	Date string `json:"date"`
 }

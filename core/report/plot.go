@@ -66,8 +66,8 @@ func charts(kind string, s score.Summary) []chart {
 					}
 				}
 			}
-			p, fix := barChart(mi.title, "denominator: "+mi.denominator, models, conds, rates)
-			add(mi.title, p, 380, 250, fix)
+			p, fix := barChart(mi.title, "rate", models, conds, rates)
+			add("Denominator: "+mi.denominator+". Whiskers: Wilson 95% interval; n/a: no events, or yield below min_eligible.", p, 380, 250, fix)
 		}
 	case chartTOutcomes:
 		outcomes := []string{score.OutcomeFreshOnset, score.OutcomeAlreadySpeaking, score.OutcomeSilent}
@@ -91,7 +91,7 @@ func charts(kind string, s score.Summary) []chart {
 		add("Silence preservation by label with Wilson 95% intervals", p, vg.Length(max(380, 110*len(s.Entries))), 260, fix)
 	case chartSweep:
 		if p, err := sweepChart(s); err == nil {
-			add("Silence preservation by duration threshold", p, 420, 270, nil)
+			add("One line per model and condition: the rate when speech totalling more than the threshold fails a window (no judge).", p, 420, 270, nil)
 		}
 	case chartSpearman:
 		if p, err := spearmanChart(s); err == nil {
@@ -250,6 +250,11 @@ func sweepChart(s score.Summary) (*plot.Plot, error) {
 	p.Y.Tick.Marker = unitTicks
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.YOffs = vg.Points(20)
+	var ticks []plot.Tick
+	for _, thr := range score.SweepThresholdsMS {
+		ticks = append(ticks, plot.Tick{Value: thr, Label: fmt.Sprintf("%g", thr)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	drawn := 0
 	for i, e := range s.Entries {
 		var pts plotter.XYs

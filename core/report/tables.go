@@ -179,9 +179,8 @@ func silenceSection(s score.Summary) section {
 
 func yieldSection(s score.Summary, p protocol.Params) section {
 	excl := []string{score.ExcludedSpokeDuringQ, score.ExcludedNoOnsetInGap, score.ExcludedNotSpeakingAtR}
-	t := table{Header: []string{"model", "condition", "N4 events", "eligible", "yield (eligible)", score.YieldFailStillVoicing, score.YieldFailResumed}}
-	t.Header = append(t.Header, excl...)
-	t.Header = append(t.Header, "yield over all N4 events", "window response (diag.)")
+	t := table{Header: []string{"model", "condition", "N4 events", "eligible", "yield (eligible)", "fail: still voicing", "fail: resumed",
+		"excluded: spoke during question", "excluded: no onset in gap", "excluded: not speaking at r", "yield over all N4 events", "window response (diag.)"}}
 	for _, e := range s.Entries {
 		all := e.YieldAll.N
 		row := append(entryCells(e), strconv.Itoa(all), countText(e.Yield.N, all), rateText(e.Yield),
@@ -290,7 +289,7 @@ func comparisonSection(s score.Summary) section {
 	t := table{Header: []string{"condition", "measure", "model A", "model B", "pairs", "rate A", "rate B", "A - B [bootstrap 95% CI]", "b (A only)", "c (B only)", "p (McNemar)", "p (Bonferroni)"}}
 	for _, c := range s.Comparisons {
 		t.add(c.Condition, measureTitle(c.Measure), c.A, c.B, strconv.Itoa(c.Pairs), rateText(c.RateA), rateText(c.RateB),
-			differenceText(c.Difference), strconv.Itoa(c.Test.B), strconv.Itoa(c.Test.C), pText(c.Test.P), pText(c.PAdjusted))
+			comparisonDifference(c), strconv.Itoa(c.Test.B), strconv.Itoa(c.Test.C), pText(c.Test.P), pText(c.PAdjusted))
 	}
 	resamples := s.Protocol.BootstrapResamples
 	intro := fmt.Sprintf("Every pair of models on every scored measure within a condition, on the scenario pairs both were scored on. "+
@@ -352,6 +351,12 @@ func metaTable(s score.Summary, m Meta) table {
 	if m.ASR != nil {
 		t.add("ASR", pluginText(*m.ASR))
 	}
+	if m.JudgeVerdicts > 0 || m.UnparseableVerdicts > 0 {
+		t.add("judge verdicts", fmt.Sprintf("%d, of which %d unparseable (counted as failures)", m.JudgeVerdicts, m.UnparseableVerdicts))
+	}
+	for _, name := range sortedKeys(m.FailedConversations) {
+		t.add("failed conversations", fmt.Sprintf("%s: %d (not scored, in no denominator)", name, m.FailedConversations[name]))
+	}
 	p := m.Protocol
 	if p == (protocol.Params{}) {
 		p = s.Protocol
@@ -373,4 +378,13 @@ func paramsText(p protocol.Params) string {
 		"yield_deadline %g s, yield_observe %g s, min_eligible %d, tail %g s, bootstrap %d resamples",
 		p.PreambleGap, p.TurnGap, p.TOnsetWindow, p.TEndSilence, p.TWaitCap, p.N4Gap, p.YieldDeadline, p.YieldObserve,
 		p.MinEligible, p.Tail, p.BootstrapResamples)
+}
+
+// comparisonDifference is the bootstrap difference, or n/a when either rate is itself
+// n/a (yield below min_eligible): a difference of rates not shown would be read as one.
+func comparisonDifference(c score.Comparison) string {
+	if !c.RateA.Available || !c.RateB.Available {
+		return "n/a (a rate is n/a)"
+	}
+	return differenceText(c.Difference)
 }
