@@ -26,7 +26,7 @@ var Backchannels = []string{
 	"okay", "ok", "kay", "alright", "all right", "right", "sure", "yeah", "yep", "yup",
 	"understood", "got it", "i see", "i understand", "noted", "gotcha", "sounds good",
 	"cool", "nice", "great", "wow", "indeed", "of course", "interesting", "exactly",
-	"true", "fair enough", "makes sense", "oh okay", "i got it",
+	"true", "fair enough", "makes sense", "oh okay", "i got it", "understand",
 }
 
 // FunctionWords are never required content in a gold answer: "it's nine dollars" needs

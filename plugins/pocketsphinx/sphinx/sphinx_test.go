@@ -1,0 +1,161 @@
+package sphinx
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+)
+
+// synth speaks text with the flite binary and returns it at 16 kHz.
+func synth(tb testing.TB, voice, text string) []float32 {
+	tb.Helper()
+	if _, err := exec.LookPath("flite"); err != nil {
+		tb.Skip("flite is not installed (scripts/install-apt.sh installs it)")
+	}
+	wav := filepath.Join(tb.TempDir(), "clip.wav")
+	if out, err := exec.Command("flite", "-voice", voice, "-t", text, "-o", wav).CombinedOutput(); err != nil {
+		tb.Fatalf("flite: %v: %s", err, out)
+	}
+	p, err := audio.ReadWAV(wav)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return audio.Resample(p, Rate).Samples
+}
+
+var shared *Decoder
+
+func decoder(tb testing.TB) *Decoder {
+	tb.Helper()
+	if shared == nil {
+		d, err := Load(DefaultModel())
+		if err != nil {
+			tb.Skipf("pocketsphinx model not available: %v", err)
+		}
+		shared = d
+	}
+	return shared
+}
+
+// wordErrors is the word-level edit distance between reference and hypothesis.
+func wordErrors(ref, hyp []string) int {
+	prev := make([]int, len(hyp)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ref); i++ {
+		cur := make([]int, len(hyp)+1)
+		cur[0] = i
+		for j := 1; j <= len(hyp); j++ {
+			sub := prev[j-1]
+			if ref[i-1] != hyp[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev = cur
+	}
+	return prev[len(hyp)]
+}
+
+// Sentences like the benchmark's answers and backchannels, spoken by flite voices.
+var corpus = []struct{ voice, text string }{
+	{"kal16", "the ticket costs nine dollars"},
+	{"slt", "please set a timer for twenty minutes"},
+	{"rms", "the meeting starts at three thirty"},
+	{"awb", "okay understood"}, // flite spells "mm hmm" out letter by letter
+}
+
+// On flite speech PocketSphinx should be nearly word for word (shared/NOTES.md); the
+// test holds it to at least 80% word accuracy over four voices (README.md has the
+// figure measured on a larger set).
+func TestTranscribeFliteSpeech(t *testing.T) {
+	d := decoder(t)
+	errs, words := 0, 0
+	for _, c := range corpus {
+		got, err := d.Transcribe(synth(t, c.voice, c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := strings.Fields(c.text)
+		e := wordErrors(ref, strings.Fields(got))
+		errs += e
+		words += len(ref)
+		t.Logf("%s: %q -> %q (%d errors)", c.voice, c.text, got, e)
+	}
+	if acc := 1 - float64(errs)/float64(words); acc < 0.80 {
+		t.Errorf("word accuracy %.2f over %d words, want >= 0.80", acc, words)
+	}
+}
+
+// Silence and near silence give an empty transcript or very little, never an error.
+func TestTranscribeSilenceAndEmpty(t *testing.T) {
+	d := decoder(t)
+	if got, err := d.Transcribe(nil); err != nil || got != "" {
+		t.Errorf("empty clip: %q, %v", got, err)
+	}
+	got, err := d.Transcribe(make([]float32, Rate))
+	if err != nil || len(strings.Fields(got)) > 1 {
+		t.Errorf("one second of silence: %q, %v", got, err)
+	}
+	// Out-of-range samples are clipped, not wrapped.
+	loud := make([]float32, Rate/2)
+	for i := range loud {
+		loud[i] = 4
+	}
+	if _, err := d.Transcribe(loud); err != nil {
+		t.Errorf("clipped clip: %v", err)
+	}
+}
+
+func TestClean(t *testing.T) {
+	if got := Clean("<s> the READ(2) [noise] ++garbage++ book </s>"); got != "the read book" {
+		t.Errorf("Clean = %q", got)
+	}
+}
+
+func TestLoadErrorsNameTheFile(t *testing.T) {
+	m := DefaultModel()
+	m.Dict = "/no/such/dict"
+	if _, err := Load(m); err == nil || !strings.Contains(err.Error(), "/no/such/dict") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestClose(t *testing.T) {
+	d, err := Load(DefaultModel())
+	if err != nil {
+		t.Skip(err)
+	}
+	d.Close()
+	d.Close()
+	if _, err := d.Transcribe(make([]float32, 100)); err != ErrClosed {
+		t.Errorf("after Close: %v", err)
+	}
+}
+
+// BenchmarkTranscribe reports decoding time per second of audio (s/audio-s) on flite speech.
+func BenchmarkTranscribe(b *testing.B) {
+	d := decoder(b)
+	clip := synth(b, "kal16", "please set a timer for twenty minutes and remind me to call the office")
+	seconds := float64(len(clip)) / Rate
+	for b.Loop() {
+		if _, err := d.Transcribe(clip); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/seconds, "s/audio-s")
+}
+
+func BenchmarkLoad(b *testing.B) {
+	for b.Loop() {
+		d, err := Load(DefaultModel())
+		if err != nil {
+			b.Skip(err)
+		}
+		d.Close()
+	}
+}
