@@ -2,7 +2,8 @@
 # Python. `make test` runs their tests against numpy stand-ins of the model libraries
 # (plugins/_standins) in the shared .venv. `make test-adapters` also runs the moshi
 # adapter on the real moshi library (PyPI moshi + torch) with a tiny random model, in a
-# separate environment, .venv-adapters: torch from PyPI pulls the CUDA wheels, about
+# separate environment, .venv-adapters (plus the torch side of the voila adapter against a
+# torch stand-in of its model): torch from PyPI pulls the CUDA wheels, about
 # 4.3 GB downloaded and 7.1 GB installed, so it stays out of the default path.
 
 ADAPTER_DIRS := plugins/moshi plugins/minicpm-o plugins/flm-audio plugins/freeze-omni plugins/voila
@@ -21,4 +22,5 @@ $(ADAPTERS_VENV)/.installed: plugins/moshi/requirements.txt sdk/python/pyproject
 	@touch $@
 
 test-adapters: deps-adapters
-	$(ADAPTERS_VENV)/bin/python -m pytest -q -p no:cacheprovider $(wildcard $(addsuffix /tests,$(ADAPTER_DIRS))) plugins/moshi/tests_real
+	$(ADAPTERS_VENV)/bin/python -m pytest -q -p no:cacheprovider $(wildcard $(addsuffix /tests,$(ADAPTER_DIRS))) \
+		$(wildcard $(addsuffix /tests_real,$(ADAPTER_DIRS)))

@@ -114,10 +114,13 @@ class VoilaRunner:
     codebooks, or audio tokens); commit() appends it with the user's row and updates the
     cache, as run_generate does after next(input_generator)."""
 
-    def __init__(self, model, tokenizer, audio_tokenizer, tokenize_func, ref_embs, config):
+    def __init__(self, model, tokenizer, audio_tokenizer, tokenize_func, ref_embs, config, device="cuda",
+                 new_cache=None):
         import torch
 
         self.torch, self.model, self.tokenizer, self.audio_tokenizer = torch, model, tokenizer, audio_tokenizer
+        self.device = torch.device(device)
+        self.new_cache = new_cache  # transformers' DynamicCache unless given
         self.tokenize_func, self.ref_embs, self.cfg = tokenize_func, ref_embs, config
         self.num_codebooks = model.config.num_codebooks
         self.codebook_size = model.config.codebook_size
@@ -137,13 +140,15 @@ class VoilaRunner:
                "num_codebooks": self.num_codebooks, "codebook_size": self.codebook_size}
         # The system prefix exactly as infer.py builds it; the dummy audio's tokens are unused.
         channels, _, _, _ = tf.voila_input_format(item, self.tokenizer, self.audio_tokenizer, cfg)
-        ids = [torch.as_tensor([c]).transpose(1, 2).cuda() for c in channels]
-        self.input_ids = torch.cat(ids, dim=2)
-        from transformers.cache_utils import DynamicCache
+        ids = [torch.as_tensor([c]).transpose(1, 2).to(self.device) for c in channels]
+        self.input_ids = torch.cat(ids, dim=2)  # [1, seq, user K + model K]
+        new_cache = self.new_cache
+        if new_cache is None:
+            from transformers.cache_utils import DynamicCache as new_cache
 
         self.model_kwargs = {
             "use_cache": True,
-            "past_key_values": DynamicCache(),
+            "past_key_values": new_cache(),
             "attention_mask": self.model._prepare_attention_mask_for_generation(
                 self.input_ids, self.pad_token_id, self.eos_token_id),
         }
@@ -183,7 +188,7 @@ class VoilaRunner:
 
     @property
     def ref_embs_mask(self):
-        return None if self.ref_embs is None else self.torch.tensor([1]).cuda()
+        return None if self.ref_embs is None else self.torch.tensor([1], device=self.device)
 
     def commit(self, user_row) -> None:
         _, is_audio, row = self.pending
