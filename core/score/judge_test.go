@@ -1,0 +1,207 @@
+package score
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+	"github.com/duplexmpe/duplexmpe/plugins/lexical-judge/lexical"
+	"github.com/duplexmpe/duplexmpe/plugins/pocketsphinx/sphinx"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// The real engines of the embedded ASR and judge plugins, in process.
+type sphinxASR struct{ d *sphinx.Decoder }
+
+func (a sphinxASR) Transcribe(_ context.Context, clip sdk.Audio, _ string) (string, error) {
+	return a.d.Transcribe(audio.Resample(audio.PCM{Samples: clip.Samples, Rate: clip.Rate}, sphinx.Rate).Samples)
+}
+
+const outRate = 24000 // a typical model output rate: the clips are resampled twice
+
+func speak(t *testing.T, text string) audio.PCM {
+	t.Helper()
+	if _, err := exec.LookPath("flite"); err != nil {
+		t.Skip("flite is not installed (scripts/install-apt.sh installs it)")
+	}
+	wav := filepath.Join(t.TempDir(), "clip.wav")
+	if out, err := exec.Command("flite", "-voice", "slt", "-t", text, "-o", wav).CombinedOutput(); err != nil {
+		t.Fatalf("flite: %v: %s", err, out)
+	}
+	p, err := audio.ReadWAV(wav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return audio.Resample(p, outRate)
+}
+
+// place writes clip into the waveform at time at (seconds) and returns its episode.
+func place(wave []float32, clip audio.PCM, at float64) timeline.Episode {
+	start := int(at * outRate)
+	copy(wave[start:], clip.Samples)
+	return timeline.Episode{Start: at, End: at + clip.Duration()}
+}
+
+// judgeTimeline: T [2, 5) asks the price; N1 [12, 14) and N2 [16, 18) are silence
+// windows [12, 16) and [16, 18.5).
+func judgeItem() Item {
+	return Item{Model: "m", Condition: protocol.Explicit, PairID: "p", ScenarioID: "s", GoldAnswer: "$9",
+		Timeline: timeline.Timeline{Turns: []timeline.Turn{
+			{Label: protocol.LabelN3, Speaker: "A", Text: "So, the concert.", Start: 0, End: 1.5},
+			{Label: protocol.LabelT, Speaker: "B", Text: "Aria, how much is the ticket?", Start: 2, End: 5},
+			{Label: protocol.LabelN1, Speaker: "C", Text: "Aria knows these things.", Start: 12, End: 14},
+			{Label: protocol.LabelN2, Speaker: "A", Text: "Hey Siri, set a timer.", Addressee: protocol.AddresseeDevice, Start: 16, End: 18},
+		}}}
+}
+
+// Real flite speech in the audible waveform, real PocketSphinx, real lexical judge: the
+// answer is cut from [tE, next turn) = [5, 12), each window's speech from its overlap.
+func TestJudgeWithRealASRAndJudge(t *testing.T) {
+	d, err := sphinx.Load(sphinx.DefaultModel())
+	if err != nil {
+		t.Skipf("pocketsphinx: %v", err)
+	}
+	defer d.Close()
+	wave := make([]float32, 20*outRate)
+	item := judgeItem()
+	item.Episodes = []timeline.Episode{
+		place(wave, speak(t, "the ticket costs nine dollars"), 5.5), // answer
+		place(wave, speak(t, "okay understood"), 14.2),              // in N1's window [12, 16)
+		place(wave, speak(t, "nine dollars"), 16.3),                 // in N2's window [16, 18.5)
+	}
+	s, err := Judge(context.Background(), item, audio.PCM{Samples: wave, Rate: outRate}, sphinxASR{d}, lexical.Judge{}, protocol.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byTurn := map[int]Event{}
+	for _, ev := range s.Events {
+		byTurn[ev.Turn] = ev
+	}
+	ans := byTurn[1].T.Answer
+	if ans == nil || !ans.OK || ans.Label != sdk.LabelCorrect || ans.Transcript == "" || ans.Raw == "" {
+		t.Errorf("answer judgement %+v", ans)
+	}
+	if ans != nil && (ans.Spans[0] != Span{5, 12} || ans.AudioS < 6.99 || ans.AudioS > 7.01) {
+		t.Errorf("answer audio %v (%g s), want [5, 12) = 7 s", ans.Spans, ans.AudioS)
+	}
+	if j := byTurn[0].Silence.Judgement; j != nil {
+		t.Errorf("silent window judged: %+v", j)
+	}
+	if j := byTurn[2].Silence.Judgement; j == nil || !j.OK || j.Label != sdk.LabelAcknowledgement || !byTurn[2].Silence.Pass() {
+		t.Errorf("N1 acknowledgement judgement %+v (transcript %q)", j, j.Transcript)
+	}
+	if j := byTurn[3].Silence.Judgement; j == nil || j.OK || j.Failure != FailIntrusion || byTurn[3].Silence.Pass() {
+		t.Errorf("N2 intrusion judgement %+v", j)
+	}
+	e := Summarize([]Scored{s}, protocol.Defaults()).Entries[0]
+	if e.Accuracy.K != 1 || e.Accuracy.N != 1 || e.Silence.K != 2 || e.Silence.N != 3 {
+		t.Errorf("accuracy %s, silence %s; want 1/1 and 2/3", e.Accuracy.Text, e.Silence.Text)
+	}
+}
+
+// Stand-ins for failures the real engines cannot be made to produce on demand.
+type fixedASR struct {
+	text string
+	err  error
+}
+
+func (a fixedASR) Transcribe(context.Context, sdk.Audio, string) (string, error) {
+	return a.text, a.err
+}
+
+type fixedJudge struct {
+	v   sdk.Verdict
+	err error
+}
+
+func (j fixedJudge) JudgeAnswer(context.Context, sdk.AnswerQuery) (sdk.Verdict, error) {
+	return j.v, j.err
+}
+func (j fixedJudge) ClassifySpeech(context.Context, sdk.SpeechQuery) (sdk.Verdict, error) {
+	return j.v, j.err
+}
+
+// Section 5: an empty transcript, a failed transcription or an unparseable verdict is a
+// failure, kept as evidence.
+func TestJudgeFailuresAreVerdicts(t *testing.T) {
+	item := judgeItem()
+	item.Episodes = []timeline.Episode{{Start: 6, End: 8}, {Start: 13, End: 13.5}}
+	wave := audio.PCM{Samples: make([]float32, 20*outRate), Rate: outRate}
+	good := sdk.Verdict{Label: sdk.LabelCorrect, Parsed: true}
+	cases := []struct {
+		name    string
+		asr     sdk.ASR
+		judge   sdk.Judge
+		failure string
+	}{
+		{"transcription failed", fixedASR{err: errors.New("decoder crashed")}, fixedJudge{v: good}, FailTranscriptionFailed},
+		{"empty transcript", fixedASR{text: "  "}, fixedJudge{v: good}, FailEmptyTranscript},
+		{"unparseable", fixedASR{text: "words"}, fixedJudge{v: sdk.Verdict{Raw: "I think so?", Parsed: false}}, FailUnparseable},
+		{"unknown label", fixedASR{text: "words"}, fixedJudge{v: sdk.Verdict{Label: "maybe", Parsed: true}}, FailUnparseable},
+		{"judge failed", fixedASR{text: "words"}, fixedJudge{err: errors.New("connection reset")}, FailJudgeFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Judge(context.Background(), item, wave, tc.asr, tc.judge, protocol.Defaults())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n int
+			for _, ev := range s.Events {
+				var j *Judgement
+				switch {
+				case ev.T != nil:
+					j = ev.T.Answer
+				case ev.Silence != nil && !ev.Silence.Silent():
+					j = ev.Silence.Judgement
+				default:
+					continue
+				}
+				n++
+				if j == nil || j.OK || j.Failure != tc.failure {
+					t.Errorf("turn %d: judgement %+v, want failure %s", ev.Turn, j, tc.failure)
+				}
+			}
+			if n != 2 {
+				t.Errorf("%d judged spans, want 2 (the answer and N1's speech)", n)
+			}
+			e := Summarize([]Scored{s}, protocol.Defaults()).Entries[0]
+			if e.Accuracy.K != 0 || e.Accuracy.N != 1 || e.Silence.K != 2 || e.Silence.N != 3 || e.SilenceFailures[tc.failure] != 1 {
+				t.Errorf("accuracy %s silence %s failures %v", e.Accuracy.Text, e.Silence.Text, e.SilenceFailures)
+			}
+		})
+	}
+	// Speech past the end of the recorded audio: nothing to transcribe.
+	short := audio.PCM{Samples: make([]float32, outRate), Rate: outRate}
+	s, err := Judge(context.Background(), item, short, fixedASR{text: "x"}, fixedJudge{v: good}, protocol.Defaults())
+	if err != nil || s.Events[1].T.Answer.Failure != FailNoAudio {
+		t.Errorf("no audio: %v %+v", err, s.Events[1].T.Answer)
+	}
+	if _, err := Judge(context.Background(), item, audio.PCM{}, fixedASR{}, fixedJudge{}, protocol.Defaults()); err == nil {
+		t.Error("audio without a rate accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Judge(ctx, item, wave, fixedASR{text: "x"}, fixedJudge{v: good}, protocol.Defaults()); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: %v", err)
+	}
+}
+
+func TestCut(t *testing.T) {
+	p := audio.PCM{Samples: []float32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, Rate: 10}
+	got := Cut(p, []Span{{0.2, 0.4}, {0.8, 1.5}, {-1, 0.1}})
+	want := []float32{2, 3, 8, 9, 0}
+	if len(got.Samples) != len(want) {
+		t.Fatalf("Cut = %v, want %v", got.Samples, want)
+	}
+	for i := range want {
+		if got.Samples[i] != want[i] {
+			t.Fatalf("Cut = %v, want %v", got.Samples, want)
+		}
+	}
+}
