@@ -117,10 +117,13 @@ const maxStored = 256 << 20
 func readJSON(runDir, name string, v any) error {
 	path := filepath.Join(runDir, name)
 	fix := fmt.Sprintf("run `duplexmpe score %s` first", runDir)
+	redo := fmt.Sprintf("run `duplexmpe score %s` to write it again", runDir)
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if _, derr := os.Stat(runDir); derr != nil {
+		if _, derr := os.Stat(runDir); errors.Is(derr, fs.ErrNotExist) {
+			return fmt.Errorf("report: run directory %s does not exist", runDir)
+		} else if derr != nil {
 			return fmt.Errorf("report: run directory %s: %v", runDir, derr)
 		}
 		return fmt.Errorf("report: %s is missing; %s", path, fix)
@@ -136,7 +139,7 @@ func readJSON(runDir, name string, v any) error {
 		return fmt.Errorf("report: %s: %v", path, err)
 	}
 	if err := decode(b, v); err != nil {
-		return fmt.Errorf("report: %s: %v; the file is damaged: %s again", path, err, fix)
+		return fmt.Errorf("report: %s: %v; the file is damaged: %s", path, err, redo)
 	}
 	return nil
 }
