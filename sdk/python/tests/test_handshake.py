@@ -92,9 +92,9 @@ def test_mtls_refuses_a_client_without_the_host_certificate(curve):
         assert p.health() == health_pb2.HealthCheckResponse.SERVING
         stranger = tls.generate_cert(curve=curve)
         with pytest.raises(ConnectionError):
-            testing.open_channel(p.handshake, stranger, timeout=2)
+            testing.open_channel(p.handshake, stranger, timeout=1)
         with pytest.raises(ConnectionError):
-            testing.open_channel(p.handshake, None, timeout=2)
+            testing.open_channel(p.handshake, None, timeout=1)
         assert p.shutdown() == 0
 
 
