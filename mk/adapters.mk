@@ -2,9 +2,10 @@
 # Python. `make test` runs their tests against numpy stand-ins of the model libraries
 # (plugins/_standins) in the shared .venv. `make test-adapters` also runs the moshi
 # adapter on the real moshi library (PyPI moshi + torch) with a tiny random model, in a
-# separate environment, .venv-adapters (plus the torch side of the voila adapter against a
-# torch stand-in of its model): torch from PyPI pulls the CUDA wheels, about
-# 4.3 GB downloaded and 7.1 GB installed, so it stays out of the default path.
+# separate environment, .venv-adapters, plus the torch sides of the voila and freeze-omni
+# adapters against torch stand-ins of their models (about 50 s in all). torch from PyPI
+# pulls the CUDA wheels, about 4.3 GB downloaded and 7.1 GB installed, so it stays out of
+# the default path.
 
 ADAPTER_DIRS := plugins/moshi plugins/minicpm-o plugins/flm-audio plugins/freeze-omni plugins/voila
 PYTEST_PATHS += $(wildcard $(addsuffix /tests,$(ADAPTER_DIRS)))

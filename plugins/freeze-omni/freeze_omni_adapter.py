@@ -122,11 +122,12 @@ def check_config(config: dict) -> dict:
 class TorchBridge:
     """The torch side: features to tensors, and bin/server.py decoder()'s TTS call."""
 
-    def __init__(self, decoder_config: dict):
+    def __init__(self, decoder_config: dict, device: str = "cuda"):
         import torch
 
         self.torch = torch
         self.cfg = decoder_config
+        self.device = torch.device(device)  # Freeze-Omni's pipeline itself only runs on cuda
 
     def seed(self, seed: int) -> None:
         self.torch.manual_seed(seed)
@@ -144,7 +145,7 @@ class TorchBridge:
     def synthesize(self, runtime, hidden_states, text, generate_num):
         torch, cfg, pipeline = self.torch, self.cfg, runtime["pipeline"]
         hidden = torch.cat(hidden_states).squeeze(1)
-        ids = torch.tensor(pipeline.model.tokenizer.encode(pipeline.post_process(text))).cuda()
+        ids = torch.tensor(pipeline.model.tokenizer.encode(pipeline.post_process(text))).to(self.device)
         embeddings = pipeline.model.llm_decoder.model.embed_tokens(ids)
         first = generate_num == 0
         segments = runtime["tts"].run(
