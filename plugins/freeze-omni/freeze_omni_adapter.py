@@ -162,6 +162,7 @@ def load_official(config: dict) -> dict:
     if config["freeze_omni_dir"]:
         sys.path.insert(0, str(Path(config["freeze_omni_dir"]).resolve()))
     import torch
+    import transformers
     from models.decoder.llm2tts import llm2TTS
     from models.pipeline import inferencePipeline
     from web.vad import VAD
@@ -178,12 +179,20 @@ def load_official(config: dict) -> dict:
         "bridge": TorchBridge(decoder_config),
         "identity": {
             "checkpoint": model_path,
+            "revision": _snapshot_commit(Path(model_path)) or "local",
             "audiollm_size": str(final.stat().st_size) if final.exists() else "missing",
             "llm": args.llm_path,
             "library": "Freeze-Omni " + _git_head(Path(config["freeze_omni_dir"] or ".")),
             "torch": torch.__version__,
+            "transformers": transformers.__version__,
         },
     }
+
+
+def _snapshot_commit(path: Path) -> str:
+    """A directory inside a Hugging Face cache snapshot (.../snapshots/<commit>/...) names its commit."""
+    parts = path.resolve().parts
+    return parts[parts.index("snapshots") + 1] if "snapshots" in parts[:-1] else ""
 
 
 def _git_head(repo: Path) -> str:

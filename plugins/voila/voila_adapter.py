@@ -230,6 +230,17 @@ class AudioTokenizerNumpy:
         return self.inner.decode(torch.as_tensor(codes, device=self.inner.device)).float().cpu().numpy()
 
 
+
+def _snapshot(repo: str, revision: str) -> tuple[Path, str]:
+    """A local directory as is, else the Hugging Face snapshot (downloaded if needed) and
+    its commit, so the identity records what was really loaded."""
+    if Path(repo).is_dir():
+        return Path(repo), revision or "local"
+    from huggingface_hub import snapshot_download
+
+    path = Path(snapshot_download(repo, revision=revision or None))
+    return path, path.name
+
 def load_official(config: dict) -> dict:
     """Loads the model as infer.py load_model() does, plus the reference voice embedding."""
     voila_dir = Path(config["voila_dir"]).resolve() if config["voila_dir"] else None
@@ -243,11 +254,12 @@ def load_official(config: dict) -> dict:
     from spkr import SpeakerEmbedding
     from voila_tokenizer import VoilaTokenizer
 
-    model = VoilaAutonomousModel.from_pretrained(config["checkpoint"], revision=config["revision"] or None,
-                                                 torch_dtype=torch.bfloat16, use_flash_attention_2=True,
-                                                 use_cache=True).cuda()
-    tokenizer = transformers.AutoTokenizer.from_pretrained(config["checkpoint"], revision=config["revision"] or None)
-    audio_tokenizer = VoilaTokenizer(model_path=config["audio_tokenizer"], device="cuda")
+    model_path, revision = _snapshot(config["checkpoint"], config["revision"])
+    codec_path, codec_revision = _snapshot(config["audio_tokenizer"], "")
+    model = VoilaAutonomousModel.from_pretrained(str(model_path), torch_dtype=torch.bfloat16,
+                                                 use_flash_attention_2=True, use_cache=True).cuda()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(model_path))
+    audio_tokenizer = VoilaTokenizer(model_path=str(codec_path), device="cuda")
     ref = config["ref_audio"] or (str(voila_dir / "examples" / "test1.mp3") if voila_dir else "")
     ref_embs = None
     if ref:
@@ -261,8 +273,8 @@ def load_official(config: dict) -> dict:
         "ops": TorchOps(),
         "identity": {
             "checkpoint": config["checkpoint"],
-            "revision": config["revision"] or "default branch",
-            "audio_tokenizer": config["audio_tokenizer"],
+            "revision": revision,
+            "audio_tokenizer": f"{config['audio_tokenizer']}@{codec_revision}",
             "ref_audio": ref or "none",
             "transformers": transformers.__version__,
             "torch": torch.__version__,

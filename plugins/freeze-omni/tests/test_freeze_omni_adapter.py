@@ -122,3 +122,10 @@ def test_check_config_fuzz_only_raises_config_error():
             assert any(n in str(e) for n in names + ["config"]), str(e)
         else:
             assert set(out) == {f.name for f in fo.SCHEMA}
+
+
+def test_revision_is_read_from_a_hugging_face_snapshot_path(tmp_path):
+    snap = tmp_path / "models--VITA-MLLM--Freeze-Omni" / "snapshots" / "abc123" / "checkpoints"
+    snap.mkdir(parents=True)
+    assert fo._snapshot_commit(snap) == "abc123"
+    assert fo._snapshot_commit(tmp_path) == ""

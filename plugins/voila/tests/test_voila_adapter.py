@@ -164,3 +164,8 @@ def test_output_rate_follows_the_codec():
     assert (conv.input_rate, conv.output_rate) == (16000, 24000)
     outs = run(conv, frames("sssss" + "." * 12))
     assert all(o.samples.size == 960 for o in outs)  # one 40 ms token at 24 kHz per frame
+
+
+def test_a_local_checkpoint_directory_is_used_as_is(tmp_path):
+    assert va._snapshot(str(tmp_path), "") == (tmp_path, "local")
+    assert va._snapshot(str(tmp_path), "v1") == (tmp_path, "v1")
