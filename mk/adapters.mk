@@ -2,8 +2,9 @@
 # Python. `make test` runs their tests against numpy stand-ins of the model libraries
 # (plugins/_standins) in the shared .venv. `make test-adapters` also runs the moshi
 # adapter on the real moshi library (PyPI moshi + torch) with a tiny random model, in a
-# separate environment, .venv-adapters, plus the torch sides of the voila and freeze-omni
-# adapters against torch stand-ins of their models (about 50 s in all). torch from PyPI
+# separate environment, .venv-adapters, plus the minicpm-o loader on real transformers and
+# the torch sides of the voila and freeze-omni adapters against torch stand-ins of their
+# models (about 70 s in all). torch from PyPI
 # pulls the CUDA wheels, about 4.3 GB downloaded and 7.1 GB installed, so it stays out of
 # the default path.
 
@@ -16,10 +17,12 @@ ADAPTERS_VENV := .venv-adapters
 
 deps-adapters: $(ADAPTERS_VENV)/.installed
 
-$(ADAPTERS_VENV)/.installed: plugins/moshi/requirements.txt sdk/python/pyproject.toml
+# transformers and accelerate (the versions plugins/minicpm-o pins) for the minicpm-o loader test.
+$(ADAPTERS_VENV)/.installed: plugins/moshi/requirements.txt sdk/python/pyproject.toml mk/adapters.mk
 	$(PYTHON) -m venv $(ADAPTERS_VENV)
 	@echo '*' > $(ADAPTERS_VENV)/.gitignore
-	cd plugins/moshi && ../../$(ADAPTERS_VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt pytest
+	cd plugins/moshi && ../../$(ADAPTERS_VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt \
+		pytest transformers==4.51.0 accelerate==1.10.1
 	@touch $@
 
 test-adapters: deps-adapters
