@@ -233,6 +233,8 @@ def serve(plugin: api.Plugin, *, versions: Sequence[int] = (handshake.PROTOCOL_V
     JSON to a plugin block's reattach setting and hosts connect to this long-lived
     process (a model kept warm on a GPU) instead of starting one. Ctrl-C stops it."""
     environ = os.environ
+    # Taken before the handshake: a host may die right after reading it.
+    parent = os.getppid()
     program = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "plugin"
     debug = debug_requested(environ, sys.argv[1:])
     if not debug and not handshake.cookie_ok(environ):
@@ -308,7 +310,6 @@ def serve(plugin: api.Plugin, *, versions: Sequence[int] = (handshake.PROTOCOL_V
                                       "address": address, "mtls": bool(cert),
                                       "tls_front": server._front is not None, "debug": debug})
 
-    parent = os.getppid()
     reason = "shutdown requested"
     while not server.shutdown_requested.wait(0.25):
         if not debug and os.getppid() != parent:
