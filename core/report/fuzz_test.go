@@ -1,0 +1,45 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/score"
+)
+
+// FuzzRenderStoredSummary: summary.json is read back from disk, so any document that
+// decodes must render in every format without a panic, and the CSV must parse.
+func FuzzRenderStoredSummary(f *testing.F) {
+	good, _ := json.Marshal(summary(3, 2))
+	f.Add(good)
+	f.Add([]byte(`{"entries":[{"model":"m","condition":"explicit","yield":{"k":5,"n":2,"available":true,"rate":2.5,"lo":3,"hi":-1}}]}`))
+	f.Add([]byte(`{"entries":[{"model":"","condition":"","by_t_position":{"":{}},"silence_sweep":[{"threshold_ms":-5}]}],"comparisons":[{}],"paired":[{}]}`))
+	f.Add([]byte(`{"entries":[{"model":"a|b<c>","condition":"x\ny","t_outcomes":{"fresh-onset":-3}}],"spearman_presence_fresh_onset":{"rho":1e308,"available":true}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s score.Summary
+		if decode(data, &s) != nil {
+			return
+		}
+		var m Meta
+		_ = decode(data, &m)
+		md := markdown(s, m)
+		if len(md) == 0 {
+			t.Fatal("empty report.md")
+		}
+		c, err := csvBytes(s, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := csv.NewReader(bytes.NewReader(c)).ReadAll(); err != nil {
+			t.Fatalf("results.csv does not parse: %v", err)
+		}
+		if _, err := htmlPage(s, m, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := MainTable(&bytes.Buffer{}, s); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

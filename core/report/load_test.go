@@ -1,0 +1,146 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/score"
+)
+
+func TestSaveThenLoadGivesTheSameSummaryAndMeta(t *testing.T) {
+	dir := t.TempDir()
+	s := summary(6, 30)
+	if err := Save(dir, s, testMeta()); err != nil {
+		t.Fatal(err)
+	}
+	gotS, gotM, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotS, s) || !reflect.DeepEqual(gotM, testMeta()) {
+		t.Error("Load does not give back what Save wrote")
+	}
+}
+
+func TestLoadErrorsNameTheFileAndTheFix(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(what string, wants ...string) {
+		t.Helper()
+		_, _, err := Load(dir)
+		if err == nil {
+			t.Fatalf("%s: no error", what)
+		}
+		for _, w := range wants {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q lacks %q", what, err, w)
+			}
+		}
+	}
+	check("no files", filepath.Join(dir, SummaryFile), "is missing", "duplexmpe score "+dir)
+	write(SummaryFile, `{"entries": [{"model": "m", "items": "three"}]}`)
+	check("wrong type", SummaryFile, "damaged", "items")
+	write(SummaryFile, `{"entries": []} {"entries": []}`)
+	check("two documents", SummaryFile, "unexpected data")
+	write(SummaryFile, `{"entries": []}`)
+	check("no meta", filepath.Join(dir, MetaFile), "is missing")
+	os.Mkdir(filepath.Join(dir, MetaFile), 0o755)
+	check("meta is a directory", MetaFile, "is a directory")
+	if _, _, err := Load(filepath.Join(dir, "absent")); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("absent run directory: %v", err)
+	}
+}
+
+// A run directory with per-item records (the core/store layout): the HTML lists every
+// conversation with relative links to its files and its verdicts.
+func TestHTMLDrillsDownToItems(t *testing.T) {
+	dir := t.TempDir()
+	items := fixture(2)
+	write := func(path string, v any) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		var b []byte
+		if s, ok := v.(string); ok {
+			b = []byte(s)
+		} else {
+			b, _ = json.Marshal(v)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := []string{"00000000000000a1", "00000000000000b2", "00000000000000c3"}
+	// a1: scored, verdicts wrapped as the score command stores them; b2: scored, plain;
+	// c3: failed, unscored.
+	for i, id := range ids {
+		it := items[i]
+		d := filepath.Join(dir, "items", id)
+		write(filepath.Join(d, "item.json"), map[string]any{"id": id, "model": it.Model, "scenario_id": it.ScenarioID,
+			"pair_id": it.PairID, "condition": it.Condition, "t_position": it.TPosition})
+		write(filepath.Join(d, "timeline.json"), conversation())
+		switch i {
+		case 0:
+			write(filepath.Join(d, "verdicts.json"), map[string]any{"key": "k", "scored": it})
+			write(filepath.Join(d, "done"), "done\n")
+		case 1:
+			write(filepath.Join(d, "verdicts.json"), it)
+			write(filepath.Join(d, "done"), "done\n")
+		case 2:
+			write(filepath.Join(d, "failure.json"), `{"failure": "plugin crashed"}`)
+			write(filepath.Join(d, "failed"), "failed\n")
+		}
+	}
+	write(filepath.Join(dir, "items", "not-an-item", "item.json"), "{}")
+	write(filepath.Join(dir, "items", "00000000000000d4", "item.json"), "{broken")
+
+	if err := WriteAll(dir, score.Summarize(items, testParams(30)), testMeta()); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, dir, HTMLFile)
+	for _, want := range []string{`href="#items"`, `<section id="items">`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	row := func(id string) string {
+		t.Helper()
+		_, r, ok := strings.Cut(page, `<tr id="item-`+id+`">`)
+		if !ok {
+			t.Fatalf("no row for item %s", id)
+		}
+		r, _, _ = strings.Cut(r, "</tr>")
+		return r
+	}
+	rows := map[string][]string{
+		// alpha explicit p000: silent on T, one eligible N4 event, yielded.
+		ids[0]: {items[0].ScenarioID, "<td>done</td>", "<td>silent</td>", "<td>no response</td>", "<td>4/4 kept</td>",
+			"<td>1/1 eligible yielded (1 events)</td>", `href="items/` + ids[0] + `/verdicts.json"`, `href="items/` + ids[0] + `/timeline.json"`},
+		// alpha implicit p000: fresh onset, judged correct, spoke in no window.
+		ids[1]: {items[1].ScenarioID, "<td>fresh-onset</td>", "<td>correct</td>", "<td>0/0 eligible yielded (1 events)</td>"},
+		ids[2]: {"<td>failed</td>", `href="items/` + ids[2] + `/failure.json"`},
+		"00000000000000d4": {"item.json: invalid character"},
+	}
+	for id, wants := range rows {
+		r := row(id)
+		for _, w := range wants {
+			if !strings.Contains(r, w) {
+				t.Errorf("item %s row lacks %q: %s", id, w, r)
+			}
+		}
+	}
+	if strings.Contains(row(ids[2]), "verdicts.json") {
+		t.Error("an unscored item links verdicts")
+	}
+	if strings.Contains(page, "not-an-item") {
+		t.Error("a directory that is not an item id is listed")
+	}
+}
