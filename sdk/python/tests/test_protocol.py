@@ -326,3 +326,26 @@ def test_a_plugin_must_implement_a_kind():
 
     with pytest.raises(TypeError, match="implements no kind"):
         dp.server.PluginServer(Nothing())
+
+
+def test_a_dataclass_conversation_works():
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Counting(dp.Conversation):
+        format: dp.Format = dp.Format(16000, 16000, FRAME)
+        n: int = 0
+
+        def step(self, frame):
+            self.n += 1
+            return dp.Output(text=str(self.n))
+
+    class M(dp.Model):
+        name = "dc"
+
+        def start(self, req):
+            return Counting()
+
+    with testing.in_process(M()) as conn:
+        replies, err = converse(conn, [start_msg(), frame_msg(0), frame_msg(1), END])
+    assert err is None and [r.frame.text for r in replies[1:]] == ["1", "2"]

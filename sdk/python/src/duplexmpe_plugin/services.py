@@ -207,7 +207,8 @@ class ModelServicer(model_pb2_grpc.ModelServicer):
     def __init__(self, plugin: api.Model, calls: Calls):
         self.plugin = plugin
         self.calls = calls
-        self._open: set[api.Conversation] = set()
+        # Keyed by id(): a Conversation may be an unhashable dataclass.
+        self._open: dict[int, api.Conversation] = {}
         self._lock = threading.Lock()
 
     def open_conversations(self) -> int:
@@ -240,7 +241,7 @@ class ModelServicer(model_pb2_grpc.ModelServicer):
 
                     conv, fmt = calls.run(context, "Converse start", start)
                     with self._lock:
-                        self._open.add(conv)
+                        self._open[id(conv)] = conv
                     frame_size = int(fmt.frame_size)
                     log.debug("conversation started", extra={"conversation": req.id, "input_rate": int(fmt.input_rate),
                                                              "output_rate": int(fmt.output_rate), "frame_size": frame_size})
@@ -290,7 +291,7 @@ class ModelServicer(model_pb2_grpc.ModelServicer):
 
     def _close(self, conv: api.Conversation) -> None:
         with self._lock:
-            self._open.discard(conv)
+            self._open.pop(id(conv), None)
 
 
 # ---- TTS, ASR, Judge, LLM -------------------------------------------------------
