@@ -144,7 +144,11 @@ func readItem(dir, id string) itemRow {
 		}
 	}
 	r.Silence = fmt.Sprintf("%d/%d kept", silK, silN)
-	r.N4 = fmt.Sprintf("%d/%d eligible yielded (%d events)", n4Pass, n4Elig, n4All)
+	events := "events"
+	if n4All == 1 {
+		events = "event"
+	}
+	r.N4 = fmt.Sprintf("%d %s: %d eligible, %d yielded", n4All, events, n4Elig, n4Pass)
 	return r
 }
 
