@@ -1,8 +1,3 @@
-// Package score turns one recorded conversation (turn timeline + model speech episodes)
-// into the verdicts of protocol section 5 (Events, pure), completes them with ASR and
-// judge verdicts (Judge), and aggregates them per model and condition (Summarize).
-//
-// Section references in comments are to shared/spec/protocol.md.
 package score
 
 import (
