@@ -21,8 +21,15 @@ if [ ! -x "$venv/bin/python" ]; then
     exit 1
   fi
   echo "setup-python: creating $venv with $("$python" --version 2>&1)"
-  "$python" -m venv "$venv"
+  if ! "$python" -m venv "$venv"; then
+    rm -rf "$venv"
+    echo "setup-python: '$python -m venv' failed; on Debian install python3-venv, or set PYTHON to another python3.10+" >&2
+    exit 1
+  fi
 fi
 echo "setup-python: installing sdk/python[test] into $venv"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check -e "sdk/python[test]"
+if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check -e "sdk/python[test]"; then
+  echo "setup-python: installing sdk/python[test] from PyPI failed (see above); fix it and run 'make deps-py' again" >&2
+  exit 1
+fi
 echo "$want" > "$stamp"

@@ -124,6 +124,8 @@ def parse_config(config_json: str) -> dict[str, Any]:
         config = json.loads(config_json)
     except json.JSONDecodeError as e:
         raise errors.InvalidArgument(f"config_json is not JSON: {e}") from None
+    except RecursionError:
+        raise errors.InvalidArgument("config_json is nested too deeply") from None
     if not isinstance(config, dict):
         raise errors.InvalidArgument(f"config_json must be a JSON object, got {type(config).__name__}")
     return config
