@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
@@ -20,10 +21,10 @@ func markdown(s score.Summary, m Meta) []byte {
 	secs := sections(s, m)
 	b.WriteString("\n## Contents\n\n")
 	for _, sec := range secs {
-		fmt.Fprintf(&b, "- [%s](#%s)\n", mdEscape(sec.Title), sec.ID)
+		fmt.Fprintf(&b, "- [%s](#%s)\n", mdEscape(sec.Title), slug(sec.Title))
 	}
 	for _, sec := range secs {
-		fmt.Fprintf(&b, "\n<a id=\"%s\"></a>\n## %s\n\n%s\n", sec.ID, mdEscape(sec.Title), mdEscape(sec.Intro))
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n", mdEscape(sec.Title), mdEscape(sec.Intro))
 		for _, t := range sec.Tables {
 			b.WriteString("\n")
 			writeMDTable(&b, t)
@@ -55,4 +56,19 @@ func writeMDTable(b *bytes.Buffer, t table) {
 func mdEscape(s string) string {
 	r := strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "`", "\\`")
 	return r.Replace(s)
+}
+
+// slug is the anchor GitHub and most Markdown renderers give a heading: lower case,
+// punctuation dropped, spaces to hyphens.
+func slug(title string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case r == ' ' || r == '-':
+			b.WriteRune('-')
+		case r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

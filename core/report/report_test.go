@@ -141,7 +141,8 @@ func TestMarkdownEveryRateShowsCountsAndInterval(t *testing.T) {
 	for _, want := range []string{"Explicit vs implicit", "T outcome partition", "N2 to human", "N2 to device",
 		"fail: still voicing", "excluded: no onset in gap", "yield over all N4 events", "fails above 500 ms", "Spearman", "Model comparisons",
 		"lexical-judge", "unparseable answer verdicts", "smoke-&lt;1&gt;", "sha256:00ff", "min_eligible 30",
-		"180, of which 3 unparseable", "beta: 2 (not scored"} {
+		"180, of which 3 unparseable", "beta: 2 (not scored",
+		"- [Explicit vs implicit (paired McNemar)](#explicit-vs-implicit-paired-mcnemar)", "\n## Explicit vs implicit (paired McNemar)\n"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
 		}
