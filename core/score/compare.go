@@ -1,7 +1,9 @@
 package score
 
 import (
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/stats"
@@ -23,21 +25,43 @@ func compareModels(groups map[groupKey][]Scored, keys []groupKey, p protocol.Par
 		byCond[k.cond] = append(byCond[k.cond], k.model)
 	}
 	sort.Slice(conds, func(i, j int) bool { return conditionOrder(conds[i]) < conditionOrder(conds[j]) })
-	var out []Comparison
+	type job struct {
+		cond, measure, a, b string
+		seed                uint64
+	}
+	var jobs []job
 	for _, cond := range conds {
 		models := byCond[cond]
 		sort.Strings(models)
 		for i := range models {
 			for j := i + 1; j < len(models); j++ {
-				a, b := groups[groupKey{models[i], cond}], groups[groupKey{models[j], cond}]
-				for mi, m := range ScoredMeasures {
-					// A distinct, fixed stream per comparison keeps each reproducible on its own.
-					s := seed + uint64(len(out))*1000003 + uint64(mi)
-					out = append(out, compare(cond, m, models[i], models[j], a, b, p, s))
+				for _, m := range ScoredMeasures {
+					// A distinct, fixed stream per comparison keeps each reproducible on
+					// its own and independent of how the work is scheduled.
+					jobs = append(jobs, job{cond, m, models[i], models[j], seed + uint64(len(jobs))*1000003})
 				}
 			}
 		}
 	}
+	// Each bootstrap is about half a second at paper scale: run them in parallel.
+	out := make([]Comparison, len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), max(len(jobs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				jb := jobs[i]
+				out[i] = compare(jb.cond, jb.measure, jb.a, jb.b, groups[groupKey{jb.a, jb.cond}], groups[groupKey{jb.b, jb.cond}], p, jb.seed)
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	ps := make([]float64, len(out))
 	for i, c := range out {
 		ps[i] = c.Test.P
