@@ -261,6 +261,11 @@ func SummarizeWith(items []Scored, p protocol.Params, opt Options) Summary {
 	groups := map[groupKey][]Scored{}
 	seen := map[[3]string]bool{}
 	for _, it := range items {
+		if it.PairID == "" {
+			// Without a pair id the scenario is its own pair: its own bootstrap cluster,
+			// never paired with another version.
+			it.PairID = "scenario:" + it.ScenarioID
+		}
 		id := [3]string{it.Model, it.Condition, it.PairID}
 		if seen[id] {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("model %q, condition %q, pair %q appears more than once; only the first is counted", it.Model, it.Condition, it.PairID))

@@ -278,6 +278,12 @@ func TestSummarizeSpearmanDuplicatesAndJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || len(back.Entries) != 4 {
 		t.Errorf("round trip: %v, %d entries", err, len(back.Entries))
 	}
+	// Items without a pair id are not duplicates of each other: each is its own pair.
+	noPair := []Scored{item("a", protocol.Explicit, "", "middle"), item("a", protocol.Explicit, "", "middle")}
+	noPair[0].ScenarioID, noPair[1].ScenarioID = "s1", "s2"
+	if s := Summarize(noPair, params(30)); len(s.Warnings) != 0 || s.Entries[0].Items != 2 {
+		t.Errorf("items without pair ids: warnings %q, %d items", s.Warnings, s.Entries[0].Items)
+	}
 	if empty := Summarize(nil, params(30)); len(empty.Entries) != 0 || empty.Spearman.Available {
 		t.Errorf("empty summary %+v", empty)
 	}
