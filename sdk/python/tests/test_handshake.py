@@ -171,3 +171,18 @@ def test_debug_mode_serves_without_host_for_reattach():
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+
+
+def test_unix_socket_group():
+    gid = os.getgid()
+    with testing.launch(FIXTURE, env={"PLUGIN_UNIX_SOCKET_GROUP": str(gid)}) as p:
+        st = os.stat(p.handshake.address)
+        assert st.st_gid == gid and st.st_mode & 0o777 == 0o660
+        assert p.health() == health_pb2.HealthCheckResponse.SERVING
+        p.shutdown()
+
+
+def test_socket_directory_is_private():
+    with testing.launch(FIXTURE) as p:
+        assert os.stat(os.path.dirname(p.handshake.address)).st_mode & 0o777 == 0o700
+        p.shutdown()
