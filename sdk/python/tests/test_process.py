@@ -145,3 +145,14 @@ def test_garbage_requests_are_errors_not_crashes():
         assert refused >= 8  # undecodable requests are refused; the process keeps serving
         assert p.health() == 1
         assert p.shutdown() == 0
+
+
+def test_large_messages_through_the_tls_front():
+    # The default client certificate is P-521, so this goes through tlsproxy.
+    n = 3_000_000  # 12 MB of float32 each way, three times gRPC's default limit
+    with testing.launch(FIXTURE) as p:
+        clip = plugin_pb2.Audio(pcm=np.zeros(n, "<f4").tobytes(), sample_rate=16000)
+        assert p.asr.Transcribe(services_pb2.TranscribeRequest(audio=clip), timeout=60).text == f"{n} samples at 16000 Hz"
+        audio = p.tts.Synthesize(services_pb2.SynthesizeRequest(text="x" * n, voice="a"), timeout=60).audio
+        assert len(audio.pcm) == 4 * n
+        p.shutdown()
