@@ -245,6 +245,14 @@ func TestStdioReachesTheHost(t *testing.T) {
 	if text, err := asr.Transcribe(ctx, sdk.Audio{Samples: make([]float32, 160), Rate: 16000}, ""); err != nil || text != "160 samples at 16000 Hz" {
 		t.Errorf("Transcribe = %q, %v", text, err)
 	}
+	// 12 MB each way, past gRPC's 4 MiB default, through go-plugin's P-521 mTLS.
+	const big = 3_000_000
+	if clip, err := tts.Synthesize(ctx, strings.Repeat("x", big), "a"); err != nil || len(clip.Samples) != big {
+		t.Errorf("Synthesize of %d samples: %d samples, %v", big, len(clip.Samples), err)
+	}
+	if text, err := asr.Transcribe(ctx, sdk.Audio{Samples: make([]float32, big), Rate: 16000}, ""); err != nil || text != "3000000 samples at 16000 Hz" {
+		t.Errorf("Transcribe of %d samples = %q, %v", big, text, err)
+	}
 	if _, err := c.Model(); err == nil {
 		t.Error("the fixture serves no model, but Model() succeeded")
 	}
