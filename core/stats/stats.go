@@ -53,9 +53,10 @@ func NormalQuantile(q float64) float64 {
 
 // Wilson is the Wilson score interval for successes out of n at the given two-sided
 // confidence (0.95 for the 95% interval of protocol section 6). With n = 0 nothing is
-// known and the interval is [0, 1]. Counts outside [0, n] are clamped.
+// known and the interval is [0, 1]; so it is for a confidence outside (0, 1). Counts
+// outside [0, n] are clamped.
 func Wilson(successes, n int, confidence float64) (lo, hi float64) {
-	if n <= 0 {
+	if n <= 0 || !(confidence > 0 && confidence < 1) {
 		return 0, 1
 	}
 	k := min(max(successes, 0), n)

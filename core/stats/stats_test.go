@@ -66,6 +66,15 @@ func TestWilsonMatchesStatsmodels(t *testing.T) {
 	if lo, hi := Wilson(0, 0, 0.95); lo != 0 || hi != 1 {
 		t.Errorf("Wilson with n = 0 = [%g, %g], want [0, 1]", lo, hi)
 	}
+	for _, conf := range []float64{0, 1, -1, math.NaN()} {
+		if lo, hi := Wilson(3, 10, conf); lo != 0 || hi != 1 {
+			t.Errorf("Wilson at confidence %g = [%g, %g], want [0, 1]", conf, lo, hi)
+		}
+	}
+	// Counts outside [0, n] are clamped.
+	if lo, hi := Wilson(12, 10, 0.95); !near(lo, 0.7224672001371107, 1e-12) || hi != 1 {
+		t.Errorf("Wilson(12, 10) = [%g, %g], want the 10/10 interval", lo, hi)
+	}
 }
 
 func TestSpearmanMatchesSciPy(t *testing.T) {
