@@ -465,8 +465,17 @@ func writeExplainText(w io.Writer, r ExplainResult) {
 			fmt.Fprintf(w, "        spoke during question [%g, %g): %s; onset in (%g, %g]: %s; active at r=%g: %s\n",
 				v.Question.Start, v.Question.End, yesNo(v.SpokeDuringQuestion), v.Question.End, v.Resolution,
 				yesNo(v.OnsetInGap), v.Resolution, yesNo(v.ActiveAtResolution))
-			fmt.Fprintf(w, "        active at deadline %g: %s; observed until %g: %s\n",
-				v.Deadline, yesNo(v.Yield == score.YieldFailStillVoicing), v.ObserveEnd, v.Yield)
+			again := ""
+			if v.Yield == score.YieldFailResumed {
+				for _, e := range r.Episodes {
+					if e.Start > v.Deadline && e.Start < v.ObserveEnd {
+						again = fmt.Sprintf(" (speaking again at %g)", e.Start)
+						break
+					}
+				}
+			}
+			fmt.Fprintf(w, "        active at deadline %g: %s; observed until %g: %s%s\n",
+				v.Deadline, yesNo(v.Yield == score.YieldFailStillVoicing), v.ObserveEnd, v.Yield, again)
 		}
 	}
 }

@@ -214,6 +214,15 @@ func TestExplainTextShowsTheArithmetic(t *testing.T) {
 	}
 }
 
+func TestExplainTextShowsResumption(t *testing.T) {
+	// examples/timelines/n4-yield.json, third event: silent at the deadline 27, speaking
+	// again at 28.2 < 28.5.
+	code, out, _ := runExplain(t, "", "--timeline", "../../examples/timelines/n4-yield.json")
+	if code != ExitOK || !strings.Contains(out, "observed until 28.5: fail-resumed (speaking again at 28.2)") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
 func TestExplainBadInput(t *testing.T) {
 	cases := []struct {
 		name  string
