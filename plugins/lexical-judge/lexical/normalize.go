@@ -6,6 +6,7 @@
 package lexical
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -255,10 +256,50 @@ func singular(w string) string {
 	return strings.TrimSuffix(w, "s")
 }
 
+// currencyUnits are the major units whose minor part may follow ("nine dollars fifty").
+var currencyUnits = map[string]bool{"dollar": true, "dollars": true, "euro": true, "euros": true, "pound": true, "pounds": true, "buck": true, "bucks": true}
+
+// joinMinorUnits rewrites "9 dollars [and] 50 [cents]" as "9.5 dollars", the form "$9.50"
+// takes, so spoken and written prices match.
+func joinMinorUnits(toks []string) []string {
+	var out []string
+	for i := 0; i < len(toks); i++ {
+		if i+2 < len(toks) && isInteger(toks[i]) && currencyUnits[toks[i+1]] {
+			j := i + 2
+			if toks[j] == "and" && j+1 < len(toks) {
+				j++
+			}
+			if minor, err := strconv.Atoi(toks[j]); err == nil && isInteger(toks[j]) && minor > 0 && minor < 100 {
+				out = append(out, canonicalNumber(fmt.Sprintf("%s.%02d", toks[i], minor)), toks[i+1])
+				i = j
+				if i+1 < len(toks) && (toks[i+1] == "cent" || toks[i+1] == "cents" || toks[i+1] == "pence") {
+					i++
+				}
+				continue
+			}
+		}
+		out = append(out, toks[i])
+	}
+	return out
+}
+
+func isInteger(t string) bool {
+	if t == "" {
+		return false
+	}
+	for _, r := range t {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // Normalize turns text into the comparable tokens both sides of a match use: tokenised,
-// number words as digits, "p m" after a number joined into "pm", plurals made singular.
+// number words as digits, prices joined ("9 dollars 50" -> "9.5 dollars"), "p m" after a
+// number joined into "pm", plurals made singular.
 func Normalize(text string) []string {
-	toks := numberWords(tokenize(text))
+	toks := joinMinorUnits(numberWords(tokenize(text)))
 	var out []string
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
