@@ -95,6 +95,12 @@ class PluginServer:
         goplugin_pb2_grpc.add_GRPCStdioServicer_to_server(_Stdio(self), self.server)
         self.server.add_generic_rpc_handlers((_health_handler(),))
 
+    @property
+    def uses_tls_front(self) -> bool:
+        """Whether mutual TLS is terminated by tlsproxy (a client certificate gRPC's
+        BoringSSL cannot verify) rather than by gRPC itself."""
+        return self._front is not None
+
     def listen(self, network: str, keys: Optional[tls.KeyPair] = None, client_cert_pem: bytes = b"",
                environ: Mapping[str, str] = os.environ) -> str:
         """Binds the server (before start) and returns the handshake address: a unix
@@ -308,7 +314,7 @@ def serve(plugin: api.Plugin, *, versions: Sequence[int] = (handshake.PROTOCOL_V
     log.info("plugin serving", extra={"plugin": server.name, "kinds": ",".join(server.kinds),
                                       "protocol_version": version, "network": server.network,
                                       "address": address, "mtls": bool(cert),
-                                      "tls_front": server._front is not None, "debug": debug})
+                                      "tls_front": server.uses_tls_front, "debug": debug})
 
     reason = "shutdown requested"
     while not server.shutdown_requested.wait(0.25):
