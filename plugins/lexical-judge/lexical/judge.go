@@ -14,7 +14,7 @@ import (
 
 // RulesVersion changes whenever a rule in this package changes; it is hashed into the
 // identity together with the word lists.
-const RulesVersion = "lexical-rules-1"
+const RulesVersion = "lexical-rules-2"
 
 // Backchannels is the acknowledgement lexicon: phrases that add no content and do not
 // take the floor. A transcript is an acknowledgement when it is made only of these
@@ -71,7 +71,7 @@ var (
 // Identity hashes the rules version and every word list.
 func Identity() string {
 	h := sha256.New()
-	for _, part := range []any{RulesVersion, Backchannels, FunctionWords, UnitWords, ones, teens, tens, scales, ordinals} {
+	for _, part := range []any{RulesVersion, Backchannels, FunctionWords, UnitWords, ones, teens, tens, scales, ordinals, currencyUnits} {
 		b, _ := json.Marshal(part) // maps marshal with sorted keys: stable
 		h.Write(b)
 		h.Write([]byte{0})
