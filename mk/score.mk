@@ -22,6 +22,7 @@ deps-pocketsphinx:
 fuzz-score:
 	$(GO) test ./core/cli -run '^$$' -fuzz FuzzParseExplainInput -fuzztime 30s
 	$(GO) test ./plugins/lexical-judge/lexical -run '^$$' -fuzz FuzzNormalize -fuzztime 30s
+	$(GO) test ./core/score -run '^$$' -fuzz FuzzEvents -fuzztime 30s
 
 bench-score:
 	$(GO) test ./core/stats ./plugins/pocketsphinx/sphinx -run '^$$' -bench . -benchtime 3x
