@@ -3,11 +3,12 @@
 # libsphinxbase-dev (pkg-config pocketsphinx); deps-pocketsphinx installs them when
 # missing. `make fuzz-score` fuzzes the explain parser and the lexical judge's normaliser
 # (go test runs only their seed corpora). `make bench-score` measures the model-comparison
-# bootstrap at paper scale and PocketSphinx's decoding speed.
+# bootstrap and Summarize at paper scale, PocketSphinx's decoding speed and the lexical
+# judge; `make measure-asr` measures PocketSphinx's word accuracy on flite speech.
 
 DEPS        += deps-pocketsphinx
 
-.PHONY: deps-pocketsphinx fuzz-score bench-score
+.PHONY: deps-pocketsphinx fuzz-score bench-score measure-asr
 
 deps-pocketsphinx:
 	@missing=""; for p in libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us; do \
@@ -25,4 +26,8 @@ fuzz-score:
 	$(GO) test ./core/score -run '^$$' -fuzz FuzzEvents -fuzztime 30s
 
 bench-score:
-	$(GO) test ./core/stats ./plugins/pocketsphinx/sphinx -run '^$$' -bench . -benchtime 3x
+	$(GO) test ./core/stats ./core/score ./plugins/pocketsphinx/sphinx ./plugins/lexical-judge/lexical -run '^$$' -bench . -benchtime 3x
+
+# The word accuracy of plugins/pocketsphinx/README.md: 80 flite clips, about two minutes.
+measure-asr:
+	DUPLEXMPE_MEASURE_ASR=1 $(GO) test ./plugins/pocketsphinx/sphinx -run '^$$' -bench WordAccuracy -benchtime 1x -v
