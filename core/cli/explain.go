@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -422,17 +423,23 @@ func yesNo(b bool) string {
 	return "no"
 }
 
+// sec prints seconds without floating-point noise (10.6 + 5 prints as 15.6, not
+// 15.600000000000001): rounded to the microsecond.
+func sec(x float64) string {
+	return strconv.FormatFloat(math.Round(x*1e6)/1e6, 'g', -1, 64)
+}
+
 func writeExplainText(w io.Writer, r ExplainResult) {
 	var eps []string
 	for _, e := range r.Episodes {
-		eps = append(eps, fmt.Sprintf("[%g, %g)", e.Start, e.End))
+		eps = append(eps, fmt.Sprintf("[%s, %s)", sec(e.Start), sec(e.End)))
 	}
 	if len(eps) == 0 {
 		eps = []string{"none"}
 	}
-	fmt.Fprintf(w, "model speech episodes (merge_pause %g s, min_speech %g s): %s\n", r.MergePause, r.MinSpeech, strings.Join(eps, " "))
+	fmt.Fprintf(w, "model speech episodes (merge_pause %s s, min_speech %s s): %s\n", sec(r.MergePause), sec(r.MinSpeech), strings.Join(eps, " "))
 	for _, t := range r.Turns {
-		fmt.Fprintf(w, "turn %d  %-4s [%g, %g)  ", t.Index, t.Label, t.Start, t.End)
+		fmt.Fprintf(w, "turn %d  %-4s [%s, %s)  ", t.Index, t.Label, sec(t.Start), sec(t.End))
 		ev := t.Event
 		switch {
 		case ev == nil:
@@ -441,41 +448,41 @@ func writeExplainText(w io.Writer, r ExplainResult) {
 			v := ev.T
 			onset := "none"
 			if v.Onset != nil {
-				onset = fmt.Sprintf("%g", *v.Onset)
+				onset = sec(*v.Onset)
 			}
 			fmt.Fprintf(w, "fresh_onset=%s presence=%s outcome=%s\n", yesNo(v.FreshOnset), yesNo(v.Presence), v.Outcome)
-			fmt.Fprintf(w, "        active at tE=%g: %s; first onset in (%g, %g]: %s; answer audio [%g, %g)\n",
-				t.End, yesNo(v.ActiveAtEnd), t.End, t.End+r.Protocol.TOnsetWindow, onset, v.AnswerSpan.Start, v.AnswerSpan.End)
+			fmt.Fprintf(w, "        active at tE=%s: %s; first onset in (%s, %s]: %s; answer audio [%s, %s)\n",
+				sec(t.End), yesNo(v.ActiveAtEnd), sec(t.End), sec(t.End+r.Protocol.TOnsetWindow), onset, sec(v.AnswerSpan.Start), sec(v.AnswerSpan.End))
 		case ev.Silence != nil:
 			v := ev.Silence
 			fmt.Fprintf(w, "silence=%s\n", t.Silence)
 			if v.Silent() {
-				fmt.Fprintf(w, "        window [%g, %g): no model speech\n", v.Window.Start, v.Window.End)
+				fmt.Fprintf(w, "        window [%s, %s): no model speech\n", sec(v.Window.Start), sec(v.Window.End))
 			} else {
 				var sp []string
 				for _, s := range v.Speech {
-					sp = append(sp, fmt.Sprintf("[%g, %g)", s.Start, s.End))
+					sp = append(sp, fmt.Sprintf("[%s, %s)", sec(s.Start), sec(s.End)))
 				}
-				fmt.Fprintf(w, "        window [%g, %g): speech %s = %.0f ms (no audio to judge: speech fails)\n",
-					v.Window.Start, v.Window.End, strings.Join(sp, " "), v.SpeechMS)
+				fmt.Fprintf(w, "        window [%s, %s): speech %s = %.0f ms (no audio to judge: speech fails)\n",
+					sec(v.Window.Start), sec(v.Window.End), strings.Join(sp, " "), v.SpeechMS)
 			}
 		case ev.N4 != nil:
 			v := ev.N4
 			fmt.Fprintf(w, "window_response=%s yield=%s\n", yesNo(v.WindowResponse), t.Yield)
-			fmt.Fprintf(w, "        spoke during question [%g, %g): %s; onset in (%g, %g]: %s; active at r=%g: %s\n",
-				v.Question.Start, v.Question.End, yesNo(v.SpokeDuringQuestion), v.Question.End, v.Resolution,
-				yesNo(v.OnsetInGap), v.Resolution, yesNo(v.ActiveAtResolution))
+			fmt.Fprintf(w, "        spoke during question [%s, %s): %s; onset in (%s, %s]: %s; active at r=%s: %s\n",
+				sec(v.Question.Start), sec(v.Question.End), yesNo(v.SpokeDuringQuestion), sec(v.Question.End), sec(v.Resolution),
+				yesNo(v.OnsetInGap), sec(v.Resolution), yesNo(v.ActiveAtResolution))
 			again := ""
 			if v.Yield == score.YieldFailResumed {
 				for _, e := range r.Episodes {
 					if e.Start > v.Deadline && e.Start < v.ObserveEnd {
-						again = fmt.Sprintf(" (speaking again at %g)", e.Start)
+						again = fmt.Sprintf(" (speaking again at %s)", sec(e.Start))
 						break
 					}
 				}
 			}
-			fmt.Fprintf(w, "        active at deadline %g: %s; observed until %g: %s%s\n",
-				v.Deadline, yesNo(v.Yield == score.YieldFailStillVoicing), v.ObserveEnd, v.Yield, again)
+			fmt.Fprintf(w, "        active at deadline %s: %s; observed until %s: %s%s\n",
+				sec(v.Deadline), yesNo(v.Yield == score.YieldFailStillVoicing), sec(v.ObserveEnd), v.Yield, again)
 		}
 	}
 }
