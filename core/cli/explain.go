@@ -346,8 +346,8 @@ func checkTurn(t explainTurn, i, line int, turns []explainTurn, p protocol.Param
 		// defines r = qE + n4_gap; a timeline that disagrees would score two different r.
 		want := *turns[i-1].End + p.N4Gap
 		if math.Abs(s-want) > n4Tolerance {
-			return timeline.Turn{}, bad("start", "%g, but the scheduler plays N4_R n4_gap = %g s after N4_Q ends (%g + %g = %g); set start to %g or override \"protocol\": {\"n4_gap\": %g}",
-				s, p.N4Gap, *turns[i-1].End, p.N4Gap, want, want, s-*turns[i-1].End)
+			return timeline.Turn{}, bad("start", "%s, but the scheduler plays N4_R n4_gap = %s s after N4_Q ends (%s + %s = %s); set start to %s or override \"protocol\": {\"n4_gap\": %s}",
+				sec(s), sec(p.N4Gap), sec(*turns[i-1].End), sec(p.N4Gap), sec(want), sec(want), sec(s-*turns[i-1].End))
 		}
 	}
 	return timeline.Turn{Index: i, Label: t.Label, Speaker: t.Speaker, Text: t.Text, Addressee: t.Addressee, Start: s, End: e}, nil
