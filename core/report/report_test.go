@@ -403,6 +403,16 @@ func TestMainTableListsEveryEntryAligned(t *testing.T) {
 			t.Errorf("%q: interval not under its rate", bottom)
 		}
 	}
+	// Duplicated conversations are dropped with a warning, and the terminal says so.
+	items := fixture(2)
+	s = score.Summarize(append(items, items[0]), testParams(30))
+	b.Reset()
+	if err := MainTable(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "warning: ") || !strings.Contains(b.String(), "appears more than once") {
+		t.Errorf("no warning for a duplicated conversation:\n%s", b.String())
+	}
 	var empty bytes.Buffer
 	if err := MainTable(&empty, score.Summary{}); err != nil || !strings.Contains(empty.String(), "no scored conversations") {
 		t.Errorf("empty summary: %v, %q", err, empty.String())

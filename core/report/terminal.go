@@ -41,7 +41,14 @@ func MainTable(w io.Writer, s score.Summary) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "Rates: successes/denominator, [Wilson 95%% interval]. Yield is over eligible N4 events, n/a below min_eligible = %d. "+
-		"Presence and window response are diagnostics.\n", s.Protocol.MinEligible)
-	return err
+	if _, err := fmt.Fprintf(w, "Rates: successes/denominator, [Wilson 95%% interval]. Yield is over eligible N4 events, n/a below min_eligible = %d. "+
+		"Presence and window response are diagnostics.\n", s.Protocol.MinEligible); err != nil {
+		return err
+	}
+	for _, warning := range s.Warnings {
+		if _, err := fmt.Fprintf(w, "warning: %s\n", warning); err != nil {
+			return err
+		}
+	}
+	return nil
 }
