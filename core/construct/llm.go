@@ -217,6 +217,9 @@ func writeScenario(ctx context.Context, llm sdk.LLM, spec LLMSpec, b Brief, pair
 			if sc.Turns[i].Clip != "" || sc.Turns[i].DurationS != 0 {
 				problems = append(problems, fmt.Sprintf("turn %d: clip and duration_s are not yours to write", i))
 			}
+			if p := unspeakable(sc.Turns[i].Text); p != "" {
+				problems = append(problems, fmt.Sprintf("turn %d: %s", i, p))
+			}
 		}
 		if len(sc.Turns) != b.Turns {
 			problems = append(problems, fmt.Sprintf("the scenario has %d turns; the brief asks for exactly %d", len(sc.Turns), b.Turns))
@@ -262,6 +265,14 @@ func rewriteImplicit(ctx context.Context, llm sdk.LLM, spec LLMSpec, e dataset.S
 			im.Turns[ti-1].Text = strings.TrimSpace(*r.PreviousText)
 		}
 		var problems []string
+		for _, i := range []int{ti - 1, ti} {
+			if i < 0 {
+				continue
+			}
+			if p := unspeakable(im.Turns[i].Text); p != "" {
+				problems = append(problems, fmt.Sprintf("turn %d: %s", i, p))
+			}
+		}
 		for _, v := range dataset.ValidateScenario(&im) {
 			problems = append(problems, describeViolation(v))
 		}
@@ -282,4 +293,18 @@ func describeViolation(v dataset.Violation) string {
 		s += " (" + v.Hint + ")"
 	}
 	return s
+}
+
+// unspeakable says what in a turn's text a TTS would read out wrongly: stage
+// directions, markup, or a speaker tag. It returns "" for plain speech.
+func unspeakable(text string) string {
+	switch {
+	case strings.ContainsAny(text, "[]*<>{}_#|"):
+		return "text holds stage directions or markup (brackets, asterisks, tags); write only the words spoken"
+	case len(text) > 2 && text[1] == ':' && text[0] >= 'A' && text[0] <= 'D':
+		return "text starts with a speaker tag; the speaker goes in \"speaker\", the text holds only the words"
+	case len(text) > 600:
+		return "text is too long for one spoken turn; keep turns to one or two sentences"
+	}
+	return ""
 }

@@ -286,3 +286,16 @@ func FuzzStrictJSONScenarioReply(f *testing.F) {
 		_ = strictJSON(s, &r) // must not panic
 	})
 }
+
+func TestUnspeakableText(t *testing.T) {
+	for _, bad := range []string{"[laughs] Okay, fine.", "*sighs* Sure.", "B: what time is it?", "<pause> Hmm.", strings.Repeat("word ", 130)} {
+		if unspeakable(bad) == "" {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+	for _, good := range []string{"Okay, fine.", "It's 6:40, right?", "A hundred and sixty, Jess."} {
+		if p := unspeakable(good); p != "" {
+			t.Errorf("rejected %q: %s", good, p)
+		}
+	}
+}
