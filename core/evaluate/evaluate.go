@@ -307,15 +307,20 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 		mu.Unlock()
 		cancel()
 	}
+	var runners []*runner
 	for _, m := range models {
-		r := &runner{m: m, st: st, opts: opts, preamble: preamble, ds: ds, bar: bars.bar(m.Name)}
+		// A model whose plugin cannot be restarted stops alone; the others go on.
+		mctx, stop := context.WithCancelCause(ctx)
+		defer stop(nil)
+		r := &runner{m: m, st: st, opts: opts, preamble: preamble, ds: ds, bar: bars.bar(m.Name), stop: stop}
+		runners = append(runners, r)
 		work := make(chan Item)
 		go func(q []Item) {
 			defer close(work)
 			for _, it := range q {
 				select {
 				case work <- it:
-				case <-ctx.Done():
+				case <-mctx.Done():
 					return
 				}
 			}
@@ -328,17 +333,20 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 					if slots != nil {
 						select {
 						case slots <- struct{}{}:
-						case <-ctx.Done():
+						case <-mctx.Done():
 							return
 						}
 					}
-					c, err := r.play(ctx, it)
+					c, err := r.play(mctx, it)
 					if slots != nil {
 						<-slots
 					}
 					mu.Lock()
 					sum.Models[m.Name].add(c)
 					mu.Unlock()
+					if mctx.Err() != nil {
+						return // the run was cancelled, or this model stopped
+					}
 					if err != nil {
 						fail(err)
 						return
@@ -355,7 +363,16 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 	if firstErr != nil {
 		return sum, firstErr
 	}
-	return sum, context.Cause(ctx)
+	if err := context.Cause(ctx); err != nil {
+		return sum, err
+	}
+	var errs []error
+	for _, r := range runners {
+		if r.dead != nil {
+			errs = append(errs, r.dead)
+		}
+	}
+	return sum, errors.Join(errs...)
 }
 
 // CapInstruction is the capability of a model plugin that honours a text instruction.
@@ -410,8 +427,10 @@ type runner struct {
 	preamble audio.PCM
 	ds       *dataset.Dataset
 	bar      progressBar
+	stop     context.CancelCauseFunc // stops this model's items
 
 	restartMu sync.Mutex
+	dead      error // set when the plugin died and could not be restarted
 }
 
 // play runs one item and saves it. The error stops the whole loop.
@@ -473,7 +492,8 @@ func (r *runner) conversation(it Item) (session.Conversation, error) {
 const exitGrace = time.Second
 
 // restartIfDead restarts the plugin when its process died. Only one goroutine restarts;
-// the others find it running again.
+// the others find it running again. When the restart fails, the model stops: its other
+// items stay unplayed and Run reports the error at the end.
 func (r *runner) restartIfDead(ctx context.Context) (bool, error) {
 	cl := r.m.Client
 	if cl == nil {
@@ -481,6 +501,9 @@ func (r *runner) restartIfDead(ctx context.Context) (bool, error) {
 	}
 	r.restartMu.Lock()
 	defer r.restartMu.Unlock()
+	if r.dead != nil {
+		return false, nil
+	}
 	deadline := time.Now().Add(exitGrace)
 	for !cl.Exited() {
 		if time.Now().After(deadline) {
@@ -490,7 +513,13 @@ func (r *runner) restartIfDead(ctx context.Context) (bool, error) {
 	}
 	r.opts.Logger.Warn("plugin process died; restarting it", "model", r.m.Name)
 	if err := cl.Restart(ctx); err != nil {
-		return false, fmt.Errorf("model %s: the plugin process died and could not be restarted: %w", r.m.Name, err)
+		if ctx.Err() != nil {
+			return false, nil
+		}
+		r.dead = fmt.Errorf("model %s: the plugin process died and could not be restarted, so its remaining conversations were not played (a resumed run plays them): %w", r.m.Name, err)
+		r.opts.Logger.Error("giving up on a model", "model", r.m.Name, "error", err)
+		r.stop(r.dead)
+		return false, nil
 	}
 	return true, nil
 }

@@ -108,9 +108,13 @@ func smallDataset(t *testing.T) *dataset.Dataset {
 }
 
 func startModel(t *testing.T, name string) *evaluate.Model {
+	return startModelFrom(t, name, filepath.Join(binDir, name))
+}
+
+func startModelFrom(t *testing.T, name, bin string) *evaluate.Model {
 	t.Helper()
 	ctx := context.Background()
-	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: name, Source: filepath.Join(binDir, name)}, nil)
+	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: name, Source: bin}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,6 +194,7 @@ type killer struct {
 	client *pluginhost.Client
 	conv   string
 	frame  int
+	remove string // a file to delete before the kill
 }
 
 func (k *killer) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conversation, error) {
@@ -208,6 +213,9 @@ type killingConv struct {
 
 func (c *killingConv) Step(ctx context.Context, frame []float32) (sdk.Output, error) {
 	if c.n == c.k.frame {
+		if c.k.remove != "" {
+			os.Remove(c.k.remove) // the restart will find no executable
+		}
 		syscall.Kill(c.k.client.Pid(), syscall.SIGKILL)
 	}
 	c.n++
@@ -260,6 +268,35 @@ func TestPluginCrashFailsOneConversation(t *testing.T) {
 	}
 	if sum.Total != (evaluate.Counts{Planned: 4, Reused: 3, Done: 1}) {
 		t.Errorf("resumed %+v, want 3 reused and the failed one done", sum.Total)
+	}
+}
+
+// A plugin that dies and cannot be restarted stops its own model only.
+func TestDeadPluginStopsOnlyItsModel(t *testing.T) {
+	ds := smallDataset(t)
+	bin := filepath.Join(t.TempDir(), "silent")
+	data, err := os.ReadFile(filepath.Join(binDir, "silent"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dying := startModelFrom(t, "silent", bin)
+	dying.Model = &killer{Model: dying.Model, client: dying.Client, conv: "p0-implicit", frame: 5, remove: bin}
+	dying.Concurrency = 1
+	models := []*evaluate.Model{dying, startModel(t, "always-talk")}
+	opts := options(t)
+	st := newStore(t, ds, models, opts)
+	sum, err := evaluate.Run(context.Background(), ds, models, st, opts)
+	if err == nil || !strings.Contains(err.Error(), "model silent: the plugin process died and could not be restarted") {
+		t.Fatalf("err = %v, want one naming the silent model", err)
+	}
+	if got := *sum.Models["silent"]; got != (evaluate.Counts{Planned: 4, Done: 1, Failed: 1}) {
+		t.Errorf("silent: %+v, want 1 done, 1 failed, 2 left", got)
+	}
+	if got := *sum.Models["always-talk"]; got != (evaluate.Counts{Planned: 4, Done: 4}) {
+		t.Errorf("always-talk: %+v, want all 4 done", got)
 	}
 }
 
