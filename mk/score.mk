@@ -28,6 +28,8 @@ fuzz-score:
 bench-score:
 	$(GO) test ./core/stats ./core/score ./plugins/pocketsphinx/sphinx ./plugins/lexical-judge/lexical -run '^$$' -bench . -benchtime 3x
 
-# The word accuracy of plugins/pocketsphinx/README.md: 80 flite clips, about two minutes.
+# The figures of plugins/pocketsphinx/README.md and plugins/lexical-judge/README.md:
+# flite clips through PocketSphinx (and the lexical judge), about three minutes.
 measure-asr:
 	DUPLEXMPE_MEASURE_ASR=1 $(GO) test ./plugins/pocketsphinx/sphinx -run '^$$' -bench WordAccuracy -benchtime 1x -v
+	DUPLEXMPE_MEASURE_ASR=1 $(GO) test ./core/score -run '^$$' -bench AcknowledgementChain -benchtime 1x -v

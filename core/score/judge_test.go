@@ -3,6 +3,7 @@ package score
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -204,4 +205,57 @@ func TestCut(t *testing.T) {
 			t.Fatalf("Cut = %v, want %v", got.Samples, want)
 		}
 	}
+}
+
+// BenchmarkAcknowledgementChain measures the embedded scoring chain (flite speech ->
+// PocketSphinx -> lexical judge) on short isolated utterances: how many backchannels
+// come out as acknowledgements and how many content utterances as intrusions. Run with
+// `make measure-asr`; the figures are in plugins/lexical-judge/README.md.
+func BenchmarkAcknowledgementChain(b *testing.B) {
+	if os.Getenv("DUPLEXMPE_MEASURE_ASR") != "1" {
+		b.Skip("set DUPLEXMPE_MEASURE_ASR=1 to measure the chain")
+	}
+	d, err := sphinx.Load(sphinx.DefaultModel())
+	if err != nil {
+		b.Skip(err)
+	}
+	defer d.Close()
+	acks := []string{"okay", "understood", "got it", "i see", "uh huh", "sure", "right", "alright", "okay got it", "sounds good", "mm hm", "noted"}
+	content := []string{"nine dollars", "it is nine dollars", "the meeting is at three", "set a timer", "paris", "turn left"}
+	asr := sphinxASR{d}
+	for b.Loop() {
+		okAck, okContent := 0, 0
+		for _, voice := range []string{"slt", "kal16"} {
+			for i, text := range append(append([]string(nil), acks...), content...) {
+				clip := speakVoice(b, voice, text)
+				got, err := asr.Transcribe(context.Background(), sdk.Audio{Samples: clip.Samples, Rate: clip.Rate}, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				v, _ := lexical.Judge{}.ClassifySpeech(context.Background(), sdk.SpeechQuery{Transcript: got})
+				isAck := v.Label == sdk.LabelAcknowledgement
+				if i < len(acks) && isAck {
+					okAck++
+				} else if i >= len(acks) && !isAck {
+					okContent++
+				}
+				b.Logf("%s: %q -> %q: %s", voice, text, got, v.Label)
+			}
+		}
+		b.ReportMetric(float64(okAck)/float64(2*len(acks)), "ack-recall")
+		b.ReportMetric(float64(okContent)/float64(2*len(content)), "intrusion-recall")
+	}
+}
+
+func speakVoice(tb testing.TB, voice, text string) audio.PCM {
+	tb.Helper()
+	wav := filepath.Join(tb.TempDir(), "clip.wav")
+	if out, err := exec.Command("flite", "-voice", voice, "-t", text, "-o", wav).CombinedOutput(); err != nil {
+		tb.Fatalf("flite: %v: %s", err, out)
+	}
+	p, err := audio.ReadWAV(wav)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
 }
