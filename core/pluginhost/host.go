@@ -41,6 +41,7 @@ type Client struct {
 	mu         sync.Mutex
 	pc         *plugin.Client
 	current    atomic.Pointer[plugin.Client] // pc, readable without mu (for Exited)
+	runner     atomic.Pointer[groupRunner]   // the started process, nil when reattached
 	conn       *grpc.ClientConn
 	pid        int // 0 when reattached: the process is not ours
 	kinds      []string
@@ -90,7 +91,15 @@ func (c *Client) Conn() (*grpc.ClientConn, error) { return c.connection() }
 // Exited reports whether the plugin process has exited (or was killed).
 func (c *Client) Exited() bool {
 	pc := c.current.Load()
-	return pc == nil || pc.Exited()
+	if pc == nil || pc.Exited() {
+		return true
+	}
+	// go-plugin notices an exit only once the plugin's stdout and stderr close, which a
+	// stray grandchild can delay: look at the process itself.
+	if gr := c.runner.Load(); gr != nil && gr.Pid() != 0 {
+		return !processAlive(gr.Pid())
+	}
+	return false
 }
 
 // Kill stops the plugin: a graceful shutdown over gRPC, then SIGKILL to the whole process
@@ -209,6 +218,8 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 			return fmt.Errorf("plugin %q: reattach: %w", name, err)
 		}
 		cfg.Reattach = rc
+		// go-plugin dispenses from Plugins, not VersionedPlugins, when reattaching.
+		cfg.Plugins = cfg.VersionedPlugins[sdk.ProtocolVersion]
 	} else {
 		if err := c.spec.verifyChecksum(); err != nil {
 			return err
@@ -217,7 +228,7 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
-		cfg.Cmd = cmd
+		cfg.RunnerFunc = runnerFunc(cmd, &c.runner)
 		cfg.SkipHostEnv = true
 		cfg.AutoMTLS = true
 		cfg.StartTimeout = c.spec.StartTimeout
@@ -265,23 +276,28 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 	var rpc plugin.ClientProtocol
 	select {
 	case r := <-done:
-		// pc.Client has returned, so go-plugin no longer touches cmd.
-		if cfg.Cmd != nil && cfg.Cmd.Process != nil {
-			c.pid = cfg.Cmd.Process.Pid
+		if gr := c.runner.Load(); gr != nil {
+			c.pid = gr.Pid()
 		}
 		if r.err != nil {
 			return fmt.Errorf("plugin %q did not start: %v%s", name, r.err, c.logHint())
 		}
 		rpc = r.rpc
 	case <-ctx.Done():
-		// The handshake may still finish after the deferred Kill: then kill again.
-		go func() {
-			<-done
-			pc.Kill()
-			if cfg.Cmd != nil && cfg.Cmd.Process != nil {
-				killGroup(cfg.Cmd.Process.Pid)
+		// Killing the group ends the pending handshake; the deferred kill then finds
+		// nothing left.
+		for {
+			if gr := c.runner.Load(); gr != nil && gr.Pid() != 0 {
+				c.pid = gr.Pid()
+				killGroup(c.pid)
 			}
-		}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Millisecond):
+				continue
+			}
+			break
+		}
 		return fmt.Errorf("plugin %q: start cancelled: %w", name, ctx.Err())
 	}
 	raw, err := rpc.Dispense(wire.PluginSetKey)
@@ -314,8 +330,7 @@ func (c *Client) killLocked() {
 				_ = c.conn.Close()
 			}
 		} else {
-			c.pc.Kill()
-			killGroup(c.pid)
+			stopProcess(c.pc, c.pid)
 		}
 	}
 	if c.logFile != nil {
@@ -324,6 +339,7 @@ func (c *Client) killLocked() {
 	}
 	c.pc, c.conn, c.pid = nil, nil, 0
 	c.current.Store(nil)
+	c.runner.Store(nil)
 }
 
 func (c *Client) logHint() string {
@@ -595,6 +611,37 @@ func KillAll() {
 		}()
 	}
 	wg.Wait()
+}
+
+// stopProcess asks the plugin to shut down (go-plugin's Kill: Shutdown over gRPC, then
+// SIGKILL to the direct child after 2 s) and SIGKILLs the whole process group as soon as
+// the direct child is gone. go-plugin's Kill also waits for the plugin's stdout and
+// stderr to close, which never happens while a stray grandchild holds them open, so the
+// group kill cannot wait for Kill to return.
+func stopProcess(pc *plugin.Client, pgid int) {
+	done := make(chan struct{})
+	go func() {
+		pc.Kill()
+		close(done)
+	}()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(3 * time.Second)
+	for {
+		select {
+		case <-done:
+			killGroup(pgid)
+			return
+		case <-tick.C:
+			if processAlive(pgid) {
+				continue
+			}
+		case <-deadline:
+		}
+		killGroup(pgid)
+		<-done
+		return
+	}
 }
 
 // killGroup SIGKILLs process group pgid; a group already gone is fine.

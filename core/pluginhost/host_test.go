@@ -17,7 +17,7 @@ func startBeeper(t *testing.T, spec pluginhost.Spec) *pluginhost.Client {
 		spec.Name = "beeper"
 	}
 	if spec.Source == "" && len(spec.Command) == 0 && spec.Reattach == "" {
-		spec.Source = beeperBin
+		spec.Source = beeperBin(t)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -1,32 +1,42 @@
 package pluginhost_test
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
-// beeperBin is the example Go model plugin (examples/plugin-go), built once for all
+// The example Go model plugin (examples/plugin-go), built once, on first use, for all
 // tests: every test here talks to real plugin processes over real gRPC.
-var beeperBin string
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+	buildOut  []byte
+)
+
+func beeperBin(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "pluginhost-test-")
+		if buildErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "beeper"), "../../examples/plugin-go")
+		buildOut, buildErr = cmd.CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("building the example plugin: %v\n%s", buildErr, buildOut)
+	}
+	return filepath.Join(buildDir, "beeper")
+}
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "pluginhost-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	beeperBin = filepath.Join(dir, "beeper")
-	build := exec.Command("go", "build", "-o", beeperBin, "../../examples/plugin-go")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the example plugin:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
 	os.Exit(code)
 }

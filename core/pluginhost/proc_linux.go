@@ -48,3 +48,19 @@ func GroupMembers(pgid int) ([]int, error) {
 	}
 	return pids, nil
 }
+
+// processAlive reports whether pid runs (a zombie has exited: it only waits for its
+// parent to collect its status).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return false
+	}
+	state := s[i+2]
+	return state != 'Z' && state != 'X'
+}

@@ -1,0 +1,376 @@
+package pluginhost
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// LockFileName is the lock file's name, next to the run file.
+const LockFileName = ".duplexmpe.lock.hcl"
+
+// Lock is a lock file: what each plugin resolved to when it was pinned, like
+// Terraform's .terraform.lock.hcl.
+//
+//	plugin "moshi" {
+//	  version = "0.3.1"
+//	  command = ["bash", "run.sh"]
+//	  hashes  = ["h1:Zm9v..."]
+//	}
+//
+// The API, for the `duplexmpe lock` and `plugins` commands:
+//
+//	lock, err := ReadLock(path)             // errors.Is(err, fs.ErrNotExist) when absent
+//	hash, err := SpecHash(spec)             // "sha256:..." (source) or "h1:..." (command + dir)
+//	err = lock.Check(spec, hash)            // nil when spec matches its entry
+//	lock.Set(LockedPlugin{Name: ..., Hashes: []string{hash}, ...})
+//	err = lock.Write(path)                  // atomic; blocks sorted by name
+//
+// A run refuses a plugin when Check fails; the error says to run `duplexmpe lock`.
+type Lock struct {
+	Plugins []LockedPlugin
+	path    string // where it was read from, for messages
+}
+
+// LockedPlugin is one plugin block of the lock file.
+type LockedPlugin struct {
+	Name    string
+	Version string   // optional: the version the plugin described when pinned
+	Source  string   // exactly one of Source and Command
+	Command []string //
+	Hashes  []string // one or more "sha256:<hex>" or "h1:<base64>"
+}
+
+// SpecHash hashes what pins spec: the Source binary (HashFile) or, for a Command
+// plugin, its Dir (HashDir). A Command plugin without Dir cannot be pinned.
+func SpecHash(spec Spec) (string, error) {
+	switch {
+	case spec.Source != "":
+		return HashFile(spec.resolve(spec.Source))
+	case len(spec.Command) > 0 && spec.Dir != "":
+		return HashDir(spec.Dir)
+	case len(spec.Command) > 0:
+		return "", fmt.Errorf("plugin %q: a command plugin is pinned by the hash of its dir; set dir", spec.Name)
+	}
+	return "", fmt.Errorf("plugin %q: nothing to hash (no source, no command)", spec.Name)
+}
+
+// ReadLock reads and checks a lock file. Bad content is an error with file:line.
+func ReadLock(path string) (*Lock, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("lock file: %w", err)
+	}
+	l, err := ParseLock(src, path)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+var lockSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "plugin", LabelNames: []string{"name"}}}}
+
+var pluginSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "version"}, {Name: "source"}, {Name: "command"}, {Name: "hashes", Required: true},
+}}
+
+// ParseLock parses lock file content; filename names it in errors.
+func ParseLock(src []byte, filename string) (*Lock, error) {
+	file, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	if diags.HasErrors() {
+		return nil, lockError(diags)
+	}
+	content, diags := file.Body.Content(lockSchema)
+	if diags.HasErrors() {
+		return nil, lockError(diags)
+	}
+	l := &Lock{path: filename}
+	seen := map[string]hcl.Range{}
+	for _, block := range content.Blocks {
+		name := block.Labels[0]
+		if prev, dup := seen[name]; dup {
+			return nil, lockError(hcl.Diagnostics{{
+				Severity: hcl.DiagError, Summary: "Duplicate plugin block",
+				Detail:   fmt.Sprintf("Plugin %q is already locked at %s; keep one block.", name, prev),
+				Subject:  block.DefRange.Ptr(),
+			}})
+		}
+		seen[name] = block.DefRange
+		p, diags := parseLockedPlugin(name, block)
+		if diags.HasErrors() {
+			return nil, lockError(diags)
+		}
+		l.Plugins = append(l.Plugins, p)
+	}
+	return l, nil
+}
+
+func parseLockedPlugin(name string, block *hcl.Block) (LockedPlugin, hcl.Diagnostics) {
+	p := LockedPlugin{Name: name}
+	if name == "" {
+		return p, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Empty plugin name", Subject: block.DefRange.Ptr()}}
+	}
+	body, diags := block.Body.Content(pluginSchema)
+	if diags.HasErrors() {
+		return p, diags
+	}
+	str := func(attr string) (string, hcl.Diagnostics) {
+		a, ok := body.Attributes[attr]
+		if !ok {
+			return "", nil
+		}
+		var s string
+		d := decodeAttr(a, cty.String, func(v cty.Value) { s = v.AsString() })
+		return s, d
+	}
+	list := func(attr string) ([]string, hcl.Diagnostics) {
+		a, ok := body.Attributes[attr]
+		if !ok {
+			return nil, nil
+		}
+		var out []string
+		d := decodeAttr(a, cty.List(cty.String), func(v cty.Value) {
+			for _, e := range v.AsValueSlice() {
+				out = append(out, e.AsString())
+			}
+		})
+		return out, d
+	}
+	var d hcl.Diagnostics
+	p.Version, d = str("version")
+	diags = append(diags, d...)
+	p.Source, d = str("source")
+	diags = append(diags, d...)
+	p.Command, d = list("command")
+	diags = append(diags, d...)
+	p.Hashes, d = list("hashes")
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return p, diags
+	}
+	if (p.Source == "") == (len(p.Command) == 0) {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError, Summary: "Source or command",
+			Detail:  fmt.Sprintf("Plugin %q must set exactly one of source and command.", name),
+			Subject: block.DefRange.Ptr(),
+		})
+	}
+	hashesRange := body.Attributes["hashes"].Expr.Range()
+	if len(p.Hashes) == 0 {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError, Summary: "No hashes",
+			Detail: "A locked plugin needs at least one hash; run `duplexmpe lock`.", Subject: &hashesRange,
+		})
+	}
+	for _, h := range p.Hashes {
+		if err := checkHashSyntax(h); err != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Invalid hash", Detail: err.Error(), Subject: &hashesRange,
+			})
+		}
+	}
+	return p, diags
+}
+
+func decodeAttr(a *hcl.Attribute, want cty.Type, set func(cty.Value)) hcl.Diagnostics {
+	v, diags := a.Expr.Value(nil)
+	if diags.HasErrors() {
+		return diags
+	}
+	v, err := convert.Convert(v, want)
+	if err == nil && (!v.IsWhollyKnown() || v.IsNull()) {
+		err = errors.New("value is null")
+	}
+	if err == nil && want.IsListType() {
+		for _, e := range v.AsValueSlice() {
+			if e.IsNull() {
+				err = errors.New("list holds a null")
+			}
+		}
+	}
+	if err != nil {
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Invalid " + a.Name,
+			Detail:  fmt.Sprintf("%s must be %s: %v.", a.Name, want.FriendlyName(), err),
+			Subject: a.Expr.Range().Ptr(),
+		}}
+	}
+	set(v)
+	return nil
+}
+
+// checkHashSyntax accepts "sha256:" and 64 lowercase hex digits, or "h1:" and the
+// base64 of 32 bytes.
+func checkHashSyntax(h string) error {
+	switch {
+	case strings.HasPrefix(h, "sha256:"):
+		hexPart := strings.TrimPrefix(h, "sha256:")
+		if b, err := hex.DecodeString(hexPart); err != nil || len(b) != 32 || strings.ToLower(hexPart) != hexPart {
+			return fmt.Errorf("%q: want sha256: and 64 lowercase hex digits", h)
+		}
+	case strings.HasPrefix(h, "h1:"):
+		if b, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(h, "h1:")); err != nil || len(b) != 32 {
+			return fmt.Errorf("%q: want h1: and the base64 of a SHA-256", h)
+		}
+	default:
+		return fmt.Errorf("%q: want a \"sha256:\" or \"h1:\" hash", h)
+	}
+	return nil
+}
+
+func lockError(diags hcl.Diagnostics) error {
+	var msgs []string
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		msg := d.Summary
+		if d.Detail != "" {
+			msg += ": " + d.Detail
+		}
+		if d.Subject != nil {
+			msg = fmt.Sprintf("%s:%d: %s", d.Subject.Filename, d.Subject.Start.Line, msg)
+		}
+		msgs = append(msgs, msg)
+	}
+	return fmt.Errorf("bad lock file: %s (fix it, or delete it and run `duplexmpe lock`)", strings.Join(msgs, "; "))
+}
+
+// Get finds a plugin's entry.
+func (l *Lock) Get(name string) (LockedPlugin, bool) {
+	for _, p := range l.Plugins {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return LockedPlugin{}, false
+}
+
+// Set adds or replaces a plugin's entry.
+func (l *Lock) Set(p LockedPlugin) {
+	for i := range l.Plugins {
+		if l.Plugins[i].Name == p.Name {
+			l.Plugins[i] = p
+			return
+		}
+	}
+	l.Plugins = append(l.Plugins, p)
+}
+
+// Check reports whether spec, whose files hash to hash (SpecHash), is what the lock
+// pins: same source or command, same version when both name one, hash among the
+// pinned hashes.
+func (l *Lock) Check(spec Spec, hash string) error {
+	where := l.path
+	if where == "" {
+		where = "the lock file"
+	}
+	p, ok := l.Get(spec.Name)
+	if !ok {
+		return fmt.Errorf("plugin %q is not in %s; run `duplexmpe lock` to pin it", spec.Name, where)
+	}
+	if p.Source != spec.Source || !slices.Equal(p.Command, spec.Command) {
+		return fmt.Errorf("plugin %q: %s pins %s, but the run file says %s; run `duplexmpe lock` to re-pin",
+			spec.Name, where, p.describe(), LockedPlugin{Source: spec.Source, Command: spec.Command}.describe())
+	}
+	if p.Version != "" && spec.Version != "" && p.Version != spec.Version {
+		return fmt.Errorf("plugin %q: %s pins version %q, but the run file asks for %q; run `duplexmpe lock` to re-pin",
+			spec.Name, where, p.Version, spec.Version)
+	}
+	if !slices.Contains(p.Hashes, hash) {
+		return fmt.Errorf("plugin %q: its files hash to %s, which %s does not pin (it pins %s); "+
+			"if the change is intended run `duplexmpe lock` to re-pin, otherwise restore the plugin",
+			spec.Name, hash, where, strings.Join(p.Hashes, ", "))
+	}
+	return nil
+}
+
+func (p LockedPlugin) describe() string {
+	if p.Source != "" {
+		return fmt.Sprintf("source %q", p.Source)
+	}
+	return fmt.Sprintf("command %q", p.Command)
+}
+
+// Format renders the lock file: a header, then the plugin blocks sorted by name, hashes
+// sorted, so the same lock always gives the same bytes.
+func (l *Lock) Format() []byte {
+	f := hclwrite.NewEmptyFile()
+	root := f.Body()
+	root.AppendUnstructuredTokens(hclwrite.Tokens{{
+		Type:  hclsyntax.TokenComment,
+		Bytes: []byte("# This file is maintained by `duplexmpe lock`: the plugins this run resolved to.\n# Commit it; edit it only by re-running `duplexmpe lock`.\n"),
+	}})
+	plugins := slices.Clone(l.Plugins)
+	sort.Slice(plugins, func(i, j int) bool { return plugins[i].Name < plugins[j].Name })
+	for _, p := range plugins {
+		root.AppendNewline()
+		b := root.AppendNewBlock("plugin", []string{p.Name}).Body()
+		if p.Version != "" {
+			b.SetAttributeValue("version", cty.StringVal(p.Version))
+		}
+		if p.Source != "" {
+			b.SetAttributeValue("source", cty.StringVal(p.Source))
+		}
+		if len(p.Command) > 0 {
+			b.SetAttributeValue("command", stringList(p.Command))
+		}
+		hashes := slices.Clone(p.Hashes)
+		sort.Strings(hashes)
+		b.SetAttributeValue("hashes", stringList(hashes))
+	}
+	return hclwrite.Format(f.Bytes())
+}
+
+func stringList(ss []string) cty.Value {
+	if len(ss) == 0 {
+		return cty.ListValEmpty(cty.String)
+	}
+	vals := make([]cty.Value, len(ss))
+	for i, s := range ss {
+		vals[i] = cty.StringVal(s)
+	}
+	return cty.ListVal(vals)
+}
+
+// Write saves the lock atomically: a temporary file in the same directory, synced,
+// then renamed over path.
+func (l *Lock) Write(path string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".duplexmpe.lock.*.tmp")
+	if err != nil {
+		return fmt.Errorf("write lock file: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op after the rename
+	if _, err := tmp.Write(l.Format()); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write lock file: %w", err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write lock file: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write lock file: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write lock file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write lock file: %w", err)
+	}
+	l.path = path
+	return nil
+}

@@ -1,0 +1,28 @@
+//go:build !linux
+
+package pluginhost
+
+import (
+	"errors"
+	"syscall"
+)
+
+// sysProcAttr puts the plugin in its own process group. Pdeathsig exists only on Linux:
+// elsewhere a host killed with SIGKILL can leave its plugins running.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
+
+// GroupMembers reports whether process group pgid has a process left; without /proc the
+// pids are unknown, so a non-empty group is reported as [pgid].
+func GroupMembers(pgid int) ([]int, error) {
+	if err := syscall.Kill(-pgid, 0); err != nil {
+		if errors.Is(err, syscall.ESRCH) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return []int{pgid}, nil
+}
+
+func processAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }

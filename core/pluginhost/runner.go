@@ -1,0 +1,89 @@
+package pluginhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin/runner"
+)
+
+// groupRunner runs the plugin process for go-plugin, in its own process group. Unlike
+// go-plugin's default runner, its Kill SIGKILLs the whole group, and it publishes the
+// pid as soon as the process exists, so a start that times out or is cancelled can be
+// cleaned up too.
+type groupRunner struct {
+	cmd            *exec.Cmd
+	stdout, stderr io.ReadCloser
+	pid            atomic.Int64
+}
+
+// runnerFunc adapts spec's command to go-plugin's RunnerFunc: go-plugin prepares a
+// command holding only the environment it needs (cookie, versions, client certificate,
+// socket dir); those variables are added to ours. The runner is published through *out.
+func runnerFunc(base *exec.Cmd, out *atomic.Pointer[groupRunner]) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
+	return func(_ hclog.Logger, prepared *exec.Cmd, _ string) (runner.Runner, error) {
+		cmd := exec.Command(base.Path, base.Args[1:]...)
+		cmd.Dir = base.Dir
+		cmd.Env = append(append([]string(nil), base.Env...), prepared.Env...)
+		cmd.SysProcAttr = base.SysProcAttr
+		r := &groupRunner{cmd: cmd}
+		var err error
+		if r.stdout, err = cmd.StdoutPipe(); err != nil {
+			return nil, err
+		}
+		if r.stderr, err = cmd.StderrPipe(); err != nil {
+			return nil, err
+		}
+		out.Store(r)
+		return r, nil
+	}
+}
+
+func (r *groupRunner) Start(context.Context) error {
+	if err := r.cmd.Start(); err != nil {
+		return err
+	}
+	r.pid.Store(int64(r.cmd.Process.Pid))
+	return nil
+}
+
+// Pid is the process (and process group) id; 0 before Start.
+func (r *groupRunner) Pid() int { return int(r.pid.Load()) }
+
+func (r *groupRunner) Wait(context.Context) error { return r.cmd.Wait() }
+
+func (r *groupRunner) Kill(context.Context) error {
+	pid := r.Pid()
+	if pid == 0 {
+		return nil
+	}
+	killGroup(pid)
+	return nil
+}
+
+func (r *groupRunner) Stdout() io.ReadCloser { return r.stdout }
+func (r *groupRunner) Stderr() io.ReadCloser { return r.stderr }
+func (r *groupRunner) Name() string          { return r.cmd.Path }
+func (r *groupRunner) ID() string            { return strconv.Itoa(r.Pid()) }
+
+func (r *groupRunner) Diagnose(context.Context) string {
+	if _, err := os.Stat(r.cmd.Path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Sprintf("%s does not exist", r.cmd.Path)
+	}
+	return "the plugin exited or did not print the go-plugin handshake line; is it a duplexmpe plugin (sdk.Serve, or the Python SDK), built for this machine?"
+}
+
+func (r *groupRunner) PluginToHost(network, addr string) (string, string, error) {
+	return network, addr, nil
+}
+
+func (r *groupRunner) HostToPlugin(network, addr string) (string, string, error) {
+	return network, addr, nil
+}
