@@ -103,8 +103,8 @@ func ParseLock(src []byte, filename string) (*Lock, error) {
 		if prev, dup := seen[name]; dup {
 			return nil, lockError(hcl.Diagnostics{{
 				Severity: hcl.DiagError, Summary: "Duplicate plugin block",
-				Detail:   fmt.Sprintf("Plugin %q is already locked at %s; keep one block.", name, prev),
-				Subject:  block.DefRange.Ptr(),
+				Detail:  fmt.Sprintf("Plugin %q is already locked at %s; keep one block.", name, prev),
+				Subject: block.DefRange.Ptr(),
 			}})
 		}
 		seen[name] = block.DefRange
