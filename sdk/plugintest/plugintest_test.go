@@ -1,0 +1,88 @@
+package plugintest_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	buildOut  []byte
+)
+
+// testPlugin builds internal/testplugin (every kind) once per test binary.
+func testPlugin(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "plugintest-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "testplugin")
+		buildOut, buildErr = exec.Command("go", "build", "-o", binPath, "./internal/testplugin").CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("build testplugin: %v\n%s", buildErr, buildOut)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+func TestConformanceEveryKind(t *testing.T) {
+	plugintest.Run(t, pluginhost.Spec{Name: "testplugin", Source: testPlugin(t)}, plugintest.Options{})
+}
+
+// TestHelperRun is the suite run in a child test process by TestSuiteCatchesFaults.
+func TestHelperRun(t *testing.T) {
+	bin := os.Getenv("PLUGINTEST_HELPER_BIN")
+	if bin == "" {
+		t.Skip("only run by TestSuiteCatchesFaults")
+	}
+	plugintest.Run(t, pluginhost.Spec{Name: "faulty", Source: bin, Env: map[string]string{"TESTPLUGIN_FAULT": os.Getenv("TESTPLUGIN_FAULT")}}, plugintest.Options{})
+}
+
+// TestSuiteCatchesFaults runs the suite against plugins that each break one rule and
+// checks that exactly the right subtest fails.
+func TestSuiteCatchesFaults(t *testing.T) {
+	bin := testPlugin(t)
+	cases := map[string]string{
+		"schema":   "TestHelperRun/describe",
+		"kinds":    "TestHelperRun/describe",
+		"loud":     "TestHelperRun/model/frames",
+		"novoices": "TestHelperRun/tts/voices",
+		"label":    "TestHelperRun/judge/answer",
+	}
+	for fault, failing := range cases {
+		t.Run(fault, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRun$", "-test.v")
+			cmd.Env = append(os.Environ(), "PLUGINTEST_HELPER_BIN="+bin, "TESTPLUGIN_FAULT="+fault)
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("the suite passed a plugin with fault %q:\n%s", fault, out)
+			}
+			if !strings.Contains(string(out), "--- FAIL: "+failing+" ") {
+				t.Fatalf("fault %q: want subtest %s to fail; output:\n%s", fault, failing, out)
+			}
+			if !strings.Contains(string(out), "--- PASS: TestHelperRun/shutdown") {
+				t.Fatalf("fault %q: the plugin was not shut down cleanly:\n%s", fault, out)
+			}
+		})
+	}
+}
