@@ -57,7 +57,9 @@ func (a *all) Start(context.Context, sdk.ConversationStart) (sdk.Conversation, e
 // echo answers each 20 ms frame at 16 kHz with the frame scaled by gain, at 16 kHz.
 type echo struct{ gain float64 }
 
-func (e *echo) Format() sdk.Format { return sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 320} }
+func (e *echo) Format() sdk.Format {
+	return sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 320}
+}
 
 func (e *echo) Step(_ context.Context, frame []float32) (sdk.Output, error) {
 	out := make([]float32, len(frame))
