@@ -28,7 +28,8 @@ func newPluginsCmd(st *State) *cobra.Command {
 		Short: "Start every plugin of a run file, show what it describes, and check it",
 		Long: "Start every plugin of a run file, one at a time, and print what it describes: name, " +
 			"version, kinds, protocol version, config schema and identity. Check the version and " +
-			"checksum pins, that the plugin serves the roles the run file gives it, and its config block " +
+			"checksum pins, the lock file (" + config.LockFileName + " next to the run file) when there " +
+			"is one, that the plugin serves the roles the run file gives it, and its config block " +
 			"against its schema. Exit 1 when any plugin fails a check; the messages name it.",
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -36,11 +37,11 @@ func newPluginsCmd(st *State) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var diags hcl.Diagnostics
-			failed := false
+			lock, diags := readLockFor(f)
+			failed := diags.HasErrors()
 			var reports []*pluginReport
 			for _, p := range f.Plugins {
-				r, pdiags := checkPlugin(st.Ctx, p, pluginLogger(st))
+				r, pdiags := checkPlugin(st.Ctx, f, p, lock, pluginLogger(st))
 				reports = append(reports, r)
 				diags = append(diags, pdiags...)
 				failed = failed || r.Failed
@@ -134,7 +135,7 @@ func toDescribed(info sdk.Info) *describedInfo {
 
 // checkPlugin starts one plugin, describes it and runs every check on it. Problems come
 // back as diagnostics pointing into the run file.
-func checkPlugin(ctx context.Context, p *config.PluginBlock, logger hclog.Logger) (*pluginReport, hcl.Diagnostics) {
+func checkPlugin(ctx context.Context, f *config.File, p *config.PluginBlock, lock *pluginhost.Lock, logger hclog.Logger) (*pluginReport, hcl.Diagnostics) {
 	r := &pluginReport{Name: p.Name, Source: p.Spec.Source, Command: p.Spec.Command, Dir: p.Spec.Dir, Uses: p.Uses}
 	if r.Uses == nil {
 		r.Uses = []string{}
@@ -156,6 +157,11 @@ func checkPlugin(ctx context.Context, p *config.PluginBlock, logger hclog.Logger
 		fail("source", "Cannot hash plugin", "%v", err)
 	}
 	r.Hash = hash
+	if lock != nil && p.Spec.Reattach == "" {
+		if err := checkLock(lock, f, p, r.Hash); err != nil {
+			fail("", "Plugin does not match the lock file", "%v", err)
+		}
+	}
 
 	// The version pin is checked here rather than by Start, so that the error can point
 	// at the version attribute.
@@ -178,6 +184,9 @@ func checkPlugin(ctx context.Context, p *config.PluginBlock, logger hclog.Logger
 		return r, diags
 	}
 	r.Info = toDescribed(info)
+	if err := checkLockedVersion(lock, p, info.Version); err != nil {
+		fail("", "Plugin does not match the lock file", "%v", err)
+	}
 	if p.Spec.Version != "" && info.Version != p.Spec.Version {
 		fail("version", "Version mismatch",
 			"Plugin %q describes itself as version %q, but the run file pins version %q. Use the pinned plugin, or change the pin.",
@@ -210,15 +219,10 @@ func checkPlugin(ctx context.Context, p *config.PluginBlock, logger hclog.Logger
 // executable, h1 of a command plugin's dir. It is empty for a reattached plugin, which
 // the host does not start, and for a command plugin without dir, which cannot be pinned.
 func pluginHash(spec pluginhost.Spec) (string, error) {
-	switch {
-	case spec.Reattach != "":
+	if spec.Reattach != "" || (spec.Source == "" && spec.Dir == "") {
 		return "", nil
-	case spec.Source != "":
-		return pluginhost.HashFile(spec.Source)
-	case spec.Dir != "":
-		return pluginhost.HashDir(spec.Dir)
 	}
-	return "", nil
+	return pluginhost.SpecHash(spec)
 }
 
 func (r *pluginReport) writeText(w io.Writer) {

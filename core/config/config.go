@@ -155,7 +155,7 @@ func (f *File) Evaluation(name string) *Evaluation {
 func (f *File) LockPath() string { return filepath.Join(f.Dir, LockFileName) }
 
 // LockFileName is the lock file's name, next to the run file.
-const LockFileName = ".duplexmpe.lock.hcl"
+const LockFileName = pluginhost.LockFileName
 
 // WriteDiagnostics prints diagnostics with the file name, line and a snippet of the
 // source. Colour is for terminals only; width 0 means no wrapping.

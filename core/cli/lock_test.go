@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+)
+
+func copyExecutable(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendByte(t *testing.T, path string) {
+	t.Helper()
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fh.Write([]byte{0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The whole pinning cycle: lock writes what the plugins resolved to, plugins accepts
+// them while they match, refuses a changed binary or directory, and lock re-pins.
+func TestLockCycle(t *testing.T) {
+	bin := examplePlugin(t)
+	dir := t.TempDir()
+	// The run file lives in a subdirectory; its relative paths and its lock file are
+	// relative to it, not to the working directory.
+	runs := filepath.Join(dir, "runs")
+	copyExecutable(t, bin, filepath.Join(runs, "bin", "beeper"))
+	copyExecutable(t, bin, filepath.Join(runs, "pyish", "plugin"))
+	writeFile(t, filepath.Join(runs, "pyish", "model.txt"), "weights v1\n")
+	writeFile(t, filepath.Join(runs, "run.hcl"), `plugin "beeper" {
+  source = "bin/beeper"
+}
+
+plugin "dirplug" {
+  command = ["./plugin"]
+  dir     = "pyish"
+}
+`)
+	code, stdout, stderr := runInDir(t, dir, nil, "lock", "runs/run.hcl")
+	if code != ExitOK {
+		t.Fatalf("lock: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	sum := sha256File(t, filepath.Join(runs, "bin", "beeper"))
+	inOrder(t, "stdout", stdout, `plugin "beeper": 0.1.0 `+sum, `plugin "dirplug": 0.1.0 h1:`, "wrote runs/.duplexmpe.lock.hcl (2 plugins)")
+
+	lockPath := filepath.Join(runs, ".duplexmpe.lock.hcl")
+	lock, err := pluginhost.ReadLock(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beeper, _ := lock.Get("beeper")
+	if !reflect.DeepEqual(beeper, pluginhost.LockedPlugin{Name: "beeper", Version: "0.1.0", Source: "bin/beeper", Hashes: []string{sum}}) {
+		t.Errorf("locked beeper = %+v", beeper)
+	}
+	dirplug, _ := lock.Get("dirplug")
+	wantHash, err := pluginhost.HashDir(filepath.Join(runs, "pyish"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(dirplug, pluginhost.LockedPlugin{Name: "dirplug", Version: "0.1.0", Command: []string{"./plugin"}, Hashes: []string{wantHash}}) {
+		t.Errorf("locked dirplug = %+v", dirplug)
+	}
+	if b, _ := os.ReadFile(lockPath); strings.Contains(string(b), dir) {
+		t.Errorf("the lock file holds absolute paths:\n%s", b)
+	}
+
+	// Everything matches.
+	if code, stdout, stderr := runInDir(t, dir, nil, "plugins", "runs/run.hcl"); code != ExitOK {
+		t.Fatalf("plugins after lock: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	// A changed binary and a changed plugin directory are refused, naming the plugin.
+	appendByte(t, filepath.Join(runs, "bin", "beeper"))
+	writeFile(t, filepath.Join(runs, "pyish", "model.txt"), "weights v2\n")
+	code, _, stderr = runInDir(t, dir, nil, "plugins", "runs/run.hcl")
+	if code != ExitFailed {
+		t.Fatalf("plugins after a change: exit %d\n%s", code, stderr)
+	}
+	inOrder(t, "stderr", stderr,
+		"Error: Plugin does not match the lock file", "on runs/run.hcl line 1", `plugin "beeper": its files hash to`, "run `duplexmpe lock` to re-pin",
+		"Error: Plugin does not match the lock file", "on runs/run.hcl line 5", `plugin "dirplug"`,
+		"2 plugins failed: beeper, dirplug")
+
+	// Re-locking accepts the change.
+	if code, stdout, stderr := runInDir(t, dir, nil, "lock", "runs/run.hcl"); code != ExitOK {
+		t.Fatalf("re-lock: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := runInDir(t, dir, nil, "plugins", "runs/run.hcl"); code != ExitOK {
+		t.Fatalf("plugins after re-lock: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	// A plugin added to the run file but not locked is refused.
+	writeFile(t, filepath.Join(runs, "run.hcl"), `plugin "beeper" {
+  source = "bin/beeper"
+}
+
+plugin "new" {
+  source = "bin/beeper"
+}
+`)
+	code, _, stderr = runInDir(t, dir, nil, "plugins", "runs/run.hcl")
+	if code != ExitFailed {
+		t.Fatalf("unlocked plugin: exit %d\n%s", code, stderr)
+	}
+	inOrder(t, "stderr", stderr, "on runs/run.hcl line 5", `plugin "new" is not in`, "1 plugin failed: new")
+
+	// A failing plugin leaves the lock file as it was.
+	before, _ := os.ReadFile(lockPath)
+	broken := filepath.Join(runs, "bin", "broken")
+	writeFile(t, broken, "#!/bin/sh\nexit 3\n")
+	if err := os.Chmod(broken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(runs, "run.hcl"), `plugin "beeper" {
+  source = "bin/beeper"
+}
+
+plugin "broken" {
+  source = "bin/broken"
+}
+`)
+	code, stdout, stderr = runInDir(t, dir, nil, "lock", "runs/run.hcl")
+	if code != ExitFailed {
+		t.Fatalf("lock with a broken plugin: exit %d\n%s", code, stdout)
+	}
+	inOrder(t, "stderr", stderr, "Error: Plugin did not start", "on runs/run.hcl line 5", "1 plugin failed: broken; .duplexmpe.lock.hcl not written")
+	if after, _ := os.ReadFile(lockPath); string(after) != string(before) {
+		t.Errorf("lock file changed after a failed lock:\n%s", after)
+	}
+
+	// A lock file that is not valid is an error of its own.
+	writeFile(t, lockPath, "plugin \"beeper\" {\n  hashes = [\"md5:1\"]\n  source = \"bin/beeper\"\n}\n")
+	writeFile(t, filepath.Join(runs, "run.hcl"), "plugin \"beeper\" {\n  source = \"bin/beeper\"\n}\n")
+	code, _, stderr = runInDir(t, dir, nil, "plugins", "runs/run.hcl")
+	if code != ExitFailed || !strings.Contains(stderr, "Error: Bad lock file") {
+		t.Fatalf("bad lock file: exit %d\n%s", code, stderr)
+	}
+}
+
+// Pins in the run file are checked by lock too: a plugin that does not match its
+// checksum is not locked.
+func TestLockChecksPins(t *testing.T) {
+	bin := examplePlugin(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "run.hcl"), `plugin "beeper" {
+  source   = "`+bin+`"
+  checksum = "sha256:`+strings.Repeat("1", 64)+`"
+}
+`)
+	code, _, stderr := runInDir(t, dir, nil, "lock", "run.hcl")
+	if code != ExitFailed {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	inOrder(t, "stderr", stderr, "Error: Plugin did not start", "on run.hcl line 3", `plugin "beeper" refused`)
+	if _, err := os.Stat(filepath.Join(dir, ".duplexmpe.lock.hcl")); err == nil {
+		t.Error("a lock file was written")
+	}
+	if code, _, _ := runInDir(t, dir, nil, "lock"); code != ExitUsage {
+		t.Errorf("lock without a file: exit %d, want %d", code, ExitUsage)
+	}
+}
