@@ -1,6 +1,7 @@
 package plugintest_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,7 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/sdk"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
@@ -84,5 +89,28 @@ func TestSuiteCatchesFaults(t *testing.T) {
 				t.Fatalf("fault %q: the plugin was not shut down cleanly:\n%s", fault, out)
 			}
 		})
+	}
+}
+
+// A panic in plugin code fails that one call with Internal; the process keeps serving.
+func TestPanicInPluginCodeFailsOnlyThatCall(t *testing.T) {
+	ctx := context.Background()
+	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "testplugin", Source: testPlugin(t)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Kill()
+	asr, err := c.ASR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clip := sdk.Audio{Samples: make([]float32, 160), Rate: 16000}
+	_, err = asr.Transcribe(ctx, clip, "panic")
+	if status.Code(err) != codes.Internal || !strings.Contains(err.Error(), "asked to panic") || !strings.Contains(err.Error(), `"testplugin"`) {
+		t.Fatalf("err = %v; want Internal naming the plugin and carrying the panic", err)
+	}
+	text, err := asr.Transcribe(ctx, clip, "")
+	if err != nil || text != "160 samples at 16000 Hz" {
+		t.Fatalf("after the panic: %q, %v", text, err)
 	}
 }

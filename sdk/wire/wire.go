@@ -8,7 +8,15 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 )
+
+// littleEndian: on such machines (amd64, arm64) float32 slices already have the wire
+// layout, and encoding is a memory copy.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
 
 // PluginSetKey is the go-plugin PluginSet key under which both sides register the
 // duplexmpe services. It never appears on the wire.
@@ -30,6 +38,10 @@ func AppendPCM(dst []byte, samples []float32) []byte {
 	}
 	dst = dst[:need]
 	out := dst[n:]
+	if littleEndian && len(samples) > 0 {
+		copy(out, unsafe.Slice((*byte)(unsafe.Pointer(&samples[0])), 4*len(samples)))
+		return dst
+	}
 	for i, s := range samples {
 		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(s))
 	}
@@ -47,6 +59,10 @@ func DecodePCM(dst []float32, pcm []byte) ([]float32, error) {
 		dst = make([]float32, n)
 	}
 	dst = dst[:n]
+	if littleEndian && n > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 4*n), pcm)
+		return dst, nil
+	}
 	for i := range dst {
 		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(pcm[4*i:]))
 	}

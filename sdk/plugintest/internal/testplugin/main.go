@@ -95,7 +95,10 @@ func (a *all) Synthesize(_ context.Context, text, voice string) (sdk.Audio, erro
 	return sdk.Audio{Samples: samples, Rate: 16000}, nil
 }
 
-func (a *all) Transcribe(_ context.Context, clip sdk.Audio, _ string) (string, error) {
+func (a *all) Transcribe(_ context.Context, clip sdk.Audio, language string) (string, error) {
+	if language == "panic" { // to show that Serve survives a panicking call
+		panic("asked to panic")
+	}
 	return fmt.Sprintf("%d samples at %d Hz", len(clip.Samples), clip.Rate), nil
 }
 
