@@ -265,6 +265,9 @@ def serve(plugin: api.Plugin, *, versions: Sequence[int] = (handshake.PROTOCOL_V
         "uncaught exception in a thread", exc_info=(a.exc_type, a.exc_value, a.exc_traceback),
         extra={"thread": a.thread.name if a.thread else ""})
 
+    if environ.get(handshake.ENV_MULTIPLEX_GRPC, "").lower() in ("1", "true"):
+        log.warning("the host asks for go-plugin broker multiplexing (PLUGIN_MULTIPLEX_GRPC), which the Python "
+                    "SDK does not support; the host will refuse the plugin: turn GRPCBrokerMultiplex off")
     try:
         server = PluginServer(plugin, max_workers=max_workers)
         version = handshake.negotiate_version(environ, versions, warn=log.warning)
