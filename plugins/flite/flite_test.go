@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
 func needFlite(t *testing.T) {
@@ -22,15 +24,57 @@ func needFlite(t *testing.T) {
 	}
 }
 
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// pluginBinary builds the plugin once for the package's tests.
+func pluginBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "flite-plugin-")
+		if buildErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "flite"), ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(binDir, "flite")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// The conformance suite every plugin passes, against the real binary over real gRPC,
+// with the default config and with a slower speaking rate and another default voice.
+func TestConformance(t *testing.T) {
+	needFlite(t)
+	spec := pluginhost.Spec{Name: "flite", Source: pluginBinary(t)}
+	t.Run("defaults", func(t *testing.T) { plugintest.Run(t, spec, plugintest.Options{}) })
+	t.Run("slow_slt", func(t *testing.T) {
+		plugintest.Run(t, spec, plugintest.Options{
+			Config:  map[string]any{"binary": "flite", "default_voice": "slt", "duration_stretch": 1.3},
+			TTSText: "The bus leaves at seven fifty.",
+		})
+	})
+}
+
 // The plugin as the host sees it: a real process over real gRPC.
 func TestPluginOverGRPC(t *testing.T) {
 	needFlite(t)
-	bin := filepath.Join(t.TempDir(), "flite-plugin")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatal(err)
-	}
+	bin := pluginBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "flite", Source: bin}, nil)
