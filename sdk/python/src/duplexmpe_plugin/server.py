@@ -152,9 +152,11 @@ class PluginServer:
         ``grace`` seconds, waits up to a second for open conversations to be closed,
         and removes the socket directory."""
         self._stopping.set()
-        if self._front is not None:
-            self._front.stop()
+        self.pump.wake()
         self.server.stop(grace).wait(grace + 1.0)
+        if self._front is not None:
+            # After the gRPC server, so that the last replies still get out through it.
+            self._front.stop()
         deadline = time.monotonic() + 1.0
         while self.model and self.model.open_conversations() and time.monotonic() < deadline:
             time.sleep(0.01)

@@ -37,6 +37,11 @@ class Pump:
                 self.dropped_bytes += len(old)
             self._cond.notify_all()
 
+    def wake(self) -> None:
+        """Makes waiting get() calls return now (used when the server stops)."""
+        with self._cond:
+            self._cond.notify_all()
+
     def get(self, timeout: float) -> Optional[tuple[int, bytes]]:
         with self._cond:
             if not self._chunks:
