@@ -170,7 +170,11 @@ func (cv *conversation) Step(ctx context.Context, frame []float32) (sdk.Output, 
 		return sdk.Output{}, fmt.Errorf("plugin %q: conversation %q: frame %d has %d samples; the model declared frames of %d samples",
 			cv.c.spec.Name, cv.id, cv.next, len(frame), cv.format.FrameSize)
 	}
+	if err := ctx.Err(); err != nil {
+		return sdk.Output{}, err // nothing sent: the conversation stays usable
+	}
 	if ctx.Done() != nil {
+		// Cancelling mid-frame cancels the stream: the conversation is then broken.
 		stop := context.AfterFunc(ctx, cv.cancel)
 		defer stop()
 	}

@@ -33,6 +33,26 @@ func beeperBin(t testing.TB) string {
 	return filepath.Join(buildDir, "beeper")
 }
 
+var (
+	allOnce sync.Once
+	allErr  error
+	allOut  []byte
+)
+
+// allKindsBin is sdk/plugintest's test plugin, which serves all five kinds.
+func allKindsBin(t testing.TB) string {
+	t.Helper()
+	beeperBin(t) // creates buildDir
+	allOnce.Do(func() {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "testplugin"), "../../sdk/plugintest/internal/testplugin")
+		allOut, allErr = cmd.CombinedOutput()
+	})
+	if allErr != nil {
+		t.Fatalf("building the test plugin: %v\n%s", allErr, allOut)
+	}
+	return filepath.Join(buildDir, "testplugin")
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if buildDir != "" {
