@@ -349,3 +349,26 @@ def test_a_dataclass_conversation_works():
     with testing.in_process(M()) as conn:
         replies, err = converse(conn, [start_msg(), frame_msg(0), frame_msg(1), END])
     assert err is None and [r.frame.text for r in replies[1:]] == ["1", "2"]
+
+
+def test_conversations_run_concurrently_and_stay_separate():
+    model = Echo()
+    results = {}
+
+    def run(cid, level):
+        msgs = [start_msg(cid)] + [frame_msg(i, np.full(FRAME, level, np.float32)) for i in range(20)] + [END]
+        replies, err = converse(conn, msgs)
+        results[cid] = (err, [np.frombuffer(r.frame.pcm, "<f4")[0] for r in replies[1:]])
+
+    with testing.in_process(model) as conn:
+        threads = [threading.Thread(target=run, args=(f"c{k}", k / 10)) for k in range(1, 7)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+    assert len(results) == 6
+    for k in range(1, 7):
+        err, firsts = results[f"c{k}"]
+        assert err is None
+        assert firsts == [np.float32(k / 10) * np.float32(0.5)] * 20
+    assert sorted(model.closed) == [20] * 6

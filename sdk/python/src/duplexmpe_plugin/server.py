@@ -54,7 +54,7 @@ class PluginServer:
     """The gRPC server of one plugin process: the duplexmpe services of the kinds the
     plugin implements, plus what go-plugin expects (health, controller, stdio)."""
 
-    def __init__(self, plugin: api.Plugin, *, max_workers: int = 32, pump: Optional[stdio.Pump] = None):
+    def __init__(self, plugin: api.Plugin, *, max_workers: int = 64, pump: Optional[stdio.Pump] = None):
         if not isinstance(plugin, api.Plugin):
             raise TypeError(f"serve() needs a duplexmpe_plugin.Plugin, got {type(plugin).__name__}")
         self.kinds = api.kinds_of(plugin)
@@ -230,7 +230,7 @@ def reattach_line(version: int, network: str, address: str, pid: int) -> str:
 
 
 def serve(plugin: api.Plugin, *, versions: Sequence[int] = (handshake.PROTOCOL_VERSION,),
-          network: Optional[str] = None, max_workers: int = 32) -> NoReturn:
+          network: Optional[str] = None, max_workers: int = 64) -> NoReturn:
     """Runs ``plugin`` as a go-plugin process until the host shuts it down, sends
     SIGTERM, or exits; then exits the process. Call it last, from the plugin's main
     script; do not print to stdout before calling it (the host reads the handshake from
