@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
 func copyExecutable(t *testing.T, from, to string) {
@@ -179,5 +181,62 @@ func TestLockChecksPins(t *testing.T) {
 	}
 	if code, _, _ := runInDir(t, dir, nil, "lock"); code != ExitUsage {
 		t.Errorf("lock without a file: exit %d, want %d", code, ExitUsage)
+	}
+}
+
+// examples/runs/pinned.hcl works as shipped: every pin holds, and its pinned Python
+// plugin holds a conversation through the real plugin host. It needs `make build` (the
+// plugins in bin/plugins) and `make deps-py` (.venv), which make test runs first.
+func TestPinnedExample(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, need := range []string{"bin/plugins/plugin-go", "bin/plugins/flite", "bin/plugins/pocketsphinx", "bin/plugins/lexical-judge", ".venv/bin/python"} {
+		if _, err := os.Stat(filepath.Join(root, need)); err != nil {
+			t.Skipf("%s is missing (make build, make deps-py): %v", need, err)
+		}
+	}
+	code, stdout, stderr := runInDir(t, root, nil, "plugins", "examples/runs/pinned.hcl")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	inOrder(t, "stdout", stdout, `plugin "quiet": ok`, "describes: quiet 0.1.0, protocol 1, kinds model", "5 plugins: all checks passed")
+
+	f, err := loadRunFile(&State{Getwd: func() (string, error) { return root, nil }, Stderr: &strings.Builder{}}, "examples/runs/pinned.hcl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := pluginhost.Start(context.Background(), f.Plugin("quiet").Spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Kill()
+	model, err := client.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := model.Start(context.Background(), sdk.ConversationStart{ID: "c1", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := conv.Format(); got != (sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1280}) {
+		t.Errorf("format = %+v", got)
+	}
+	frame := make([]float32, 1280)
+	for i := range frame {
+		frame[i] = 0.5 // loud: quiet stays silent whatever it hears
+	}
+	for i := 0; i < 3; i++ {
+		out, err := conv.Step(context.Background(), frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Samples) != 0 || out.Text != "" || out.Flush {
+			t.Errorf("frame %d: quiet answered %+v", i, out)
+		}
+	}
+	if err := conv.Close(); err != nil {
+		t.Error(err)
 	}
 }

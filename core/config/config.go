@@ -68,6 +68,10 @@ type PluginBlock struct {
 	// ConfigRange is the config block's header, or the plugin block's when there is none.
 	ConfigRange hcl.Range
 	DeclRange   hcl.Range
+	// WrittenSource and WrittenDir are source and dir as the run file wrote them (Spec
+	// holds them resolved): the lock file records these, so that it holds on any
+	// checkout when they are relative.
+	WrittenSource, WrittenDir string
 	// AttrRanges holds the range of each attribute the block sets, by name, so that later
 	// checks (pins, lock file) can point at it.
 	AttrRanges map[string]hcl.Range

@@ -86,7 +86,7 @@ plugin "flite" {
 plugin "py" {
   command  = ["bash", "run.sh"]
   dir      = "examples/plugin-python"
-  checksum = "h1:abc="
+  checksum = "h1:CxEEFjTn4cxknAFbkv0ijuT4iyfSWI4y7FQVdhpKdek="
 }
 plugin "silent" { source = "/opt/silent" }
 plugin "moshi" {
@@ -156,6 +156,12 @@ evaluation "second" {
 	py := f.Plugin("py").Spec
 	if !reflect.DeepEqual(py.Command, []string{"bash", "run.sh"}) || py.Dir != filepath.Join(dir, "examples/plugin-python") || py.Source != "" {
 		t.Errorf("py spec = %+v", py)
+	}
+	if p := f.Plugin("flite"); p.WrittenSource != "bin/plugins/flite" || p.WrittenDir != "" {
+		t.Errorf("flite as written: %q %q", p.WrittenSource, p.WrittenDir)
+	}
+	if p := f.Plugin("py"); p.WrittenDir != "examples/plugin-python" || f.Plugin("silent").WrittenSource != "/opt/silent" {
+		t.Errorf("as written: %q %q", p.WrittenDir, f.Plugin("silent").WrittenSource)
 	}
 	if m := f.Plugin("moshi").Spec; m.Reattach != `{"x":1}` || m.Source != "" {
 		t.Errorf("moshi spec = %+v", m)
@@ -239,7 +245,8 @@ func TestErrors(t *testing.T) {
 		{"empty command", "plugin \"x\" {\n  command = []\n}", Options{}, "Empty command", "", 2},
 		{"bad checksum", "plugin \"x\" {\n  source = \"a\"\n  checksum = \"md5:abc\"\n}", Options{}, "Invalid checksum", "sha256:", 3},
 		{"short sha256", "plugin \"x\" {\n  source = \"a\"\n  checksum = \"sha256:abc\"\n}", Options{}, "Invalid checksum", "64", 3},
-		{"h1 without dir", "plugin \"x\" {\n  source = \"a\"\n  checksum = \"h1:abc\"\n}", Options{}, "Invalid checksum", "no command and dir", 3},
+		{"h1 without dir", "plugin \"x\" {\n  source = \"a\"\n  checksum = \"h1:CxEEFjTn4cxknAFbkv0ijuT4iyfSWI4y7FQVdhpKdek=\"\n}", Options{}, "Invalid checksum", "no command and dir", 3},
+		{"short h1", "plugin \"x\" {\n  command = [\"a\"]\n  dir = \".\"\n  checksum = \"h1:abc=\"\n}", Options{}, "Invalid checksum", "base64 of a SHA-256", 4},
 		{"checksum with reattach", "plugin \"x\" {\n  source = \"a\"\n  reattach = \"{}\"\n  checksum = \"sha256:" + strings.Repeat("0", 64) + "\"\n}", Options{}, "Checksum with reattach", "", 4},
 		{"reattach from unset env needs a source", "plugin \"x\" {\n  reattach = env(\"NOPE\")\n}", Options{}, "Missing plugin executable", "", 1},
 		{"bad start_timeout", "plugin \"x\" {\n  source = \"a\"\n  start_timeout = \"10 minutes\"\n}", Options{}, "Invalid duration", "10 minutes", 3},

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated part of docs/run-files.md")
@@ -59,5 +61,32 @@ func TestShippedRunFiles(t *testing.T) {
 		if !strings.HasPrefix(p.Spec.Source, f.Dir+"/bin/plugins/") {
 			t.Errorf("bench.hcl plugin %s runs %s, not a plugin built into bin/plugins", p.Name, p.Spec.Source)
 		}
+	}
+}
+
+// The h1 pins of examples/runs/pinned.hcl match the example plugin directories they pin,
+// so the example works as shipped.
+func TestPinnedExampleMatches(t *testing.T) {
+	f, diags := Load("../../examples/runs/pinned.hcl", Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	pinned := 0
+	for _, p := range f.Plugins {
+		if !strings.HasPrefix(p.Spec.Checksum, "h1:") {
+			continue
+		}
+		pinned++
+		got, err := pluginhost.HashDir(p.Spec.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != p.Spec.Checksum {
+			t.Errorf("%s changed: examples/runs/pinned.hcl pins plugin %q to %s, but it now hashes to %s; update the pin there",
+				p.Spec.Dir, p.Name, p.Spec.Checksum, got)
+		}
+	}
+	if pinned == 0 {
+		t.Error("pinned.hcl pins no directory")
 	}
 }

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -410,7 +412,9 @@ func (l *loader) plugin(b *hcl.Block) {
 	}
 	d := l.d
 	if a := attrs["source"]; a != nil {
-		p.Spec.Source, _ = d.path(a)
+		if s, ok := d.nonEmpty(a); ok {
+			p.WrittenSource, p.Spec.Source = s, d.resolve(s)
+		}
 	}
 	if a := attrs["command"]; a != nil {
 		if argv, ok := d.stringList(a); ok {
@@ -421,7 +425,9 @@ func (l *loader) plugin(b *hcl.Block) {
 		}
 	}
 	if a := attrs["dir"]; a != nil {
-		p.Spec.Dir, _ = d.path(a)
+		if s, ok := d.nonEmpty(a); ok {
+			p.WrittenDir, p.Spec.Dir = s, d.resolve(s)
+		}
 	}
 	if a := attrs["env"]; a != nil {
 		p.Spec.Env, _ = d.stringMap(a)
@@ -482,8 +488,8 @@ func checkChecksum(sum string, hasSource, hasDir bool) error {
 			return fmt.Errorf("a sha256 checksum pins the source executable; this plugin has no source (use an h1: checksum of dir)")
 		}
 	case "h1":
-		if digest == "" {
-			return fmt.Errorf("%q: an h1 checksum is \"h1:\" and a base64 digest (duplexmpe lock writes it)", sum)
+		if b, err := base64.StdEncoding.DecodeString(digest); err != nil || len(b) != sha256.Size {
+			return fmt.Errorf("%q: an h1 checksum is \"h1:\" and the base64 of a SHA-256, 44 characters (duplexmpe lock writes it)", sum)
 		}
 		if !hasDir {
 			return fmt.Errorf("an h1 checksum pins the files under dir of a command plugin; this plugin has no command and dir (pin a source executable with sha256:)")

@@ -7,14 +7,14 @@
 # Relative paths resolve against this file's directory. See docs/run-files.md.
 
 # A Python plugin is pinned by the h1: hash of its directory (hashing the interpreter
-# would prove nothing). `duplexmpe lock` prints and records it; so does
-# `duplexmpe plugins` when the pin does not match. Editing any file under dir changes it
-# (caches such as __pycache__ and .venv are left out).
-plugin "beeper_py" {
+# would prove nothing). `duplexmpe lock` records it, and `duplexmpe plugins` prints it
+# when the pin does not match. Editing any file under dir changes it (caches such as
+# __pycache__ and .venv are left out).
+plugin "quiet" {
   command  = ["sh", "run.sh"]
-  dir      = "../plugin-python"
+  dir      = "pinned-plugin"
   version  = "0.1.0"
-  checksum = "h1:ZnMSDNbDEiUdMT8zYt2Mug0UT8lJOljpwzdPA4RYkYs="
+  checksum = "h1:CxEEFjTn4cxknAFbkv0ijuT4iyfSWI4y7FQVdhpKdek="
 }
 
 # A Go plugin is an executable, pinned by "sha256:" and its sha256sum. Only pin a binary
@@ -47,7 +47,7 @@ dataset "shipped" {
 
 evaluation "pinned" {
   dataset = dataset.shipped
-  models  = [plugin.beeper_go, plugin.beeper_py]
+  models  = [plugin.beeper_go, plugin.quiet]
   asr     = plugin.pocketsphinx
   judge   = plugin.lexical
 }
