@@ -43,7 +43,7 @@ func newLockCmd(st *State) *cobra.Command {
 					fmt.Fprintf(st.Stdout, "plugin %q: reattached, not locked\n", p.Name)
 					continue
 				}
-				locked, pdiags := lockPlugin(st, f, p, logger)
+				locked, pdiags := lockPlugin(st, p, logger)
 				diags = append(diags, pdiags...)
 				if pdiags.HasErrors() {
 					failed = append(failed, p.Name)
@@ -69,7 +69,7 @@ func newLockCmd(st *State) *cobra.Command {
 }
 
 // lockPlugin starts the plugin (Start checks its pins), asks its version and hashes it.
-func lockPlugin(st *State, f *config.File, p *config.PluginBlock, logger hclog.Logger) (pluginhost.LockedPlugin, hcl.Diagnostics) {
+func lockPlugin(st *State, p *config.PluginBlock, logger hclog.Logger) (pluginhost.LockedPlugin, hcl.Diagnostics) {
 	fail := func(summary string, err error) hcl.Diagnostics {
 		rng := p.DeclRange
 		var ce *pluginhost.ChecksumError
@@ -101,23 +101,15 @@ func lockPlugin(st *State, f *config.File, p *config.PluginBlock, logger hclog.L
 		}
 		return pluginhost.LockedPlugin{}, fail("Plugin changes its own files", err)
 	}
-	spec := lockSpec(f, p.Spec)
+	spec := lockSpec(p)
 	return pluginhost.LockedPlugin{Name: p.Name, Version: info.Version, Source: spec.Source, Command: spec.Command, Hashes: []string{hash}}, nil
 }
 
-// lockSpec is the spec as the lock file records it: paths relative to the run file's
-// directory, so a committed lock file holds on any checkout.
-func lockSpec(f *config.File, spec pluginhost.Spec) pluginhost.Spec {
-	rel := func(p string) string {
-		if p == "" {
-			return ""
-		}
-		if r, err := filepath.Rel(f.Dir, p); err == nil {
-			return filepath.ToSlash(r)
-		}
-		return p
-	}
-	spec.Source, spec.Dir = rel(spec.Source), rel(spec.Dir)
+// lockSpec is the spec as the lock file records it: source and dir as the run file
+// wrote them, so that a committed lock file with relative paths holds on any checkout.
+func lockSpec(p *config.PluginBlock) pluginhost.Spec {
+	spec := p.Spec
+	spec.Source, spec.Dir = filepath.ToSlash(p.WrittenSource), filepath.ToSlash(p.WrittenDir)
 	return spec
 }
 
@@ -135,11 +127,11 @@ func readLockFor(f *config.File) (*pluginhost.Lock, hcl.Diagnostics) {
 
 // checkLock checks a plugin's source or command and hash against the lock file, when
 // there is one. Reattached plugins are not locked.
-func checkLock(lock *pluginhost.Lock, f *config.File, p *config.PluginBlock, hash string) error {
+func checkLock(lock *pluginhost.Lock, p *config.PluginBlock, hash string) error {
 	if lock == nil || p.Spec.Reattach != "" {
 		return nil
 	}
-	return lock.Check(lockSpec(f, p.Spec), hash)
+	return lock.Check(lockSpec(p), hash)
 }
 
 // checkLockedVersion checks the version a plugin described against the lock file.

@@ -41,7 +41,7 @@ func newPluginsCmd(st *State) *cobra.Command {
 			failed := diags.HasErrors()
 			var reports []*pluginReport
 			for _, p := range f.Plugins {
-				r, pdiags := checkPlugin(st.Ctx, f, p, lock, pluginLogger(st))
+				r, pdiags := checkPlugin(st.Ctx, p, lock, pluginLogger(st))
 				reports = append(reports, r)
 				diags = append(diags, pdiags...)
 				failed = failed || r.Failed
@@ -135,7 +135,7 @@ func toDescribed(info sdk.Info) *describedInfo {
 
 // checkPlugin starts one plugin, describes it and runs every check on it. Problems come
 // back as diagnostics pointing into the run file.
-func checkPlugin(ctx context.Context, f *config.File, p *config.PluginBlock, lock *pluginhost.Lock, logger hclog.Logger) (*pluginReport, hcl.Diagnostics) {
+func checkPlugin(ctx context.Context, p *config.PluginBlock, lock *pluginhost.Lock, logger hclog.Logger) (*pluginReport, hcl.Diagnostics) {
 	r := &pluginReport{Name: p.Name, Source: p.Spec.Source, Command: p.Spec.Command, Dir: p.Spec.Dir, Uses: p.Uses}
 	if r.Uses == nil {
 		r.Uses = []string{}
@@ -158,7 +158,7 @@ func checkPlugin(ctx context.Context, f *config.File, p *config.PluginBlock, loc
 	}
 	r.Hash = hash
 	if lock != nil && p.Spec.Reattach == "" {
-		if err := checkLock(lock, f, p, r.Hash); err != nil {
+		if err := checkLock(lock, p, r.Hash); err != nil {
 			fail("", "Plugin does not match the lock file", "%v", err)
 		}
 	}
