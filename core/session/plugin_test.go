@@ -16,6 +16,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/vad"
 	"github.com/duplexmpe/duplexmpe/plugins/always-talk/speech"
@@ -107,7 +108,8 @@ func options(t testing.TB) session.Options {
 
 func TestSilentPlugin(t *testing.T) {
 	m, _ := startModel(t, "silent", map[string]any{})
-	rec, err := session.Run(context.Background(), m, speechConversation(t, "c-silent"), options(t))
+	opts := options(t)
+	rec, err := session.Run(context.Background(), m, speechConversation(t, "c-silent"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +137,18 @@ func TestSilentPlugin(t *testing.T) {
 	}
 	if rec.Latency.Frames != 220 || rec.Latency.Max <= 0 {
 		t.Errorf("latency %+v", rec.Latency)
+	}
+	// Calibration through the scorer (section 5): no fresh onset, no presence, every
+	// silence window silent, the N4 event not eligible (no onset in the gap).
+	for _, ev := range score.Events(rec.Timeline, rec.Episodes, opts.Params) {
+		switch {
+		case ev.T != nil && (ev.T.FreshOnset || ev.T.Presence):
+			t.Errorf("silent model: T verdict %+v", ev.T)
+		case ev.Silence != nil && !ev.Silence.Pass():
+			t.Errorf("silent model: %s window failed: %+v", ev.Label, ev.Silence)
+		case ev.N4 != nil && ev.N4.Eligible:
+			t.Errorf("silent model: N4 event eligible: %+v", ev.N4)
+		}
 	}
 }
 
@@ -180,6 +194,23 @@ func TestAlwaysTalkPlugin(t *testing.T) {
 	}
 	if !reflect.DeepEqual(offline, rec.Episodes) {
 		t.Errorf("online episodes %v, offline %v", rec.Episodes, offline)
+	}
+	// Calibration through the scorer (section 5): already speaking at tE (presence, no
+	// fresh onset), speech in every silence window, the N4 event not eligible.
+	n := map[string]int{}
+	for _, ev := range score.Events(rec.Timeline, rec.Episodes, opts.Params) {
+		n[ev.Label]++
+		switch {
+		case ev.T != nil && (ev.T.FreshOnset || !ev.T.Presence || ev.T.Outcome != "already-speaking"):
+			t.Errorf("always-talk: T verdict %+v", ev.T)
+		case ev.Silence != nil && ev.Silence.Silent():
+			t.Errorf("always-talk: %s window silent: %+v", ev.Label, ev.Silence)
+		case ev.N4 != nil && (ev.N4.Eligible || !ev.N4.SpokeDuringQuestion):
+			t.Errorf("always-talk: N4 event %+v", ev.N4)
+		}
+	}
+	if n["T"] != 1 || n["N1"] != 1 || n["N3"] != 1 || n["N4_Q"] != 1 {
+		t.Errorf("scored events %v", n)
 	}
 }
 
