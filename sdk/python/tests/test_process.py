@@ -12,6 +12,7 @@ import time
 
 import grpc
 import numpy as np
+import pytest
 
 from duplexmpe_plugin import testing
 from duplexmpe_plugin._proto.duplexmpe.v1 import plugin_pb2, services_pb2
@@ -53,23 +54,30 @@ def test_stdio_is_streamed_and_logs_are_hclog_json():
     assert not any("hello" in e["@message"] for e in entries)
 
 
-def test_every_kind_over_grpc():
+@pytest.fixture(scope="module")
+def shared():
+    """One plugin process for the tests that neither stop it nor depend on its state."""
     with testing.launch(FIXTURE) as p:
-        voices = p.tts.ListVoices(services_pb2.ListVoicesRequest()).voices
-        assert [(v.id, v.sample_rate) for v in voices] == [("a", 8000)]
-        audio = p.tts.Synthesize(services_pb2.SynthesizeRequest(text="four", voice="a")).audio
-        assert audio.sample_rate == 8000
-        assert np.array_equal(np.frombuffer(audio.pcm, "<f4"), np.full(4, 0.25, np.float32))
-        clip = plugin_pb2.Audio(pcm=np.zeros(480, "<f4").tobytes(), sample_rate=16000)
-        text = p.asr.Transcribe(services_pb2.TranscribeRequest(audio=clip)).text
-        assert text == "480 samples at 16000 Hz"
-        v = p.judge.JudgeAnswer(services_pb2.JudgeAnswerRequest(response="Paris"))
-        assert (v.label, v.parsed, v.raw) == ("correct", True, "Paris")
-        v = p.judge.ClassifySpeech(services_pb2.ClassifySpeechRequest(transcript="mm-hm"))
-        assert (v.label, v.raw) == ("intrusion", "mm-hm")
-        c = p.llm.Complete(services_pb2.CompleteRequest(messages=[services_pb2.ChatMessage(role="user", content="hi")]))
-        assert (c.content, c.model) == ("HI", "fixture")
-        p.shutdown()
+        yield p
+        assert p.shutdown() == 0
+
+
+def test_every_kind_over_grpc(shared):
+    p = shared
+    voices = p.tts.ListVoices(services_pb2.ListVoicesRequest()).voices
+    assert [(v.id, v.sample_rate) for v in voices] == [("a", 8000)]
+    audio = p.tts.Synthesize(services_pb2.SynthesizeRequest(text="four", voice="a")).audio
+    assert audio.sample_rate == 8000
+    assert np.array_equal(np.frombuffer(audio.pcm, "<f4"), np.full(4, 0.25, np.float32))
+    clip = plugin_pb2.Audio(pcm=np.zeros(480, "<f4").tobytes(), sample_rate=16000)
+    text = p.asr.Transcribe(services_pb2.TranscribeRequest(audio=clip)).text
+    assert text == "480 samples at 16000 Hz"
+    v = p.judge.JudgeAnswer(services_pb2.JudgeAnswerRequest(response="Paris"))
+    assert (v.label, v.parsed, v.raw) == ("correct", True, "Paris")
+    v = p.judge.ClassifySpeech(services_pb2.ClassifySpeechRequest(transcript="mm-hm"))
+    assert (v.label, v.raw) == ("intrusion", "mm-hm")
+    c = p.llm.Complete(services_pb2.CompleteRequest(messages=[services_pb2.ChatMessage(role="user", content="hi")]))
+    assert (c.content, c.model) == ("HI", "fixture")
 
 
 def test_sigterm_exits_cleanly():
@@ -130,29 +138,27 @@ def test_shutdown_is_not_held_up_by_stuck_plugin_code():
         assert stuck.exception() is not None
 
 
-def test_garbage_requests_are_errors_not_crashes():
+def test_garbage_requests_are_errors_not_crashes(shared):
     refused = 0
-    with testing.launch(FIXTURE) as p:
-        for method in ("/duplexmpe.v1.Plugin/Configure", "/duplexmpe.v1.TTS/Synthesize",
-                       "/duplexmpe.v1.ASR/Transcribe", "/duplexmpe.v1.LLM/Complete"):
-            call = p.channel.unary_unary(method)  # raw bytes, no serializer
-            for junk in (b"\xff\xff\xff", b"\x0a\x05ab", bytes(range(256))):
-                try:
-                    call(junk, timeout=10)
-                except grpc.RpcError as e:
-                    assert e.code() in (grpc.StatusCode.INTERNAL, grpc.StatusCode.INVALID_ARGUMENT), e
-                    refused += 1
-        assert refused >= 8  # undecodable requests are refused; the process keeps serving
-        assert p.health() == 1
-        assert p.shutdown() == 0
+    p = shared
+    for method in ("/duplexmpe.v1.Plugin/Configure", "/duplexmpe.v1.TTS/Synthesize",
+                   "/duplexmpe.v1.ASR/Transcribe", "/duplexmpe.v1.LLM/Complete"):
+        call = p.channel.unary_unary(method)  # raw bytes, no serializer
+        for junk in (b"\xff\xff\xff", b"\x0a\x05ab", bytes(range(256))):
+            try:
+                call(junk, timeout=10)
+            except grpc.RpcError as e:
+                assert e.code() in (grpc.StatusCode.INTERNAL, grpc.StatusCode.INVALID_ARGUMENT), e
+                refused += 1
+    assert refused >= 8  # undecodable requests are refused; the process keeps serving
+    assert p.health() == 1
 
 
-def test_large_messages_through_the_tls_front():
+def test_large_messages_through_the_tls_front(shared):
     # The default client certificate is P-521, so this goes through tlsproxy.
     n = 3_000_000  # 12 MB of float32 each way, three times gRPC's default limit
-    with testing.launch(FIXTURE) as p:
-        clip = plugin_pb2.Audio(pcm=np.zeros(n, "<f4").tobytes(), sample_rate=16000)
-        assert p.asr.Transcribe(services_pb2.TranscribeRequest(audio=clip), timeout=60).text == f"{n} samples at 16000 Hz"
-        audio = p.tts.Synthesize(services_pb2.SynthesizeRequest(text="x" * n, voice="a"), timeout=60).audio
-        assert len(audio.pcm) == 4 * n
-        p.shutdown()
+    p = shared
+    clip = plugin_pb2.Audio(pcm=np.zeros(n, "<f4").tobytes(), sample_rate=16000)
+    assert p.asr.Transcribe(services_pb2.TranscribeRequest(audio=clip), timeout=60).text == f"{n} samples at 16000 Hz"
+    audio = p.tts.Synthesize(services_pb2.SynthesizeRequest(text="x" * n, voice="a"), timeout=60).audio
+    assert len(audio.pcm) == 4 * n
