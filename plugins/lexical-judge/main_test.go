@@ -2,28 +2,66 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/plugins/lexical-judge/lexical"
 	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
-// buildPlugin builds this directory's plugin binary into a temporary directory.
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// buildPlugin builds this directory's plugin binary once for the package's tests.
 func buildPlugin(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "lexical-judge")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatal(err)
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "lexical-judge-plugin-")
+		if buildErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "lexical-judge"), ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	return bin
+	return filepath.Join(binDir, "lexical-judge")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// The conformance suite every plugin passes, against the real binary over real gRPC:
+// the suite's default queries, and the brief's hard cases (a spelled-out number against
+// a currency gold answer; content that is short).
+func TestConformance(t *testing.T) {
+	spec := pluginhost.Spec{Name: "lexical-judge", Source: buildPlugin(t)}
+	t.Run("defaults", func(t *testing.T) { plugintest.Run(t, spec, plugintest.Options{}) })
+	t.Run("numbers_and_intrusion", func(t *testing.T) {
+		plugintest.Run(t, spec, plugintest.Options{
+			AnswerQuery: &sdk.AnswerQuery{Request: "Aria, how much is the ticket?", GoldAnswer: "$9", Response: "nine dollars"},
+			SpeechQuery: &sdk.SpeechQuery{Transcript: "nine dollars"},
+		})
+	})
 }
 
 // The plugin as the host sees it: a real process over real gRPC.

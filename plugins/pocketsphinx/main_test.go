@@ -2,40 +2,88 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
-// The plugin as the host sees it: a real process over real gRPC, transcribing real
-// flite speech sent at flite's 8 kHz "kal" rate (the plugin resamples to 16 kHz).
-func TestPluginOverGRPC(t *testing.T) {
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// buildPlugin builds this directory's plugin binary once for the package's tests.
+func buildPlugin(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "pocketsphinx-plugin-")
+		if buildErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "pocketsphinx"), ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(binDir, "pocketsphinx")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// speak synthesises text with a flite voice, at that voice's own rate.
+func speak(t *testing.T, voice, text string) audio.PCM {
+	t.Helper()
 	if _, err := exec.LookPath("flite"); err != nil {
 		t.Skip("flite is not installed (scripts/install-apt.sh installs it)")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "pocketsphinx")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatal(err)
-	}
-	wav := filepath.Join(dir, "clip.wav")
-	if out, err := exec.Command("flite", "-voice", "kal", "-t", "the ticket costs nine dollars", "-o", wav).CombinedOutput(); err != nil {
+	wav := filepath.Join(t.TempDir(), "clip.wav")
+	if out, err := exec.Command("flite", "-voice", voice, "-t", text, "-o", wav).CombinedOutput(); err != nil {
 		t.Fatalf("flite: %v: %s", err, out)
 	}
 	clip, err := audio.ReadWAV(wav)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return clip
+}
+
+// The conformance suite every plugin passes, against the real binary over real gRPC:
+// with the suite's default clip (a tone) and with flite speech at 16 kHz.
+func TestConformance(t *testing.T) {
+	spec := pluginhost.Spec{Name: "pocketsphinx", Source: buildPlugin(t)}
+	t.Run("defaults", func(t *testing.T) { plugintest.Run(t, spec, plugintest.Options{}) })
+	t.Run("flite_speech", func(t *testing.T) {
+		clip := speak(t, "slt", "please set a timer for twenty minutes")
+		plugintest.Run(t, spec, plugintest.Options{ASRClip: sdk.Audio{Samples: clip.Samples, Rate: clip.Rate}, ASRLanguage: "en"})
+	})
+}
+
+// The plugin as the host sees it: a real process over real gRPC, transcribing real
+// flite speech sent at flite's 8 kHz "kal" rate (the plugin resamples to 16 kHz).
+func TestPluginOverGRPC(t *testing.T) {
+	bin := buildPlugin(t)
+	clip := speak(t, "kal", "the ticket costs nine dollars")
 	if clip.Rate == 16000 {
 		t.Fatalf("expected flite's kal voice at 8 kHz, got %d Hz", clip.Rate)
 	}
