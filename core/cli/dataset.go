@@ -55,7 +55,11 @@ func newDatasetValidateCmd(st *State) *cobra.Command {
 			}
 			if !asJSON {
 				c := dataset.CountOf(d.Scenarios)
-				fmt.Fprintf(st.Stdout, "%s: valid (%d scenarios, %d pairs, %d turns, %d clips)\n", args[0], c.Scenarios, c.Pairs, c.Turns, c.Clips)
+				clips := fmt.Sprintf("%d turn clips", c.Clips)
+				if d.PreamblePath() != "" {
+					clips += " and a preamble"
+				}
+				fmt.Fprintf(st.Stdout, "%s: valid (%d scenarios, %d pairs, %d turns, %s)\n", args[0], c.Scenarios, c.Pairs, c.Turns, clips)
 			}
 			return nil
 		},
