@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -69,10 +70,30 @@ func Serve(p Plugin) {
 		Logger:     logger,
 	}
 	if !debugRequested() {
+		exitWithParent(logger)
 		plugin.Serve(cfg)
 		return
 	}
 	serveDebug(cfg, p)
+}
+
+// exitWithParent ends the plugin when the process that started it goes away. The host
+// kills its plugin's whole process group, and the kernel kills the direct child of a host
+// that dies (Pdeathsig), but a plugin started behind a wrapper script is a grandchild:
+// without this it would outlive a host killed with SIGKILL.
+func exitWithParent(logger hclog.Logger) {
+	ppid := os.Getppid()
+	if ppid <= 1 {
+		return // no parent to watch
+	}
+	go func() {
+		for range time.Tick(250 * time.Millisecond) {
+			if os.Getppid() != ppid {
+				logger.Error("the process that started this plugin is gone; exiting", "parent", ppid)
+				os.Exit(1)
+			}
+		}
+	}()
 }
 
 func debugRequested() bool {

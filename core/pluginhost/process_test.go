@@ -307,3 +307,68 @@ func TestReattachToDebugModePlugin(t *testing.T) {
 		t.Fatalf("bad reattach JSON: err = %v", err)
 	}
 }
+
+// TestHelperHost is a host process for TestHostKilledLeavesNothingBehind: it starts a
+// plugin directly and one behind bash, prints both process groups, and waits to be
+// killed.
+func TestHelperHost(t *testing.T) {
+	if os.Getenv("PLUGINHOST_HELPER_HOST") == "" {
+		t.Skip("only run by TestHostKilledLeavesNothingBehind")
+	}
+	ctx := context.Background()
+	direct, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "direct", Source: os.Getenv("BEEPER")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeScript(t, dir, "run.sh", "\"$BEEPER\"\necho plugin exited >&2\n")
+	wrapped, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "wrapped", Command: []string{"bash", "run.sh"}, Dir: dir,
+		Env: map[string]string{"BEEPER": os.Getenv("BEEPER")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout.WriteString("PGIDS " + strconv.Itoa(direct.Pid()) + " " + strconv.Itoa(wrapped.Pid()) + "\n")
+	time.Sleep(time.Minute)
+}
+
+// A host killed with SIGKILL cannot clean up: the kernel kills its direct children
+// (Pdeathsig), and a Go plugin behind a wrapper exits when its parent goes.
+func TestHostKilledLeavesNothingBehind(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHost$", "-test.v")
+	cmd.Env = append(os.Environ(), "PLUGINHOST_HELPER_HOST=1", "BEEPER="+beeperBin(t))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pgids []int
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if f := strings.Fields(lines.Text()); len(f) == 3 && f[0] == "PGIDS" {
+			for _, s := range f[1:] {
+				n, _ := strconv.Atoi(s)
+				pgids = append(pgids, n)
+			}
+			break
+		}
+	}
+	if len(pgids) != 2 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("the helper host did not report its plugins")
+	}
+	for _, pg := range pgids {
+		if pids, _ := pluginhost.GroupMembers(pg); len(pids) == 0 {
+			t.Fatalf("plugin group %d is empty before the host was killed", pg)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	for _, pg := range pgids {
+		waitGroupGone(t, pg)
+	}
+}
