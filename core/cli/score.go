@@ -1,0 +1,336 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/store"
+	"github.com/duplexmpe/duplexmpe/core/vad"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+func init() { register(newScoreCmd) }
+
+func newScoreCmd(st *State) *cobra.Command {
+	var (
+		judge   string
+		runFile string
+		vars    []string
+	)
+	cmd := &cobra.Command{
+		Use:   "score RUN_DIR",
+		Short: "Score the stored conversations of a run again (no model is started), then report",
+		Long: "Re-score the recorded outputs of a run directory: offline VAD on every audible\n" +
+			"waveform, the verdicts of protocol section 5, ASR and judge on answers and on speech\n" +
+			"in silence windows; then write summary.json and the report. The asr and judge plugins\n" +
+			"come from the evaluation block of the run file that made the run (RUN_DIR/run.json),\n" +
+			"or from --run-file; --judge NAME swaps in another plugin block of that file.\n" +
+			"Items already scored with the same asr, judge, protocol and VAD settings are reused.",
+		Args: exactArgs(1, "one run directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := resolvePath(st, args[0])
+			s, err := store.Open(dir)
+			if err != nil {
+				return fmt.Errorf("%s is not a run directory (%v); `duplexmpe run FILE.hcl` makes one", args[0], err)
+			}
+			var info runInfo
+			if err := readJSONFile(filepath.Join(dir, runInfoFile), &info); err != nil && runFile == "" {
+				return fmt.Errorf("%s: %v; name the run file with --run-file", args[0], err)
+			}
+			if runFile != "" {
+				info.RunFile = runFile
+			}
+			if len(vars) > 0 {
+				info.Vars = vars
+			}
+			f, err := loadRunFile(st, info.RunFile, info.Vars)
+			if err != nil {
+				return err
+			}
+			ev := f.Evaluation(info.Evaluation)
+			if ev == nil {
+				if len(f.Evaluations) != 1 {
+					return fmt.Errorf("%s has no evaluation block %q; name the run file that made %s with --run-file", info.RunFile, info.Evaluation, args[0])
+				}
+				ev = f.Evaluations[0]
+			}
+			// The run's own protocol and VAD values, not the file's current ones, decide.
+			m := s.Manifest()
+			ev.Protocol, ev.VAD = m.Params, m.VAD
+			if judge == "" {
+				judge = ev.Judge
+			} else if f.Plugin(judge) == nil {
+				return UsageErrorf("--judge %q: %s declares no such plugin block", judge, info.RunFile)
+			}
+			det, err := vad.Open(vad.Options{Model: ev.VAD.Model})
+			if err != nil {
+				return err
+			}
+			defer det.Close()
+			return scoreRun(st, f, ev, s, det, judge)
+		},
+	}
+	cmd.Flags().StringVar(&judge, "judge", "", "score with this plugin block of the run file instead of the evaluation's judge")
+	cmd.Flags().StringVar(&runFile, "run-file", "", "the run file to take the asr and judge plugins from (default: the one that made the run)")
+	addVarFlag(cmd, &vars)
+	return cmd
+}
+
+// scoredItem is verdicts.json: the verdicts and the key of what produced them.
+type scoredItem struct {
+	Key    string       `json:"key"`
+	Scored score.Scored `json:"scored"`
+}
+
+// scorer is the ASR or judge plugin a run is scored with, as its key and report see it.
+type scorer struct {
+	Role   string         `json:"role"`
+	Plugin report.Plugin  `json:"plugin"`
+	Config map[string]any `json:"config,omitempty"`
+}
+
+// scoreRun scores every finished item of s with the evaluation's asr plugin and the
+// given judge plugin, writes RUN_DIR/summary.json and the report, and prints the main
+// table.
+func scoreRun(st *State, f *config.File, ev *config.Evaluation, s *store.Store, det *vad.Detector, judgeName string) error {
+	ctx := st.Ctx
+	logger := pluginLogger(st)
+	dsBlock := f.Dataset(ev.Dataset)
+	if dsBlock == nil {
+		return fmt.Errorf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
+	}
+	ds, err := dataset.Load(dsBlock.Out)
+	if err != nil {
+		return fmt.Errorf("evaluation %q: %w (build it with `duplexmpe build`)", ev.Name, err)
+	}
+	gold := map[string]string{}
+	for _, sc := range ds.Scenarios {
+		gold[sc.ScenarioID] = sc.GoldAnswer
+	}
+
+	var (
+		scorers []scorer
+		clients []*pluginhost.Client
+	)
+	defer func() {
+		for _, c := range clients {
+			c.Kill()
+		}
+	}()
+	start := func(role, name string) (any, error) {
+		block := f.Plugin(name)
+		if block == nil {
+			return nil, fmt.Errorf("evaluation %q: %s plugin %q is not declared", ev.Name, role, name)
+		}
+		c, err := startConfigured(st, ctx, f, block, logger)
+		if err != nil {
+			return nil, err
+		}
+		clients = append(clients, c)
+		info, err := c.Describe(ctx)
+		if err != nil {
+			return nil, err
+		}
+		cfg, _ := config.CheckPluginConfig(block, info.Config)
+		hash, _ := pluginHash(block.Spec)
+		scorers = append(scorers, scorer{Role: role, Config: cfg, Plugin: report.Plugin{
+			Name: name, Plugin: info.Name, Version: info.Version, Hash: hash, Identity: info.Identity}})
+		if role == sdk.KindASR {
+			return c.ASR()
+		}
+		return c.Judge()
+	}
+	asrAny, err := start(sdk.KindASR, ev.ASR)
+	if err != nil {
+		return err
+	}
+	judgeAny, err := start(sdk.KindJudge, judgeName)
+	if err != nil {
+		return err
+	}
+	asr, judge := asrAny.(sdk.ASR), judgeAny.(sdk.Judge)
+	key := scoringKey(scorers, ev.Protocol, ev.VAD)
+
+	ids, err := s.IDs()
+	if err != nil {
+		return err
+	}
+	var (
+		items              []score.Scored
+		failed             = map[string]int{}
+		reused, scoredNow  int
+		unparseable, total int
+	)
+	bar := newProgressBar(ctx, st.Stderr, "scoring")
+	bar.Start(len(ids))
+	for _, id := range ids {
+		switch s.Status(id) {
+		case store.Failed:
+			var meta store.Meta
+			if err := readJSONFile(filepath.Join(s.ItemDir(id), "item.json"), &meta); err == nil {
+				failed[meta.Model]++
+			}
+			bar.Clip(false)
+			continue
+		case store.Missing:
+			bar.Clip(false)
+			continue
+		}
+		var prev scoredItem
+		if err := s.LoadVerdicts(id, &prev); err == nil && prev.Key == key {
+			items = append(items, prev.Scored)
+			reused++
+			bar.Clip(false)
+			continue
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(st.Stderr, "item %s: stored verdicts unreadable (%v); scoring it again\n", id, err)
+		}
+		it, err := s.Load(id)
+		if err != nil {
+			bar.finish(false)
+			return err
+		}
+		// Section 4: speech episodes come from the offline detector on the audible waveform.
+		eps, err := det.Episodes(it.Record.Audible, ev.VAD)
+		if err != nil {
+			bar.finish(false)
+			return fmt.Errorf("item %s (%s, %s): %w", id, it.Meta.Model, it.Meta.ScenarioID, err)
+		}
+		in := score.Item{
+			Model: it.Meta.Model, Condition: it.Meta.Condition, PairID: it.Meta.PairID,
+			ScenarioID: it.Meta.ScenarioID, TPosition: it.Meta.TPosition,
+			GoldAnswer: gold[it.Meta.ScenarioID], Timeline: it.Record.Timeline, Episodes: eps,
+		}
+		sc, err := score.Judge(ctx, in, it.Record.Audible, asr, judge, ev.Protocol)
+		if err != nil {
+			bar.finish(false)
+			return err
+		}
+		if err := s.SaveVerdicts(id, scoredItem{Key: key, Scored: sc}); err != nil {
+			bar.finish(false)
+			return err
+		}
+		items = append(items, sc)
+		scoredNow++
+		bar.Clip(true)
+	}
+	bar.finish(true)
+	for _, it := range items {
+		u, n := countUnparseable(it)
+		unparseable += u
+		total += n
+	}
+
+	sum := score.Summarize(items, ev.Protocol)
+	fmt.Fprintf(st.Stdout, "scored %d conversations (%d now, %d reused); %d judge verdicts, %d unparseable\n",
+		len(items), scoredNow, reused, total, unparseable)
+	if len(failed) > 0 {
+		names := make([]string, 0, len(failed))
+		for n := range failed {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(st.Stdout, "model %s: %d failed conversations are not scored (see their failure.json; `duplexmpe run` retries them)\n", n, failed[n])
+		}
+	}
+	meta := reportMeta(s.Manifest(), scorers)
+	meta.FailedConversations = failed
+	meta.JudgeVerdicts, meta.UnparseableVerdicts = total, unparseable
+	if err := report.Save(s.Dir(), sum, meta); err != nil {
+		return err
+	}
+	if err := report.WriteAll(s.Dir(), sum, meta); err != nil {
+		return err
+	}
+	fmt.Fprintln(st.Stdout)
+	if err := report.MainTable(st.Stdout, sum); err != nil {
+		return err
+	}
+	fmt.Fprintf(st.Stdout, "\nreport: %s\n", filepath.Join(s.Dir(), report.HTMLFile))
+	return nil
+}
+
+// reportMeta heads the report with what the run was: harness, dataset, models, scorers.
+func reportMeta(m store.Manifest, scorers []scorer) report.Meta {
+	meta := report.Meta{
+		Run:      m.Name,
+		Harness:  report.Harness{Version: m.Harness.Version, Commit: m.Harness.Commit, Modified: m.Harness.Modified},
+		Dataset:  report.Dataset{Name: m.Dataset.Name, Version: m.Dataset.Version, Hash: m.Dataset.Hash, Scenarios: m.Dataset.Scenarios},
+		Protocol: m.Params, VAD: m.VAD,
+		Date: time.Now().UTC().Format(time.RFC3339),
+	}
+	for _, p := range m.Plugins {
+		if p.Role == sdk.KindModel {
+			meta.Models = append(meta.Models, report.Plugin{Name: p.Name, Plugin: p.Info.Name, Version: p.Info.Version, Hash: p.Hash, Identity: p.Info.Identity})
+		}
+	}
+	for i := range scorers {
+		switch scorers[i].Role {
+		case sdk.KindASR:
+			meta.ASR = &scorers[i].Plugin
+		case sdk.KindJudge:
+			meta.Judge = &scorers[i].Plugin
+		}
+	}
+	return meta
+}
+
+// scoringKey names everything that changes a verdict besides the recording itself.
+func scoringKey(scorers []scorer, p protocol.Params, v protocol.VAD) string {
+	raw, _ := json.Marshal(struct {
+		Scorers  []scorer
+		Protocol protocol.Params
+		VAD      protocol.VAD
+	}{scorers, p, v})
+	sum := sha256.Sum256(raw)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// countUnparseable counts the judged spans of an item and those whose verdict could not
+// be parsed.
+func countUnparseable(s score.Scored) (unparseable, judged int) {
+	for _, ev := range s.Events {
+		var j *score.Judgement
+		switch {
+		case ev.T != nil && ev.T.Answer != nil:
+			j = ev.T.Answer
+		case ev.Silence != nil && ev.Silence.Judgement != nil:
+			j = ev.Silence.Judgement
+		default:
+			continue
+		}
+		judged++
+		if j.Failure == score.FailUnparseable {
+			unparseable++
+		}
+	}
+	return unparseable, judged
+}
+
+func readJSONFile(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
