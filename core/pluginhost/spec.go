@@ -24,10 +24,15 @@ type Spec struct {
 	// "h1:<base64>" of Dir's files. A mismatch refuses the plugin before it starts.
 	Checksum string
 	// Reattach connects to an already running plugin instead of starting one (a model
-	// kept warm on a GPU): the JSON a plugin prints when served in debug mode.
+	// kept warm on a GPU): the JSON a plugin prints when served in debug mode (the
+	// whole "DUPLEXMPE_REATTACH=..." line is accepted too). Kill then only disconnects;
+	// Checksum cannot be combined with it, and Source/Command are not used.
 	Reattach string
 	// StartTimeout bounds the handshake; model plugins loading weights need minutes.
+	// Zero means DefaultStartTimeout (5 min).
 	StartTimeout time.Duration
-	// LogFile, when set, receives the plugin's stderr and log lines.
+	// LogFile, when set, receives the plugin's stderr and log lines (appended; the
+	// directory is created). Not used when reattaching: the output stays with the
+	// process that runs the plugin.
 	LogFile string
 }
