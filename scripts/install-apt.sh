@@ -2,7 +2,7 @@
 # Installs the Debian packages the harness uses, only those that are missing. Needs root
 # (or sudo) the first time; later runs do nothing.
 set -euo pipefail
-pkgs=(flite pocketsphinx pocketsphinx-en-us sox protobuf-compiler libopus-dev libopusfile-dev pkg-config)
+pkgs=(flite pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev sox protobuf-compiler libopus-dev libopusfile-dev pkg-config)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
