@@ -27,6 +27,8 @@ type itemRow struct {
 	ID, Model, Condition, Scenario, Pair, TPosition, Status string
 	// From verdicts.json when the item is scored; "-" otherwise.
 	TOutcome, Answer, Silence, N4 string
+	// Heard is the ASR transcript of the answer audio, shortened.
+	Heard string
 	Files                         []string // paths relative to the run directory
 }
 
@@ -128,6 +130,9 @@ func readItem(dir, id string) itemRow {
 			default:
 				r.Answer = ev.T.Answer.Failure
 			}
+			if ev.T.Answer != nil {
+				r.Heard = shorten(ev.T.Answer.Transcript, 80)
+			}
 		case ev.Silence != nil:
 			silN++
 			if ev.Silence.Pass() {
@@ -171,4 +176,13 @@ func readSmallJSON(path string, v any) error {
 		return err
 	}
 	return json.Unmarshal(b, v)
+}
+
+// shorten cuts s to at most n runes, marking the cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
