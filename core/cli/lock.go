@@ -157,3 +157,21 @@ func orDash(s string) string {
 func displayPath(runFileArg, lockPath string) string {
 	return filepath.Join(filepath.Dir(runFileArg), filepath.Base(lockPath))
 }
+
+// checkAgainstLock is the lock-file check for commands that run plugins (build, run,
+// score): call it before starting a plugin. With no lock file next to the run file it
+// passes; otherwise the plugin must be locked with the same source or command and hash.
+func checkAgainstLock(f *config.File, p *config.PluginBlock) error {
+	lock, diags := readLockFor(f)
+	if diags.HasErrors() {
+		return errors.New(diags[0].Detail)
+	}
+	if lock == nil || p.Spec.Reattach != "" {
+		return nil
+	}
+	hash, err := pluginHash(p.Spec)
+	if err != nil {
+		return err
+	}
+	return checkLock(lock, p, hash)
+}
