@@ -29,7 +29,7 @@ type itemRow struct {
 	TOutcome, Answer, Silence, N4 string
 	// Heard is the ASR transcript of the answer audio, shortened.
 	Heard string
-	Files                         []string // paths relative to the run directory
+	Files []string // paths relative to the run directory
 }
 
 type itemMeta struct {

@@ -126,7 +126,7 @@ func TestHTMLDrillsDownToItems(t *testing.T) {
 		ids[0]: {items[0].ScenarioID, "<td>done</td>", "<td>silent</td>", "<td>no response</td>", "<td>4/4 kept</td>",
 			"<td>1 event: 1 eligible, 1 yielded</td>", `href="items/` + ids[0] + `/verdicts.json"`, `href="items/` + ids[0] + `/timeline.json"`},
 		// alpha implicit p000: fresh onset, judged correct, spoke in no window.
-		ids[1]:             {items[1].ScenarioID, "<td>fresh-onset</td>", "<td>correct</td>", "<td>1 event: 0 eligible, 0 yielded</td>",
+		ids[1]: {items[1].ScenarioID, "<td>fresh-onset</td>", "<td>correct</td>", "<td>1 event: 0 eligible, 0 yielded</td>",
 			"it is &lt;three&gt; o&#39;clock and more", "and…</td>"},
 		ids[2]:             {"<td>failed</td>", `href="items/` + ids[2] + `/failure.json"`},
 		"00000000000000d4": {"item.json: invalid character"},
