@@ -10,12 +10,13 @@ import (
 func FuzzParse(f *testing.F) {
 	for _, path := range []string{"../../bench.hcl", "../../examples/runs/minimal.hcl", "../../examples/runs/pinned.hcl"} {
 		if b, err := os.ReadFile(path); err == nil {
-			f.Add(b)
+			f.Add(b, "2")
 		}
 	}
 	for _, s := range []string{
 		base + goodEval,
-		"variable \"v\" {\n default = [1, {a = null}]\n}\nlocals {\n x = var.v[1].a\n y = local.x\n}",
+		"variable \"v\" {\n default = [1, {a = null}]\n}\nvariable \"w\" {\n default = 1\n}\nlocals {\n x = var.v[1].a\n y = local.x\n z = env(\"E\")\n}",
+		"variable \"v\" {\n default = {a = 1}\n}\nvariable \"w\" {\n default = true\n}",
 		"plugin \"p\" {\n command = [null]\n env = { a = null }\n}",
 		"plugin \"p\" {\n source = \"a\"\n config {\n x = 1\n }\n}",
 		"evaluation \"e\" {\n models = [plugin.a[0], dataset.b, plugin]\n protocol {\n n4_gap = 1e400\n min_eligible = 1e30\n }\n}",
@@ -23,11 +24,13 @@ func FuzzParse(f *testing.F) {
 		"locals {\n a = coalesce(null)\n b = file(\"/dev/null\")\n c = format(\"%*d\")\n}",
 		"\x00\xff{{{",
 	} {
-		f.Add([]byte(s))
+		f.Add([]byte(s), "[1, {a = null}]")
 	}
 	dir := f.TempDir()
-	f.Fuzz(func(t *testing.T, src []byte) {
-		file, diags := Parse(src, filepath.Join(dir, "run.hcl"), Options{Vars: map[string]string{"v": "[1"}, Env: map[string]string{"DUPLEXMPE_VAR_v": "{"}})
+	f.Fuzz(func(t *testing.T, src []byte, value string) {
+		// value reaches variable v through --var and variable w through the environment.
+		opts := Options{Vars: map[string]string{"v": value}, Env: map[string]string{"DUPLEXMPE_VAR_w": value, "E": value}}
+		file, diags := Parse(src, filepath.Join(dir, "run.hcl"), opts)
 		if file == nil {
 			t.Fatal("nil File")
 		}
