@@ -18,6 +18,8 @@ import math
 import random
 import re
 import sys
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -258,6 +260,9 @@ class FLMAudioAdapter:
         self.runtime: dict | None = None
         self.lm_gen = None
         self.active: "FLMAudioConversation | None" = None
+        # The host may open the next conversation while the last one is still closing.
+        self.start_wait_s = 30.0
+        self._free = threading.Condition()
 
     def configure(self, config: dict) -> None:
         config = check_config(config)
@@ -291,6 +296,21 @@ class FLMAudioAdapter:
                     if tokens is not None:
                         mimi.decode(tokens[:, 1:])
 
+    def _wait_free(self) -> bool:
+        """With self._free held: waits up to start_wait_s for the open conversation to
+        close; True when none is open."""
+        deadline = time.monotonic() + self.start_wait_s
+        while self.active is not None and not self.active.closed:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._free.wait(left)
+        return True
+
+    def _closed(self) -> None:
+        with self._free:
+            self._free.notify_all()
+
     def identity(self) -> dict:
         if self.runtime is None:
             return {}
@@ -305,11 +325,12 @@ class FLMAudioAdapter:
         if instruction:
             raise ValueError("flm-audio has no text instruction (it only hears the spoken preamble); "
                              "remove the instruction from the run file for this model")
-        if self.active is not None and not self.active.closed:
-            raise RuntimeError(f"flm-audio serves one conversation at a time; {self.active.conversation_id!r} "
-                               "is still open (run this model with concurrency 1)")
-        self.active = FLMAudioConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63)
-        return self.active
+        with self._free:
+            if not self._wait_free():
+                raise RuntimeError(f"flm-audio serves one conversation at a time; {self.active.conversation_id!r} "
+                                   "is still open (run this model with concurrency 1)")
+            self.active = FLMAudioConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63)
+            return self.active
 
 
 class FLMAudioConversation:
@@ -354,3 +375,4 @@ class FLMAudioConversation:
 
     def close(self) -> None:
         self.closed = True
+        self.adapter._closed()

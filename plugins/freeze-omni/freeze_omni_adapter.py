@@ -24,6 +24,8 @@ import math
 import random
 import re
 import sys
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -240,6 +242,9 @@ class FreezeOmniAdapter:
         self.runtime: dict | None = None
         self.roles: dict[str, dict] = {}
         self.active: "FreezeOmniConversation | None" = None
+        # The host may open the next conversation while the last one is still closing.
+        self.start_wait_s = 30.0
+        self._free = threading.Condition()
 
     def configure(self, config: dict) -> None:
         config = check_config(config)
@@ -263,6 +268,21 @@ class FreezeOmniAdapter:
                 self.roles[role] = self.runtime["pipeline"].speech_dialogue(None, stat="pre", role=role)
         return self.roles[role]
 
+    def _wait_free(self) -> bool:
+        """With self._free held: waits up to start_wait_s for the open conversation to
+        close; True when none is open."""
+        deadline = time.monotonic() + self.start_wait_s
+        while self.active is not None and not self.active.closed:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._free.wait(left)
+        return True
+
+    def _closed(self) -> None:
+        with self._free:
+            self._free.notify_all()
+
     def identity(self) -> dict:
         if self.runtime is None:
             return {}
@@ -274,12 +294,13 @@ class FreezeOmniAdapter:
     def start(self, conversation_id: str, seed: int, instruction: str = "") -> "FreezeOmniConversation":
         if self.runtime is None:
             raise RuntimeError("freeze-omni: Start before Configure")
-        if self.active is not None and not self.active.closed:
-            raise RuntimeError(f"freeze-omni serves one conversation at a time; {self.active.conversation_id!r} "
-                               "is still open (run this model with concurrency 1)")
-        role = self.system_role(instruction or self.config["system_role"])
-        self.active = FreezeOmniConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63, role)
-        return self.active
+        with self._free:
+            if not self._wait_free():
+                raise RuntimeError(f"freeze-omni serves one conversation at a time; {self.active.conversation_id!r} "
+                                   "is still open (run this model with concurrency 1)")
+            role = self.system_role(instruction or self.config["system_role"])
+            self.active = FreezeOmniConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63, role)
+            return self.active
 
 
 class FreezeOmniConversation:
@@ -390,3 +411,4 @@ class FreezeOmniConversation:
 
     def close(self) -> None:
         self.closed = True
+        self.adapter._closed()

@@ -18,6 +18,8 @@ import json
 import math
 import random
 import re
+import threading
+import time
 import wave
 from dataclasses import dataclass
 from pathlib import Path
@@ -220,6 +222,9 @@ class MiniCPMOAdapter:
         self.ref_audio: np.ndarray | None = None
         self.ref_audio_path = ""
         self.active: "MiniCPMOConversation | None" = None
+        # The host may open the next conversation while the last one is still closing.
+        self.start_wait_s = 30.0
+        self._free = threading.Condition()
 
     def configure(self, config: dict) -> None:
         config = check_config(config)
@@ -240,6 +245,21 @@ class MiniCPMOAdapter:
             self.ref_audio, self.ref_audio_path = read_wav_16k(ref), ref
         self.config, self.runtime = config, runtime
 
+    def _wait_free(self) -> bool:
+        """With self._free held: waits up to start_wait_s for the open conversation to
+        close; True when none is open."""
+        deadline = time.monotonic() + self.start_wait_s
+        while self.active is not None and not self.active.closed:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._free.wait(left)
+        return True
+
+    def _closed(self) -> None:
+        with self._free:
+            self._free.notify_all()
+
     def identity(self) -> dict:
         if self.runtime is None:
             return {}
@@ -257,12 +277,13 @@ class MiniCPMOAdapter:
     def start(self, conversation_id: str, seed: int, instruction: str = "") -> "MiniCPMOConversation":
         if self.runtime is None:
             raise RuntimeError("minicpm-o: Start before Configure")
-        if self.active is not None and not self.active.closed:
-            raise RuntimeError(f"minicpm-o serves one conversation at a time; {self.active.conversation_id!r} "
-                               "is still open (run this model with concurrency 1)")
-        self.active = MiniCPMOConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63,
-                                           instruction or self.config["system_prompt"])
-        return self.active
+        with self._free:
+            if not self._wait_free():
+                raise RuntimeError(f"minicpm-o serves one conversation at a time; {self.active.conversation_id!r} "
+                                   "is still open (run this model with concurrency 1)")
+            self.active = MiniCPMOConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63,
+                                               instruction or self.config["system_prompt"])
+            return self.active
 
 
 class MiniCPMOConversation:
@@ -313,3 +334,4 @@ class MiniCPMOConversation:
 
     def close(self) -> None:
         self.closed = True
+        self.adapter._closed()

@@ -17,6 +17,8 @@ import json
 import math
 import random
 import re
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -219,6 +221,9 @@ class MoshiAdapter:
         self.lm_gen = None
         self.sampling: dict = {}
         self.active: "MoshiConversation | None" = None
+        # The host may open the next conversation while the last one is still closing.
+        self.start_wait_s = 30.0
+        self._free = threading.Condition()
 
     def configure(self, config: dict) -> None:
         config = check_config(config)
@@ -245,6 +250,21 @@ class MoshiAdapter:
         self.config, self.runtime = config, runtime
         self.sampling = {k: getattr(self.lm_gen, k) for k in _SAMPLING}
 
+    def _wait_free(self) -> bool:
+        """With self._free held: waits up to start_wait_s for the open conversation to
+        close; True when none is open."""
+        deadline = time.monotonic() + self.start_wait_s
+        while self.active is not None and not self.active.closed:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._free.wait(left)
+        return True
+
+    def _closed(self) -> None:
+        with self._free:
+            self._free.notify_all()
+
     def identity(self) -> dict:
         if self.runtime is None:
             return {}
@@ -259,11 +279,12 @@ class MoshiAdapter:
         if instruction:
             raise ValueError("moshi has no text instruction (it only hears the spoken preamble); "
                              "remove the instruction from the run file for this model")
-        if self.active is not None and not self.active.closed:
-            raise RuntimeError(f"moshi serves one conversation at a time; {self.active.conversation_id!r} is still open "
-                               "(run this model with concurrency 1)")
-        self.active = MoshiConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63)
-        return self.active
+        with self._free:
+            if not self._wait_free():
+                raise RuntimeError(f"moshi serves one conversation at a time; {self.active.conversation_id!r} is still open "
+                                   "(run this model with concurrency 1)")
+            self.active = MoshiConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63)
+            return self.active
 
 
 class MoshiConversation:
@@ -310,3 +331,4 @@ class MoshiConversation:
 
     def close(self) -> None:
         self.closed = True
+        self.adapter._closed()

@@ -26,6 +26,8 @@ import math
 import random
 import re
 import sys
+import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -350,6 +352,9 @@ class VoilaAdapter:
         self.config: dict | None = None
         self.runtime: dict | None = None
         self.active: "VoilaConversation | None" = None
+        # The host may open the next conversation while the last one is still closing.
+        self.start_wait_s = 30.0
+        self._free = threading.Condition()
 
     def configure(self, config: dict) -> None:
         config = check_config(config)
@@ -374,6 +379,21 @@ class VoilaAdapter:
     def output_rate(self) -> int:
         return int(self.runtime["audio_tokenizer"].sampling_rate)
 
+    def _wait_free(self) -> bool:
+        """With self._free held: waits up to start_wait_s for the open conversation to
+        close; True when none is open."""
+        deadline = time.monotonic() + self.start_wait_s
+        while self.active is not None and not self.active.closed:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._free.wait(left)
+        return True
+
+    def _closed(self) -> None:
+        with self._free:
+            self._free.notify_all()
+
     def identity(self) -> dict:
         if self.runtime is None:
             return {}
@@ -386,11 +406,12 @@ class VoilaAdapter:
     def start(self, conversation_id: str, seed: int, instruction: str = "") -> "VoilaConversation":
         if self.runtime is None:
             raise RuntimeError("voila: Start before Configure")
-        if self.active is not None and not self.active.closed:
-            raise RuntimeError(f"voila serves one conversation at a time; {self.active.conversation_id!r} is still open "
-                               "(run this model with concurrency 1)")
-        self.active = VoilaConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63, instruction)
-        return self.active
+        with self._free:
+            if not self._wait_free():
+                raise RuntimeError(f"voila serves one conversation at a time; {self.active.conversation_id!r} is still open "
+                                   "(run this model with concurrency 1)")
+            self.active = VoilaConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63, instruction)
+            return self.active
 
 
 class VoilaConversation:
@@ -443,3 +464,4 @@ class VoilaConversation:
 
     def close(self) -> None:
         self.closed = True
+        self.adapter._closed()

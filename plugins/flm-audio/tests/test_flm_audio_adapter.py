@@ -82,6 +82,7 @@ def test_text_segment_holds_incomplete_characters():
 def test_same_seed_same_conversation_and_one_at_a_time():
     a = adapter()
     first = run(a.start("a", seed=9), speech_then_silence())
+    a.start_wait_s = 0.05  # the host never overlaps conversations; do not wait long here
     with pytest.raises(RuntimeError, match="one conversation at a time"):
         a.start("b", seed=9)
     a.active.close()

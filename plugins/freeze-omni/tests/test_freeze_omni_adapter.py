@@ -90,6 +90,7 @@ def test_same_seed_same_conversation_and_one_at_a_time():
     a = adapter()
     pattern = "..sss...." + "." * 12 + "ss..."
     first = run(a.start("a", seed=4), chunks(pattern))
+    a.start_wait_s = 0.05  # the host never overlaps conversations; do not wait long here
     with pytest.raises(RuntimeError, match="one conversation at a time"):
         a.start("b", seed=4)
     a.active.close()

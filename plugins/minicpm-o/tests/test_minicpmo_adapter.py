@@ -119,6 +119,7 @@ def test_same_seed_same_conversation_after_prepare():
 def test_one_conversation_at_a_time():
     a = adapter()
     a.start("a", seed=1)
+    a.start_wait_s = 0.05  # the host never overlaps conversations; do not wait long here
     with pytest.raises(RuntimeError, match="one conversation at a time"):
         a.start("b", seed=1)
 

@@ -128,6 +128,7 @@ def test_config_seed_shifts_the_conversation_seed():
 def test_one_conversation_at_a_time():
     a = adapter()
     a.start("a", seed=1)
+    a.start_wait_s = 0.05  # the host never overlaps conversations; do not wait long here
     with pytest.raises(RuntimeError, match="one conversation at a time"):
         a.start("b", seed=1)
     a.active.close()
@@ -196,3 +197,13 @@ def test_configure_again_keeps_the_loaded_model_unless_the_config_changes():
     a.start("c", seed=1)
     with pytest.raises(RuntimeError, match="while conversation 'c' is open"):
         a.configure({**STANDIN, "temp": 0.4})
+
+
+def test_start_waits_for_the_last_conversation_to_close():
+    import threading
+
+    a = adapter()
+    first = a.start("a", seed=1)
+    threading.Timer(0.2, first.close).start()  # the host's end of "a" arrives a little late
+    second = a.start("b", seed=1)
+    assert first.closed and a.active is second

@@ -110,6 +110,7 @@ def test_instruction_reaches_the_prefix_and_each_conversation_starts_fresh():
 def test_same_seed_same_conversation_and_one_at_a_time():
     a = adapter()
     first = run(a.start("a", seed=3), frames("sssss" + "." * 25))
+    a.start_wait_s = 0.05  # the host never overlaps conversations; do not wait long here
     with pytest.raises(RuntimeError, match="one conversation at a time"):
         a.start("b", seed=3)
     a.active.close()
