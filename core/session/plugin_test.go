@@ -365,3 +365,23 @@ func procCPU(pid int) float64 {
 	stime, _ := strconv.ParseFloat(fields[12], 64) // field 15
 	return (utime + stime) / 100                   // USER_HZ is 100 on Linux
 }
+
+// A missed per-frame deadline over real gRPC fails the conversation with that reason, and
+// the plugin serves the next conversation normally.
+func TestFrameDeadlineOverGRPC(t *testing.T) {
+	m, _ := startModel(t, "silent", map[string]any{})
+	opts := options(t)
+	opts.FrameDeadline = time.Microsecond
+	rec, err := session.Run(context.Background(), m, speechConversation(t, "c-late"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rec.Failure, "exceeded the per-frame deadline of 1µs at frame 0") {
+		t.Errorf("failure %q, want a missed deadline at frame 0", rec.Failure)
+	}
+	opts.FrameDeadline = time.Minute
+	rec, err = session.Run(context.Background(), m, speechConversation(t, "c-next"), opts)
+	if err != nil || rec.Failed() {
+		t.Errorf("the next conversation: %v %s", err, rec.Failure)
+	}
+}

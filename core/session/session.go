@@ -525,13 +525,15 @@ func (s *scheduler) loop(ctx context.Context, c sdk.Conversation, rec *Record) e
 		t0 := time.Now()
 		out, err := c.Step(stepCtx, frame)
 		took := time.Since(t0)
+		// Over gRPC a missed deadline comes back as a status, not context.DeadlineExceeded.
+		missed := errors.Is(stepCtx.Err(), context.DeadlineExceeded)
 		cancel()
 		lat = append(lat, took)
 		at := fmt.Sprintf("frame %d (t=%.3f s)", k, float64(k)*frameSec)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return ctx.Err()
-		case s.opts.FrameDeadline > 0 && (took > s.opts.FrameDeadline || errors.Is(err, context.DeadlineExceeded)):
+		case s.opts.FrameDeadline > 0 && (took > s.opts.FrameDeadline || missed):
 			rec.Failure = fmt.Sprintf("model exceeded the per-frame deadline of %s at %s: the step took %s", s.opts.FrameDeadline, at, took.Round(time.Millisecond))
 			return nil
 		case err != nil:
