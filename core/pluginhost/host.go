@@ -42,6 +42,7 @@ type Client struct {
 	pc         *plugin.Client
 	current    atomic.Pointer[plugin.Client] // pc, readable without mu (for Exited)
 	runner     atomic.Pointer[groupRunner]   // the started process, nil when reattached
+	starting   atomic.Bool                   // a start holds mu, perhaps for minutes
 	conn       *grpc.ClientConn
 	pid        int // 0 when reattached: the process is not ours
 	kinds      []string
@@ -106,6 +107,12 @@ func (c *Client) Exited() bool {
 // group after 2 s, so nothing started behind a wrapper script survives. For a reattached
 // plugin it only disconnects. Kill is idempotent.
 func (c *Client) Kill() {
+	if c.starting.Load() {
+		// The start holds mu until its handshake ends; killing the process ends it now.
+		if gr := c.runner.Load(); gr != nil {
+			killGroup(gr.Pid())
+		}
+	}
 	c.mu.Lock()
 	c.killLocked()
 	c.mu.Unlock()
@@ -197,6 +204,8 @@ func (c *Client) notRunning() error {
 
 // startLocked starts or reattaches and fills c.pc, c.conn, c.pid, c.kinds.
 func (c *Client) startLocked(ctx context.Context) (err error) {
+	c.starting.Store(true)
+	defer c.starting.Store(false)
 	name := c.spec.Name
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig: plugin.HandshakeConfig{

@@ -372,3 +372,32 @@ func TestHostKilledLeavesNothingBehind(t *testing.T) {
 		waitGroupGone(t, pg)
 	}
 }
+
+// KillAll (Ctrl-C) during a slow start ends the start at once, not after StartTimeout.
+func TestKillAllDuringStart(t *testing.T) {
+	dir := t.TempDir()
+	writeScript(t, dir, "slow.sh", "echo $$ > pid\nsleep 300\n")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := pluginhost.Start(context.Background(), pluginhost.Spec{Name: "loading", Command: []string{"./slow.sh"}, Dir: dir}, nil)
+		errc <- err
+	}()
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the plugin never started")
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "pid"))
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	go pluginhost.KillAll() // blocks until the start has ended
+	select {
+	case err := <-errc:
+		if err == nil || !strings.Contains(err.Error(), `"loading"`) {
+			t.Fatalf("err = %v; want a failed start naming the plugin", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Start still waits 5 s after KillAll")
+	}
+	waitGroupGone(t, pid)
+}
