@@ -117,9 +117,9 @@ figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { color: var(--muted); font-size: 12px; max-width: 520px; }
 details { margin: 6px 0; }
 summary { cursor: pointer; font-weight: 600; }
-td.files { white-space: normal; min-width: 18em; }
+td.files { white-space: normal; min-width: 13em; }
 td.files a { margin-right: 8px; }
-td.heard { white-space: normal; min-width: 14em; max-width: 26em; font-style: italic; }
+td.heard { white-space: normal; min-width: 12em; max-width: 20em; font-style: italic; }
 tr:target td { background: #fff6cc; }
 footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 </style>
@@ -159,10 +159,10 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 <p class="intro">Every (model, conversation) in the run directory, with links to its stored files (paths relative to this report, which sits in the run directory).</p>
 {{range .Items}}<details>
 <summary>{{if .Model}}{{.Model}}{{else}}(unreadable){{end}} {{.Condition}}: {{len .Items}} conversations</summary>
-<div class="scroll"><table>
-<thead><tr><th>scenario</th><th>pair</th><th>T position</th><th>status</th><th>T outcome</th><th>answer</th><th>answer heard</th><th>silence windows</th><th>N4 events</th><th>files</th></tr></thead>
+<div class="scroll"><table class="items">
+<thead><tr><th>scenario</th><th>T position</th><th>status</th><th>T outcome</th><th>answer</th><th>answer heard</th><th>silence windows</th><th>N4 events</th><th>files</th></tr></thead>
 <tbody>
-{{range .Items}}<tr id="item-{{.ID}}"><td><a href="#item-{{.ID}}">{{.Scenario}}</a></td><td>{{.Pair}}</td><td>{{.TPosition}}</td><td>{{.Status}}</td><td>{{.TOutcome}}</td><td>{{.Answer}}</td><td class="heard">{{.Heard}}</td><td>{{.Silence}}</td><td>{{.N4}}</td><td class="files">{{range .Files}}<a href="{{.}}">{{base .}}</a>{{end}}</td></tr>
+{{range .Items}}<tr id="item-{{.ID}}"><td><a href="#item-{{.ID}}">{{.Scenario}}</a></td><td>{{.TPosition}}</td><td>{{.Status}}</td><td>{{.TOutcome}}</td><td>{{.Answer}}</td><td class="heard">{{.Heard}}</td><td>{{.Silence}}</td><td>{{.N4}}</td><td class="files">{{range .Files}}<a href="{{.}}">{{base .}}</a> {{end}}</td></tr>
 {{end}}</tbody></table></div>
 </details>
 {{end}}</section>
