@@ -138,6 +138,21 @@ func TestMarkdownEveryRateShowsCountsAndInterval(t *testing.T) {
 			}
 		}
 	}
+	// Unparseable silence verdicts are out of the windows that had speech to judge.
+	withSpeech := map[string]int{}
+	for _, it := range fixture(12) {
+		for _, ev := range it.Events {
+			if ev.Silence != nil && !ev.Silence.Silent() {
+				withSpeech[it.Model+"/"+it.Condition]++
+			}
+		}
+	}
+	for _, e := range s.Entries {
+		r := mdRows(md, "Answer accuracy and judge verdicts", e.Model, e.Condition)
+		if len(r) != 2 || len(r[1]) != 4 || !strings.HasPrefix(r[1][3], fmt.Sprintf("0/%d", withSpeech[e.Model+"/"+e.Condition])) {
+			t.Errorf("%s %s: unparseable silence verdicts row %v, want 0/%d", e.Model, e.Condition, r, withSpeech[e.Model+"/"+e.Condition])
+		}
+	}
 	for _, want := range []string{"Explicit vs implicit", "T outcome partition", "N2 to human", "N2 to device",
 		"fail: still voicing", "excluded: no onset in gap", "yield over all N4 events", "fails above 500 ms", "Spearman", "Model comparisons",
 		"lexical-judge", "unparseable answer verdicts", "smoke-&lt;1&gt;", "sha256:00ff", "min_eligible 30",

@@ -113,6 +113,17 @@ func unparseable(e score.Entry) (answers, silence int) {
 	return e.AccuracyFailures[score.FailUnparseable], e.SilenceFailures[score.FailUnparseable]
 }
 
+// judgedWindows is the number of silence windows with model speech in them, the ones the
+// judge classified: all windows less those without any speech (the 0 ms sweep passes).
+func judgedWindows(e score.Entry) int {
+	for _, tr := range e.SilenceSweep {
+		if tr.ThresholdMS == 0 {
+			return e.Silence.N - tr.Rate.K
+		}
+	}
+	return e.Silence.N
+}
+
 func accuracySection(s score.Summary, m Meta) section {
 	kinds := unionKeys(s.Entries, func(e score.Entry) map[string]int { return e.AccuracyFailures })
 	t := table{Header: []string{"model", "condition", "accuracy"}}
@@ -127,9 +138,10 @@ func accuracySection(s score.Summary, m Meta) section {
 	j := table{Header: []string{"model", "condition", "unparseable answer verdicts", "unparseable silence verdicts"}}
 	for _, e := range s.Entries {
 		a, sl := unparseable(e)
-		j.add(e.Model, e.Condition, countText(a, e.Accuracy.N), countText(sl, e.Silence.N))
+		j.add(e.Model, e.Condition, countText(a, e.Accuracy.N), countText(sl, judgedWindows(e)))
 	}
-	intro := "Accuracy is over T turns with response presence; failure kinds are out of that denominator. An unparseable verdict counts as wrong."
+	intro := "Accuracy is over T turns with response presence; failure kinds are out of that denominator. An unparseable verdict counts as wrong. " +
+		"Unparseable silence verdicts are out of the windows with model speech, the ones the judge classified."
 	if m.Judge != nil {
 		intro += " Judge: " + pluginText(*m.Judge) + "."
 	}
