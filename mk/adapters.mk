@@ -4,7 +4,7 @@
 # adapter on the real moshi library (PyPI moshi + torch) with a tiny random model, in a
 # separate environment, .venv-adapters, plus the minicpm-o and flm-audio loaders on real
 # transformers and the torch sides of the voila and freeze-omni adapters against torch
-# stand-ins of their models (131 tests, 45-70 s on the shared 2-core machine). torch from PyPI
+# stand-ins of their models (132 tests, 45-100 s on the shared 2-core machine, by its load). torch from PyPI
 # pulls the CUDA wheels, about 4.3 GB downloaded and 7.1 GB installed, so it stays out of
 # the default path.
 
