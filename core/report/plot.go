@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"image/color"
 	"regexp"
 
@@ -344,6 +345,7 @@ func renderSVG(p *plot.Plot, w, h vg.Length, fix func(*plot.Plot, draw.Canvas)) 
 	if _, err := c.WriteTo(&b); err != nil {
 		return "", err
 	}
-	out := svgPrelude.ReplaceAllString(b.String(), `<svg role="img" `)
+	label := html.EscapeString(p.Title.Text)
+	out := svgPrelude.ReplaceAllLiteralString(b.String(), `<svg role="img" aria-label="`+label+`" `)
 	return svgXMLNS.ReplaceAllString(out, ""), nil
 }

@@ -372,6 +372,9 @@ func TestHTMLIsSelfContainedWithCharts(t *testing.T) {
 			t.Errorf("SVG %d draws nothing: %.200s", i, svg)
 		}
 	}
+	if len(svgs) > 0 && !strings.HasPrefix(svgs[0], `<svg role="img" aria-label="Fresh-onset response rate" `) {
+		t.Errorf("first chart is not labelled for screen readers: %.120s", svgs[0])
+	}
 	// The fresh-onset chart labels every model on its axis.
 	if len(svgs) > 0 && (!strings.Contains(svgs[0], ">alpha<") || !strings.Contains(svgs[0], ">beta<")) {
 		t.Errorf("first chart lacks the model names")
