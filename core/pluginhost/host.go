@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -422,35 +423,64 @@ func (s Spec) check() error {
 
 // command builds the exec.Cmd: its own process group, killed with this process.
 func (s Spec) command() (*exec.Cmd, error) {
-	var cmd *exec.Cmd
+	env := s.environ()
+	var argv []string
 	if s.Source != "" {
 		path := s.resolve(s.Source)
 		if _, err := os.Stat(path); err != nil {
 			return nil, fmt.Errorf("plugin %q: source: %v; build the plugin (make build) or fix the path", s.Name, err)
 		}
-		cmd = exec.Command(path)
+		argv = []string{path}
 	} else {
-		argv0 := s.Command[0]
-		if strings.ContainsRune(argv0, os.PathSeparator) {
-			argv0 = s.resolve(argv0)
-		}
-		cmd = exec.Command(argv0, s.Command[1:]...)
-		if cmd.Err != nil {
-			return nil, fmt.Errorf("plugin %q: command %q: %v", s.Name, s.Command[0], cmd.Err)
+		argv = slices.Clone(s.Command)
+		if strings.ContainsRune(argv[0], os.PathSeparator) {
+			argv[0] = s.resolve(argv[0])
+		} else {
+			path, err := lookPath(argv[0], env)
+			if err != nil {
+				return nil, fmt.Errorf("plugin %q: command %q: %v", s.Name, s.Command[0], err)
+			}
+			argv[0] = path
 		}
 	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.Dir
-	cmd.Env = s.environ()
+	cmd.Env = env
 	cmd.SysProcAttr = sysProcAttr()
 	return cmd, nil
 }
 
-// resolve makes a relative path relative to Dir.
+// resolve makes a relative path relative to Dir, and absolute: the child changes to
+// Dir before it runs the path.
 func (s Spec) resolve(p string) string {
-	if filepath.IsAbs(p) || s.Dir == "" {
-		return p
+	if !filepath.IsAbs(p) && s.Dir != "" {
+		p = filepath.Join(s.Dir, p)
 	}
-	return filepath.Join(s.Dir, p)
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// lookPath finds an executable by name on the plugin's PATH (which Spec.Env may set,
+// e.g. to a virtual environment's bin), not the host's.
+func lookPath(name string, env []string) (string, error) {
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("not found on the plugin's PATH (%s); give a path or set PATH in env", path)
 }
 
 // environ is the minimal inherited environment plus Spec.Env (which wins), sorted.

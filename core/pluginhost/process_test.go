@@ -401,3 +401,29 @@ func TestKillAllDuringStart(t *testing.T) {
 	}
 	waitGroupGone(t, pid)
 }
+
+// A relative dir, a relative argv[0] and a bare name found on the plugin's own PATH.
+func TestCommandResolution(t *testing.T) {
+	root := t.TempDir()
+	t.Chdir(root)
+	bin := filepath.Join(root, "venv", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeScript(t, bin, "my-plugin", "exec \"$BEEPER\"\n")
+	if err := os.Mkdir("work", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeScript(t, "work", "run.sh", "exec \"$BEEPER\"\n")
+	env := map[string]string{"BEEPER": beeperBin(t)}
+
+	startBeeper(t, pluginhost.Spec{Name: "rel", Command: []string{"./run.sh"}, Dir: "work", Env: env}).Kill()
+
+	env["PATH"] = bin + ":/usr/bin:/bin"
+	startBeeper(t, pluginhost.Spec{Name: "onpath", Command: []string{"my-plugin"}, Dir: "work", Env: env}).Kill()
+
+	_, err := pluginhost.Start(context.Background(), pluginhost.Spec{Name: "missing", Command: []string{"no-such-plugin"}}, nil)
+	if err == nil || !strings.Contains(err.Error(), `"missing"`) || !strings.Contains(err.Error(), "PATH") {
+		t.Fatalf("err = %v; want not found on PATH, naming the plugin", err)
+	}
+}
