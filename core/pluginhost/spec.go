@@ -1,5 +1,29 @@
 // Package pluginhost starts, checks, talks to and stops plugin processes (go-plugin over
 // gRPC with AutoMTLS), and hands out sdk interfaces backed by them.
+//
+//	c, err := pluginhost.Start(ctx, spec, logger) // checksum, start, handshake, version
+//	defer c.Kill()
+//	err = c.Configure(ctx, config)
+//	m, err := c.Model()                           // sdk.Model over gRPC; also TTS, ASR, Judge, LLM
+//
+// Processes. A plugin runs in its own process group, with a minimal environment (PATH,
+// HOME, LANG, TMPDIR, USER, CUDA_*, HF_* and Spec.Env), stdin on /dev/null, and
+// Pdeathsig so the kernel kills it if the host dies. Kill asks it to shut down over
+// gRPC and SIGKILLs the whole group as soon as its main process is gone (at the latest
+// after 2-3 s), so wrapper scripts and their children never survive. KillAll does that
+// for every plugin of the process; main calls it on exit and on SIGINT/SIGTERM. After a
+// crash, Exited reports true and Restart starts the plugin again with its last config;
+// values from Model(), TTS(), ... stay valid across Restart.
+//
+// Pinning. HashFile ("sha256:<hex>") pins a binary, HashDir ("h1:<base64>", recipe in
+// its doc) a directory; SpecHash picks the right one for a Spec. Spec.Checksum is
+// checked before anything runs (ChecksumError). The lock file (Lock, ReadLock) records
+// the pins of a run.
+//
+// Errors. Every failed call is a *CallError naming the plugin and the call; it wraps the
+// gRPC status (status.Code works) and says when the process has exited. A plugin that
+// breaks the model protocol gets an error saying "protocol violation" and what was
+// expected; it never crashes the host.
 package pluginhost
 
 import "time"
