@@ -15,6 +15,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
 // The freeze-omni adapter under the real duplexmpe plugin host (go-plugin, AutoMTLS, gRPC), with
@@ -31,7 +32,8 @@ const (
 	badField   = "top_p"
 )
 
-func start(t *testing.T) *pluginhost.Client {
+// spec starts plugin.py with the repository's .venv, the stand-ins on PYTHONPATH.
+func spec(t *testing.T) pluginhost.Spec {
 	t.Helper()
 	dir, err := filepath.Abs(".")
 	if err != nil {
@@ -41,21 +43,31 @@ func start(t *testing.T) *pluginhost.Client {
 	if _, err := os.Stat(python); err != nil {
 		t.Skipf("the adapter needs the repository's .venv (%s is missing): run `make deps-py` first", python)
 	}
-	spec := pluginhost.Spec{
+	return pluginhost.Spec{
 		Name:         name,
 		Command:      []string{python, "plugin.py"},
 		Dir:          dir,
 		Env:          map[string]string{"PYTHONPATH": filepath.Join(dir, "..", "_standins")},
 		StartTimeout: time.Minute,
 	}
+}
+
+func start(t *testing.T) *pluginhost.Client {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := pluginhost.Start(ctx, spec, nil)
+	c, err := pluginhost.Start(ctx, spec(t), nil)
 	if err != nil {
 		t.Fatalf("starting %s through the host: %v", name, err)
 	}
 	t.Cleanup(c.Kill)
 	return c
+}
+
+// TestConformance runs the suite every plugin passes (sdk/plugintest) on the adapter,
+// configured with its stand-in.
+func TestConformance(t *testing.T) {
+	plugintest.Run(t, spec(t), plugintest.Options{Config: map[string]any{"factory": factory}})
 }
 
 // speechThenSilence is a 200 Hz tone for loudFrames frames, then quietAfter silent ones:
