@@ -97,9 +97,12 @@ plugin "dirplug" {
 	// A changed binary and a changed plugin directory are refused, naming the plugin.
 	appendByte(t, filepath.Join(runs, "bin", "beeper"))
 	writeFile(t, filepath.Join(runs, "pyish", "model.txt"), "weights v2\n")
-	code, _, stderr = runInDir(t, dir, nil, "plugins", "runs/run.hcl")
+	code, stdout, stderr = runInDir(t, dir, nil, "plugins", "runs/run.hcl")
 	if code != ExitFailed {
 		t.Fatalf("plugins after a change: exit %d\n%s", code, stderr)
+	}
+	if strings.Contains(stdout, "describes:") {
+		t.Errorf("a plugin that does not match the lock file was started:\n%s", stdout)
 	}
 	inOrder(t, "stderr", stderr,
 		"Error: Plugin does not match the lock file", "on runs/run.hcl line 1", `plugin "beeper": its files hash to`, "run `duplexmpe lock` to re-pin",

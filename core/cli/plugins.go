@@ -157,9 +157,12 @@ func checkPlugin(ctx context.Context, p *config.PluginBlock, lock *pluginhost.Lo
 		fail("source", "Cannot hash plugin", "%v", err)
 	}
 	r.Hash = hash
+	// Like a pinned checksum, the lock file keeps unknown code from running: a plugin
+	// that does not match it is not started.
 	if lock != nil && p.Spec.Reattach == "" {
 		if err := checkLock(lock, p, r.Hash); err != nil {
-			fail("", "Plugin does not match the lock file", "%v", err)
+			fail("", "Plugin does not match the lock file", "%v; not started", err)
+			return r, diags
 		}
 	}
 
