@@ -59,7 +59,8 @@ type Options struct {
 	// CallTimeout bounds each call (default 2 min: CPU models are slow). StartTimeout
 	// comes from the Spec.
 	CallTimeout time.Duration
-	// Logger receives the plugin's log (default: the test log).
+	// Logger receives the plugin's log (default: the test log, debug level: shown on
+	// failure or with -v; the plugin's plain stderr lines are logged at debug).
 	Logger hclog.Logger
 }
 
@@ -150,7 +151,7 @@ func (o Options) withDefaults(t *testing.T) Options {
 		o.CallTimeout = 2 * time.Minute
 	}
 	if o.Logger == nil {
-		o.Logger = hclog.New(&hclog.LoggerOptions{Name: "plugintest", Output: testWriter{t}, Level: hclog.Info})
+		o.Logger = hclog.New(&hclog.LoggerOptions{Name: "plugintest", Output: testWriter{t}, Level: hclog.Debug})
 	}
 	return o
 }
