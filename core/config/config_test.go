@@ -579,3 +579,50 @@ func TestLoadFromDisk(t *testing.T) {
 		t.Errorf("LockPath = %q", f.LockPath())
 	}
 }
+
+// Every attribute in Spec is really decoded: given a value of no attribute type ([[]]),
+// each one is reported at its own line. An attribute the schema accepts but no decoder
+// reads would pass silently.
+func TestEverySpecAttributeIsDecoded(t *testing.T) {
+	for _, top := range Spec.Blocks {
+		var cases []struct{ block, nested, attr string }
+		for _, a := range top.Attrs {
+			cases = append(cases, struct{ block, nested, attr string }{top.Type, "", a.Name})
+		}
+		for _, nb := range top.Blocks {
+			for _, a := range nb.Attrs {
+				cases = append(cases, struct{ block, nested, attr string }{top.Type, nb.Type, a.Name})
+			}
+		}
+		for _, c := range cases {
+			if a := Spec.Block(c.block).Attr(c.attr); c.nested == "" && a.Type == TypeAny {
+				continue
+			}
+			header := c.block
+			if len(Spec.Block(c.block).Labels) > 0 {
+				header += ` "x"`
+			}
+			src := header + " {\n"
+			line := 2
+			if c.nested != "" {
+				src += "  " + c.nested + " {\n"
+				line = 3
+			}
+			src += "    " + c.attr + " = [[]]\n"
+			if c.nested != "" {
+				src += "  }\n"
+			}
+			src += "}\n"
+			_, diags := parseIn(t, t.TempDir(), src, Options{})
+			found := false
+			for _, d := range diags {
+				if d.Severity == hcl.DiagError && d.Subject != nil && d.Subject.Start.Line == line && d.Subject.Start.Column > len(c.attr)+4 {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s > %s > %s = [[]] is not reported at its value:\n%s\n%v", c.block, c.nested, c.attr, src, diags)
+			}
+		}
+	}
+}
