@@ -208,6 +208,9 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 	c.starting.Store(true)
 	defer c.starting.Store(false)
 	name := c.spec.Name
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("plugin %q: not started: %w", name, err) // e.g. Ctrl-C came first
+	}
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig: plugin.HandshakeConfig{
 			ProtocolVersion:  sdk.ProtocolVersion,
