@@ -94,6 +94,8 @@ type Dataset struct {
 	Preamble  string // "default" or an absolute file path
 	Out       string // absolute
 	DeclRange hcl.Range
+	// AttrRanges holds the range of each attribute the block sets, by name.
+	AttrRanges map[string]hcl.Range
 }
 
 // Generate is a dataset's generate block.

@@ -187,6 +187,9 @@ evaluation "second" {
 		ds.Preamble != "default" || ds.Out != filepath.Join(dir, "build/datasets/shipped") || ds.Generate != nil {
 		t.Errorf("shipped = %+v", ds)
 	}
+	if r := ds.AttrRanges["voices"]; r.Start.Line != 35 {
+		t.Errorf("voices range = %v", r)
+	}
 	gen := f.Dataset("gen")
 	want := &Generate{Generator: "llm", LLM: "py", Pairs: 200, Seed: 7, FourSpeakerShare: 0.5, DeclRange: gen.Generate.DeclRange}
 	if !reflect.DeepEqual(gen.Generate, want) || gen.Preamble != filepath.Join(dir, "preamble.txt") ||

@@ -522,8 +522,11 @@ func (l *loader) warnMissing(a *hcl.Attribute, path string, wantDir bool, what, 
 func (l *loader) dataset(b *hcl.Block, plugins []string) {
 	spec := Spec.Block("dataset")
 	content, once := l.content(b.Body, spec)
-	ds := &Dataset{Name: b.Labels[0], DeclRange: b.DefRange, Preamble: "default"}
+	ds := &Dataset{Name: b.Labels[0], DeclRange: b.DefRange, Preamble: "default", AttrRanges: map[string]hcl.Range{}}
 	attrs, d := content.Attributes, l.d
+	for name, a := range attrs {
+		ds.AttrRanges[name] = a.Range
+	}
 	if a := attrs["tts"]; a != nil {
 		if name, ok := d.ref(a.Expr, "tts", "plugin", plugins); ok {
 			ds.TTS = name
