@@ -1,6 +1,7 @@
 package pluginhost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -598,19 +599,28 @@ func newLineLogger(l hclog.Logger, stream string) *lineLogger {
 	return &lineLogger{logger: l, stream: stream}
 }
 
+// maxLogLine bounds a line held back while waiting for its newline.
+const maxLogLine = 64 << 10
+
 func (w *lineLogger) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf = append(w.buf, p...)
 	for {
-		i := strings.IndexByte(string(w.buf), '\n')
+		i := bytes.IndexByte(w.buf, '\n')
 		if i < 0 {
-			break
+			if len(w.buf) < maxLogLine {
+				break
+			}
+			i = maxLogLine // an endless line: log it in bounded pieces
 		}
 		if line := strings.TrimRight(string(w.buf[:i]), "\r"); line != "" {
 			w.logger.Info(line, "stream", w.stream)
 		}
-		w.buf = w.buf[i+1:]
+		w.buf = w.buf[min(i+1, len(w.buf)):]
+	}
+	if len(w.buf) == 0 {
+		w.buf = nil // let a large buffer go
 	}
 	return len(p), nil
 }
