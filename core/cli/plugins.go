@@ -41,7 +41,7 @@ func newPluginsCmd(st *State) *cobra.Command {
 			failed := diags.HasErrors()
 			var reports []*pluginReport
 			for _, p := range f.Plugins {
-				r, pdiags := checkPlugin(st.Ctx, p, lock, pluginLogger(st))
+				r, pdiags := checkPlugin(st.Ctx, f, p, lock, pluginLogger(st))
 				reports = append(reports, r)
 				diags = append(diags, pdiags...)
 				failed = failed || r.Failed
@@ -96,6 +96,8 @@ type pluginReport struct {
 	Hash    string         `json:"hash,omitempty"`
 	Uses    []string       `json:"uses"`
 	Info    *describedInfo `json:"describe,omitempty"`
+	// Voices are the voice ids of a plugin used as TTS.
+	Voices []string `json:"voices,omitempty"`
 	// Config is the config block after checking, with defaults: what Configure gets.
 	Config map[string]any `json:"config,omitempty"`
 	Failed bool           `json:"failed"`
@@ -135,7 +137,7 @@ func toDescribed(info sdk.Info) *describedInfo {
 
 // checkPlugin starts one plugin, describes it and runs every check on it. Problems come
 // back as diagnostics pointing into the run file.
-func checkPlugin(ctx context.Context, p *config.PluginBlock, lock *pluginhost.Lock, logger hclog.Logger) (*pluginReport, hcl.Diagnostics) {
+func checkPlugin(ctx context.Context, f *config.File, p *config.PluginBlock, lock *pluginhost.Lock, logger hclog.Logger) (*pluginReport, hcl.Diagnostics) {
 	r := &pluginReport{Name: p.Name, Source: p.Spec.Source, Command: p.Spec.Command, Dir: p.Spec.Dir, Uses: p.Uses}
 	if r.Uses == nil {
 		r.Uses = []string{}
@@ -205,6 +207,9 @@ func checkPlugin(ctx context.Context, p *config.PluginBlock, lock *pluginhost.Lo
 			r.Problems = append(r.Problems, "Plugin cannot play its role: "+detail)
 		}
 	}
+	if containsString(p.Uses, sdk.KindTTS) && containsString(info.Kinds, sdk.KindTTS) {
+		diags = append(diags, checkVoices(ctx, f, p, client, r)...)
+	}
 	cfg, cdiags := config.CheckPluginConfig(p, info.Config)
 	diags = append(diags, cdiags...)
 	if cdiags.HasErrors() {
@@ -216,6 +221,57 @@ func checkPlugin(ctx context.Context, p *config.PluginBlock, lock *pluginhost.Lo
 		r.Config = cfg
 	}
 	return r, diags
+}
+
+// checkVoices asks a TTS plugin for its voices and checks that every dataset using it
+// names voices it offers. The voices go into the report.
+func checkVoices(ctx context.Context, f *config.File, p *config.PluginBlock, client *pluginhost.Client, r *pluginReport) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	add := func(rng hcl.Range, summary, detail string) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: &rng})
+		r.Failed = true
+		r.Problems = append(r.Problems, summary+": "+detail)
+	}
+	tts, err := client.TTS()
+	var voices []sdk.Voice
+	if err == nil {
+		voices, err = tts.Voices(ctx)
+	}
+	if err != nil {
+		add(p.DeclRange, "Voices failed", err.Error())
+		return diags
+	}
+	r.Voices = []string{}
+	for _, v := range voices {
+		r.Voices = append(r.Voices, v.ID)
+	}
+	for _, ds := range f.Datasets {
+		if ds.TTS != p.Name {
+			continue
+		}
+		speakers := make([]string, 0, len(ds.Voices))
+		for s := range ds.Voices {
+			speakers = append(speakers, s)
+		}
+		sort.Strings(speakers)
+		for _, s := range speakers {
+			voice := ds.Voices[s]
+			if containsString(r.Voices, voice) {
+				continue
+			}
+			detail := fmt.Sprintf("Dataset %q gives speaker %s the voice %q, which plugin %q does not offer; it offers: %s.",
+				ds.Name, s, voice, p.Name, orNone(r.Voices))
+			if sug := config.Suggest(voice, r.Voices); sug != "" {
+				detail += fmt.Sprintf(" Did you mean %q?", sug)
+			}
+			rng, ok := ds.AttrRanges["voices"]
+			if !ok {
+				rng = ds.DeclRange
+			}
+			add(rng, "Unknown voice", detail)
+		}
+	}
+	return diags
 }
 
 // pluginHash is the hash that pins a plugin (pluginhost.SpecHash): sha256 of a source
@@ -289,6 +345,9 @@ func (r *pluginReport) writeText(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "  used as: %s\n", orNone(r.Uses))
+	if r.Voices != nil {
+		fmt.Fprintf(w, "  voices: %s\n", orNone(r.Voices))
+	}
 	if r.Config != nil {
 		b, _ := json.Marshal(r.Config)
 		fmt.Fprintf(w, "  config: %s\n", b)

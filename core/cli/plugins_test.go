@@ -13,34 +13,38 @@ import (
 )
 
 var (
-	examplePluginOnce sync.Once
-	examplePluginPath string
-	examplePluginErr  error
+	builtMu      sync.Mutex
+	builtPlugins = map[string]string{} // package directory -> binary
+	builtDir     string
 )
 
-// examplePlugin builds the Go example plugin (examples/plugin-go, a model plugin named
-// example-beeper, version 0.1.0, config threshold/tone_hz/tone_seconds) once per test
-// binary, into a temporary directory.
-func examplePlugin(t *testing.T) string {
+// buildPlugin builds the Go plugin in the repository directory pkg (such as
+// "examples/plugin-go") once per test binary, into a temporary directory.
+func buildPlugin(t *testing.T, pkg string) string {
 	t.Helper()
-	examplePluginOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "duplexmpe-cli-plugin-")
-		if err != nil {
-			examplePluginErr = err
-			return
-		}
-		examplePluginPath = filepath.Join(dir, "plugin-go")
-		out, err := exec.Command("go", "build", "-o", examplePluginPath, "../../examples/plugin-go").CombinedOutput()
-		if err != nil {
-			examplePluginErr = err
-			examplePluginPath = string(out)
-		}
-	})
-	if examplePluginErr != nil {
-		t.Fatalf("building examples/plugin-go: %v\n%s", examplePluginErr, examplePluginPath)
+	builtMu.Lock()
+	defer builtMu.Unlock()
+	if bin, ok := builtPlugins[pkg]; ok {
+		return bin
 	}
-	return examplePluginPath
+	if builtDir == "" {
+		dir, err := os.MkdirTemp("", "duplexmpe-cli-plugins-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		builtDir = dir
+	}
+	bin := filepath.Join(builtDir, filepath.Base(pkg))
+	if out, err := exec.Command("go", "build", "-o", bin, "../../"+pkg).CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", pkg, err, out)
+	}
+	builtPlugins[pkg] = bin
+	return bin
 }
+
+// examplePlugin is examples/plugin-go: a model plugin named example-beeper, version
+// 0.1.0, config threshold/tone_hz/tone_seconds.
+func examplePlugin(t *testing.T) string { return buildPlugin(t, "examples/plugin-go") }
 
 func sha256File(t *testing.T, path string) string {
 	t.Helper()
@@ -197,4 +201,38 @@ func TestPluginsJSON(t *testing.T) {
 		r.Config["tone_seconds"] != 1.0 || r.Config["threshold"] != 0.05 {
 		t.Errorf("report = %+v, info %+v", r, r.Info)
 	}
+}
+
+// A dataset's voices are checked against the voices its TTS plugin offers (the real
+// flite plugin here).
+func TestPluginsVoices(t *testing.T) {
+	flite := buildPlugin(t, "plugins/flite")
+	dir := t.TempDir()
+	run := func(voices string) string {
+		return `plugin "flite" {
+  source = "` + flite + `"
+}
+
+dataset "d" {
+  scenarios = "."
+  tts       = plugin.flite
+  voices    = ` + voices + `
+}
+`
+	}
+	writeFile(t, filepath.Join(dir, "run.hcl"), run(`{ A = "kal16", B = "awb", C = "rms", D = "slt" }`))
+	code, stdout, stderr := runInDir(t, dir, nil, "plugins", "run.hcl")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	inOrder(t, "stdout", stdout, `plugin "flite": ok`, "used as: tts", "voices: ", "kal16", "1 plugin: all checks passed")
+
+	writeFile(t, filepath.Join(dir, "run.hcl"), run(`{ A = "kal16", B = "abw", C = "rms", D = "nobody" }`))
+	code, _, stderr = runInDir(t, dir, nil, "plugins", "run.hcl")
+	if code != ExitFailed {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	inOrder(t, "stderr", stderr,
+		"Error: Unknown voice", "on run.hcl line 8", `gives speaker B the voice "abw", which plugin "flite" does not offer`, `Did you mean "awb"?`,
+		"Error: Unknown voice", `gives speaker D the voice "nobody"`, "1 plugin failed: flite")
 }

@@ -227,7 +227,10 @@ func (d *decoder) ref(expr hcl.Expression, attrName, kind string, names []string
 	return "", false
 }
 
-// suggest returns the name closest to given, if it is close enough to be a typo.
+// Suggest returns the name closest to given, if it is close enough to be a typo, for
+// "did you mean" hints; "" otherwise.
+func Suggest(given string, names []string) string { return suggest(given, names) }
+
 func suggest(given string, names []string) string {
 	best, bestDist := "", 3
 	for _, n := range names {
