@@ -607,17 +607,22 @@ func (w *lineLogger) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	w.buf = append(w.buf, p...)
 	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			if len(w.buf) < maxLogLine {
-				break
-			}
-			i = maxLogLine // an endless line: log it in bounded pieces
+		i, next := bytes.IndexByte(w.buf, '\n'), 0
+		switch {
+		case i >= 0:
+			next = i + 1
+		case len(w.buf) >= maxLogLine:
+			i, next = maxLogLine, maxLogLine // an endless line: log it in bounded pieces
+		default:
+			next = -1
+		}
+		if next < 0 {
+			break
 		}
 		if line := strings.TrimRight(string(w.buf[:i]), "\r"); line != "" {
 			w.logger.Info(line, "stream", w.stream)
 		}
-		w.buf = w.buf[min(i+1, len(w.buf)):]
+		w.buf = w.buf[next:]
 	}
 	if len(w.buf) == 0 {
 		w.buf = nil // let a large buffer go

@@ -24,4 +24,11 @@ func TestLineLogger(t *testing.T) {
 	if got := strings.Count(out.String(), `"stream":"stdout"`); got != 3 {
 		t.Fatalf("an endless line gave %d log entries; want 3 bounded ones", got)
 	}
+	w.Write([]byte("\n"))
+	if !strings.Contains(out.String(), `"@message":"thirdxxx`) || !strings.Contains(out.String(), `"@message":"xxxxx"`) {
+		t.Fatalf("pieces of the endless line are missing: %.100s", out.String())
+	}
+	if got := strings.Count(out.String(), "x"); got != 3*maxLogLine {
+		t.Fatalf("%d x logged; want %d (no byte lost at the cuts)", got, 3*maxLogLine)
+	}
 }
