@@ -350,6 +350,35 @@ func TestEndpointWithSilero(t *testing.T) {
 	}
 }
 
+// Speech that stops shortly before T ends is not "already speaking": its episode stays
+// open for merge_pause, but it ends before tE, so the model is silent at tE and the
+// scheduler waits the whole onset window for a fresh onset, as the scorer will judge it.
+func TestSpeechEndingBeforeTIsNoOnset(t *testing.T) {
+	voice, err := speech.Voice(24000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// T is [3.0, 4.0); replies to frames 19..43 play over [1.6, 3.6).
+	m := &responder{from: 19, to: 44, voice: voice}
+	opts := options(t)
+	rec, err := session.Run(context.Background(), m, speechConversation(t, "c-before"), opts)
+	if err != nil || rec.Failed() {
+		t.Fatal(err, rec.Failure)
+	}
+	if len(rec.Episodes) != 1 || rec.Episodes[0].End > 3.8 {
+		t.Fatalf("episodes %v, want one ending near 3.6", rec.Episodes)
+	}
+	// 4.0 + 5 = 9.0 -> the 9.04 boundary.
+	if w := rec.TWait; w.Onset || w.Ending != session.WaitNoOnset || math.Abs(w.End-9.04) > 1e-9 {
+		t.Errorf("T wait %+v, want no onset, ending at 9.04", w)
+	}
+	for _, ev := range score.Events(rec.Timeline, rec.Episodes, opts.Params) {
+		if ev.T != nil && (ev.T.Presence || ev.T.ActiveAtEnd) {
+			t.Errorf("the scorer sees presence %+v; the scheduler and the scorer disagree", ev.T)
+		}
+	}
+}
+
 // procCPU is the user and system CPU time of process pid from /proc (0 if unreadable).
 func procCPU(pid int) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

@@ -33,9 +33,10 @@
 // composed). So:
 //   - the wait begins at tE, the exact end of T; the rest of T's last frame is silence;
 //   - at the start of each later frame the scheduler checks the rules; the turn after T
-//     starts at the first frame boundary where one of them holds: no onset and
-//     tE + t_onset_window reached; onset seen and silent for t_end_silence; or
-//     tE + t_wait_cap reached. Each bound is therefore met up to one frame late
+//     starts at the first frame boundary where one of them holds: no speech after tE and
+//     tE + t_onset_window reached; speech after tE and silent for t_end_silence; or
+//     speech after tE and tE + t_wait_cap reached. "Speech after tE" (a fresh onset, or
+//     speaking through tE) is decided as the scorer will see it; see speechAfterT. Each bound is therefore met up to one frame late
 //     (at most d, e.g. 80 ms for Moshi, 1 s for MiniCPM-o).
 //   - the session ends at the first frame boundary at or after the end of the tail; the
 //     last frame is padded with silence, so the tail lasts between tail and tail + d.
@@ -93,6 +94,8 @@ type Listener interface {
 	Speaking() bool
 	// SilentFor is the time in seconds since the last speech window ended.
 	SilentFor() float64
+	// Episodes are the episodes closed so far, in seconds.
+	Episodes() []timeline.Episode
 	// Finish ends the stream and returns every episode, the open one included: the
 	// same episodes the offline detector finds on the whole audible waveform.
 	Finish() ([]timeline.Episode, error)
@@ -328,7 +331,8 @@ type scheduler struct {
 	// the wait after T
 	wait      *TWait
 	waitStart int64 // sample where T ended
-	onset     bool
+	onset     bool  // the model has spoken after T ended (speechAfterT)
+	quietSeen bool  // some decision of the wait found the model not speaking
 }
 
 // seconds converts a duration to input samples (section 8 values are seconds).
@@ -457,10 +461,13 @@ func (s *scheduler) waitOver(at int64) bool {
 	p := s.opts.Params
 	elapsed := at - s.waitStart
 	speaking := s.lis.Speaking()
-	if speaking {
+	if !s.onset && s.speechAfterT(speaking, elapsed) {
 		// A fresh onset, or already speaking when T ended: from now on we wait for the
 		// endpoint.
 		s.onset = true
+	}
+	if !speaking {
+		s.quietSeen = true
 	}
 	ending := ""
 	switch {
@@ -477,6 +484,35 @@ func (s *scheduler) waitOver(at int64) bool {
 	s.wait.End, s.wait.Onset, s.wait.Ending = s.sec(at), s.onset, ending
 	return true
 }
+
+// speechAfterT reports whether the model has spoken after T ended, by the audio heard so
+// far: what the scorer will call presence (active(tE), or an onset after tE).
+//
+// "Speaking" alone is not enough: an episode stays open for merge_pause after the speech
+// in it stops (section 4), so speech that stopped just before tE still reads as speaking
+// for up to merge_pause after it, although the episode will end before tE and the model
+// is silent at tE. So the model counts as speaking after T when
+//   - it is speaking now and was not at an earlier decision of this wait (it became
+//     speaking after tE: it voiced after tE), or
+//   - it is speaking now, later than merge_pause (plus two windows of slack) after tE:
+//     an episode whose speech stopped before tE would have closed by then, or
+//   - an episode already closed ends after tE (a short response between two decisions).
+func (s *scheduler) speechAfterT(speaking bool, elapsed int64) bool {
+	settle := s.samples(s.opts.VAD.MergePause + 2*vadWindow)
+	if speaking && (s.quietSeen || elapsed >= settle) {
+		return true
+	}
+	tE := s.sec(s.waitStart)
+	for _, e := range s.lis.Episodes() {
+		if e.End > tE {
+			return true
+		}
+	}
+	return false
+}
+
+// vadWindow is Silero's window at 16 kHz, in seconds: the detector's time step.
+const vadWindow = 512.0 / ListenerRate
 
 // drainCount is how many output samples play during input interval k.
 func (s *scheduler) drainCount(k int64) int {

@@ -20,11 +20,14 @@ import (
 // plugin_test.go.
 
 // exactListener: the model is speaking when the last minSpeech samples are all non-zero;
-// it has been silent for the number of trailing zero samples.
+// it has been silent for the number of trailing zero samples; a run of at least
+// minSpeech non-zero samples is an episode.
 type exactListener struct {
 	minSpeech int
 	run       int // trailing non-zero samples
 	zeros     int // trailing zero samples
+	n         int // samples heard
+	closed    []timeline.Episode
 }
 
 func (l *exactListener) Push(x []float32) error {
@@ -33,15 +36,21 @@ func (l *exactListener) Push(x []float32) error {
 			l.run++
 			l.zeros = 0
 		} else {
+			if l.run >= l.minSpeech {
+				l.closed = append(l.closed, timeline.Episode{Start: float64(l.n-l.run) / ListenerRate, End: float64(l.n) / ListenerRate})
+			}
 			l.zeros++
 			l.run = 0
 		}
+		l.n++
 	}
 	return nil
 }
-func (l *exactListener) Speaking() bool     { return l.run >= l.minSpeech }
-func (l *exactListener) SilentFor() float64 { return float64(l.zeros) / ListenerRate }
-func (l *exactListener) Close()             {}
+
+func (l *exactListener) Episodes() []timeline.Episode { return l.closed }
+func (l *exactListener) Speaking() bool               { return l.run >= l.minSpeech }
+func (l *exactListener) SilentFor() float64           { return float64(l.zeros) / ListenerRate }
+func (l *exactListener) Close()                       {}
 
 // Finish is not part of what these tests check; the real detector's is (plugin_test.go).
 func (l *exactListener) Finish() ([]timeline.Episode, error) { return nil, nil }
@@ -387,6 +396,26 @@ func TestWaitAfterT(t *testing.T) {
 				t.Errorf("T wait %+v, want onset %v ending %s from 3.09 to %.4f", w, c.onset, c.ending, got)
 			}
 		})
+	}
+}
+
+// A response short enough to start and end between two decisions (1 s frames) is still
+// an onset: the closed episode ends after T, so the wait ends at its endpoint, not at the
+// end of the onset window.
+func TestWaitSeesAShortResponseBetweenDecisions(t *testing.T) {
+	f := sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 16000}
+	m := &scripted{format: f}
+	m.reply = func(k int) (sdk.Output, error) {
+		if k == 3 { // plays over [4.0, 5.0): 0.5 s of speech, then silence
+			return sdk.Output{Samples: append(burst(k, 8000), make([]float32, 8000)...)}, nil
+		}
+		return sdk.Output{}, nil
+	}
+	clips := []clip{{protocol.LabelN1, 0.1, 0.73}, {protocol.LabelT, 0.2, 1.01}, {protocol.LabelN3, 0.3, 0.5}}
+	rec := run(t, m, conversation(16000, 0.35, clips), testOptions())
+	// T ends 3.09; speech [4.0, 4.5); silent 2 s at 6.5 -> the 7.0 boundary.
+	if w := rec.TWait; !w.Onset || w.Ending != WaitEndpoint || math.Abs(w.End-7.0) > 1e-9 {
+		t.Errorf("T wait %+v, want onset, endpoint, end 7.0", w)
 	}
 }
 
