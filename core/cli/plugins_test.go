@@ -201,6 +201,17 @@ func TestPluginsJSON(t *testing.T) {
 		r.Config["tone_seconds"] != 1.0 || r.Config["threshold"] != 0.05 {
 		t.Errorf("report = %+v, info %+v", r, r.Info)
 	}
+
+	// A failure is in the JSON too, with the problem spelled out.
+	writeFile(t, filepath.Join(dir, "run.hcl"), "plugin \"beeper\" {\n  source = \""+bin+"\"\n  version = \"2.0.0\"\n}\n")
+	code, stdout, _ = runInDir(t, dir, nil, "plugins", "--json", "run.hcl")
+	reports = nil
+	if err := json.Unmarshal([]byte(stdout), &reports); err != nil || code != ExitFailed {
+		t.Fatalf("exit %d, %v\n%s", code, err, stdout)
+	}
+	if !reports[0].Failed || len(reports[0].Problems) != 1 || !strings.HasPrefix(reports[0].Problems[0], "Version mismatch: ") {
+		t.Errorf("failed report = %+v", reports[0])
+	}
 }
 
 // A dataset's voices are checked against the voices its TTS plugin offers (the real
