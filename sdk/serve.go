@@ -46,9 +46,9 @@ type ReattachAddr struct {
 //
 //	func main() { sdk.Serve(&myPlugin{}) }
 //
-// Started by anything other than a duplexmpe host, Serve prints a hint and exits 1. In
-// debug mode (DUPLEXMPE_PLUGIN_DEBUG=1 or a --debug argument) it serves without a host
-// and prints a line "DUPLEXMPE_REATTACH=<json>" to stdout; give that JSON to a plugin
+// Started by anything other than a duplexmpe host (no handshake cookie in the
+// environment), Serve says what the program is and exits 1. In debug mode
+// (DUPLEXMPE_PLUGIN_DEBUG=1 or a --debug argument) it serves without a host and prints a line "DUPLEXMPE_REATTACH=<json>" to stdout; give that JSON to a plugin
 // block's reattach setting, and hosts connect to this long-lived process (a model kept
 // warm on a GPU) instead of starting one. Stop it with Ctrl-C.
 func Serve(p Plugin) {
@@ -70,6 +70,16 @@ func Serve(p Plugin) {
 		Logger:     logger,
 	}
 	if !debugRequested() {
+		if os.Getenv(MagicCookieKey) != MagicCookieValue {
+			name := "This program"
+			if info, err := p.Describe(context.Background()); err == nil && info.Name != "" {
+				name = fmt.Sprintf("%s %s", info.Name, info.Version)
+			}
+			fmt.Fprintf(os.Stderr, "%s is a duplexmpe plugin: a duplexmpe host starts it (name it in a run file's plugin block).\n"+
+				"To keep it running for hosts to reattach to, start it with --debug.\n"+
+				"To check it, run the conformance suite (sdk/plugintest).\n", name)
+			os.Exit(1)
+		}
 		exitWithParent(logger)
 		plugin.Serve(cfg)
 		return

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +28,15 @@ func build(t *testing.T) string {
 func TestConformance(t *testing.T) {
 	bin := build(t)
 	plugintest.Run(t, pluginhost.Spec{Name: "example", Source: bin}, plugintest.Options{})
+
+	t.Run("refuses_to_run_by_hand", func(t *testing.T) {
+		out, err := exec.Command(bin).CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "example-beeper 0.1.0 is a duplexmpe plugin") ||
+			!strings.Contains(string(out), "--debug") {
+			t.Fatalf("run by hand: %v\n%s", err, out)
+		}
+	})
 
 	t.Run("answers_loud_input_with_a_tone", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
