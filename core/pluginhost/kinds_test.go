@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,11 +21,15 @@ import (
 // Every field of every kind survives the trip to a real plugin and back.
 func TestEveryKindRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "all", Source: allKindsBin(t)}, nil)
+	logFile := filepath.Join(t.TempDir(), "all.log")
+	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "all", Source: allKindsBin(t), LogFile: logFile}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Kill()
+	if err := c.Configure(ctx, map[string]any{"gain": 0.5}); err != nil {
+		t.Fatal(err)
+	}
 	if got := c.Kinds(); !reflect.DeepEqual(got, []string{"model", "tts", "asr", "judge", "llm"}) {
 		t.Fatalf("Kinds = %v", got)
 	}
@@ -84,6 +90,12 @@ func TestEveryKindRoundTrip(t *testing.T) {
 		Temperature: &temp, Seed: &seed, MaxTokens: 5, JSON: true})
 	if err != nil || comp != (sdk.Completion{Content: "echo: two words", Model: "echo", PromptTokens: 2, CompletionTokens: 1, FinishReason: "stop"}) {
 		t.Fatalf("Complete = %+v, %v", comp, err)
+	}
+
+	// What the plugin printed to stdout came over go-plugin's stdio stream.
+	c.Kill()
+	if log, _ := os.ReadFile(logFile); !strings.Contains(string(log), "configured gain 0.5") {
+		t.Fatalf("the plugin's stdout is not in its log file:\n%s", log)
 	}
 }
 

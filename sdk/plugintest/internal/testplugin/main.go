@@ -47,6 +47,7 @@ func (a *all) Configure(_ context.Context, config map[string]any) error {
 		return errors.New("gain: want a number")
 	}
 	a.gain = g
+	fmt.Println("configured gain", g) // reaches the host over go-plugin's stdio stream
 	return nil
 }
 
