@@ -56,7 +56,11 @@ func serveInProcess(t *testing.T, p Plugin) *grpc.ClientConn {
 	}
 	go s.Serve(lis)
 	t.Cleanup(s.Stop)
-	conn, err := grpc.NewClient("unix://"+lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	addr := lis.Addr().String() // may hold '#' (fuzz seed names): dial it directly, not as a URL
+	conn, err := grpc.NewClient("passthrough:///plugin", grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", addr)
+		}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,4 +147,73 @@ func TestToStatus(t *testing.T) {
 			t.Errorf("toStatus(%v) = %v; want %v", tc.err, got, tc.want)
 		}
 	}
+}
+
+// FuzzConverse sends arbitrary message sequences into the model stream: the plugin
+// answers each valid frame once, in order, refuses the rest with InvalidArgument or
+// FailedPrecondition, never panics, and always closes a conversation it started.
+func FuzzConverse(f *testing.F) {
+	f.Add([]byte{0, 1, 1, 1, 2}) // start, frame, frame, frame, end
+	f.Add([]byte{1})             // frame before start
+	f.Add([]byte{0, 0})          // start twice
+	f.Add([]byte{0, 1, 0x21})    // wrong index
+	f.Add([]byte{0, 0x41, 3})    // wrong size, then an empty message
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		m := &closeModel{closed: make(chan string, 1)}
+		conn := serveInProcess(t, m)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		stream, err := protocol.NewModelClient(conn).Converse(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		started := false
+		var next uint64
+		for _, op := range ops {
+			var msg *protocol.ModelInput
+			switch op & 3 {
+			case 0:
+				msg = &protocol.ModelInput{Msg: &protocol.ModelInput_Start{Start: &protocol.ConversationStart{ConversationId: "f"}}}
+			case 1:
+				idx := next + uint64(op>>5&1) // bit 5: a wrong index
+				n := 2 + int(op>>6)           // bits 6-7: a wrong size
+				msg = &protocol.ModelInput{Msg: &protocol.ModelInput_Frame{Frame: &protocol.InputFrame{Index: idx, Pcm: wire.AppendPCM(nil, make([]float32, n))}}}
+			case 2:
+				msg = &protocol.ModelInput{Msg: &protocol.ModelInput_End{End: &protocol.ConversationEnd{}}}
+			case 3:
+				msg = &protocol.ModelInput{}
+			}
+			if err := stream.Send(msg); err != nil {
+				break // the plugin ended the stream; Recv below says why
+			}
+			out, err := stream.Recv()
+			if err != nil {
+				if c := status.Code(err); c != codes.InvalidArgument && c != codes.FailedPrecondition && err.Error() != "EOF" {
+					t.Fatalf("after op %#x: %v; want InvalidArgument, FailedPrecondition or a clean end", op, err)
+				}
+				break
+			}
+			switch {
+			case out.GetReady() != nil && !started && op&3 == 0:
+				started = true
+			case out.GetFrame() != nil && started && op&3 == 1 && out.GetFrame().GetIndex() == next:
+				next++
+			default:
+				t.Fatalf("op %#x (started %v, next %d) answered with %v", op, started, next, out)
+			}
+		}
+		stream.CloseSend()
+		for {
+			if _, err := stream.Recv(); err != nil {
+				break
+			}
+		}
+		if started {
+			select {
+			case <-m.closed:
+			case <-time.After(5 * time.Second):
+				t.Fatal("a started conversation was never closed")
+			}
+		}
+	})
 }
