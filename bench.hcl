@@ -36,6 +36,10 @@ plugin "random_talk" {
 
 plugin "pocketsphinx" {
   source = "bin/plugins/pocketsphinx"
+  # Two decoders transcribe two conversations at once (one per core here).
+  config {
+    decoders = 2
+  }
 }
 
 plugin "lexical" {

@@ -225,7 +225,9 @@ func datasetScripts(st *State, ctx context.Context, f *config.File, ds *config.D
 type progressBar struct {
 	ctx   context.Context
 	w     io.Writer
+	verb  string // "synthesising"
 	name  string
+	unit  string // "clips"
 	mu    sync.Mutex
 	p     *mpb.Progress
 	bar   *mpb.Bar
@@ -236,7 +238,12 @@ type progressBar struct {
 }
 
 func newProgressBar(ctx context.Context, w io.Writer, name string) *progressBar {
-	return &progressBar{ctx: ctx, w: w, name: name}
+	return newCountBar(ctx, w, "synthesising", name, "clips")
+}
+
+// newCountBar counts units of work: a bar on a terminal, a few plain lines otherwise.
+func newCountBar(ctx context.Context, w io.Writer, verb, name, unit string) *progressBar {
+	return &progressBar{ctx: ctx, w: w, verb: verb, name: name, unit: unit}
 }
 
 func (b *progressBar) Start(total int) {
@@ -246,11 +253,11 @@ func (b *progressBar) Start(total int) {
 	if tty, _ := terminal(b.w); tty {
 		b.p = mpb.NewWithContext(b.ctx, mpb.WithOutput(b.w), mpb.WithWidth(40))
 		b.bar = b.p.AddBar(int64(total),
-			mpb.PrependDecorators(decor.Name("synthesising "+b.name+" "), decor.CountersNoUnit("%d/%d clips")),
+			mpb.PrependDecorators(decor.Name(b.verb+" "+b.name+" "), decor.CountersNoUnit("%d/%d "+b.unit)),
 			mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.EwmaETA(decor.ET_STYLE_GO, 30)))
 		return
 	}
-	fmt.Fprintf(b.w, "synthesising %s: %d clips\n", b.name, total)
+	fmt.Fprintf(b.w, "%s %s: %d %s\n", b.verb, b.name, total, b.unit)
 }
 
 func (b *progressBar) Clip(synthesised bool) {
@@ -266,7 +273,7 @@ func (b *progressBar) Clip(synthesised bool) {
 	}
 	if q := 4 * b.done / max(b.total, 1); q > b.step && b.done < b.total {
 		b.step = q
-		fmt.Fprintf(b.w, "synthesising %s: %d/%d clips (%d new)\n", b.name, b.done, b.total, b.made)
+		fmt.Fprintf(b.w, "%s %s: %d/%d %s (%d new)\n", b.verb, b.name, b.done, b.total, b.unit, b.made)
 	}
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,7 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -173,12 +176,11 @@ func scoreRun(st *State, f *config.File, ev *config.Evaluation, s *store.Store, 
 	}
 	var (
 		items              []score.Scored
+		todo               []string
 		failed             = map[string]int{}
-		reused, scoredNow  int
+		reused             int
 		unparseable, total int
 	)
-	bar := newProgressBar(ctx, st.Stderr, "scoring")
-	bar.Start(len(ids))
 	for _, id := range ids {
 		switch s.Status(id) {
 		case store.Failed:
@@ -186,51 +188,57 @@ func scoreRun(st *State, f *config.File, ev *config.Evaluation, s *store.Store, 
 			if err := readJSONFile(filepath.Join(s.ItemDir(id), "item.json"), &meta); err == nil {
 				failed[meta.Model]++
 			}
-			bar.Clip(false)
 			continue
 		case store.Missing:
-			bar.Clip(false)
 			continue
 		}
 		var prev scoredItem
 		if err := s.LoadVerdicts(id, &prev); err == nil && prev.Key == key {
 			items = append(items, prev.Scored)
 			reused++
-			bar.Clip(false)
 			continue
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(st.Stderr, "item %s: stored verdicts unreadable (%v); scoring it again\n", id, err)
 		}
-		it, err := s.Load(id)
-		if err != nil {
-			bar.finish(false)
-			return err
+		todo = append(todo, id)
+	}
+
+	// Items are independent: score several at once (the ASR plugin's decoder pool and the
+	// VAD session pool bound the real parallelism).
+	bar := newCountBar(ctx, st.Stderr, "scoring", ev.Name, "conversations")
+	bar.Start(len(todo))
+	results := make([]score.Scored, len(todo))
+	errs := make([]error, len(todo))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(todo), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i], errs[i] = scoreItem(ctx, s, todo[i], det, ev, gold, asr, judge, key)
+				bar.Clip(errs[i] == nil)
+			}
+		}()
+	}
+	for i := range todo {
+		if ctx.Err() != nil {
+			break
 		}
-		// Section 4: speech episodes come from the offline detector on the audible waveform.
-		eps, err := det.Episodes(it.Record.Audible, ev.VAD)
-		if err != nil {
-			bar.finish(false)
-			return fmt.Errorf("item %s (%s, %s): %w", id, it.Meta.Model, it.Meta.ScenarioID, err)
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil || ctx.Err() != nil {
+		bar.finish(false)
+		if err == nil {
+			err = ctx.Err()
 		}
-		in := score.Item{
-			Model: it.Meta.Model, Condition: it.Meta.Condition, PairID: it.Meta.PairID,
-			ScenarioID: it.Meta.ScenarioID, TPosition: it.Meta.TPosition,
-			GoldAnswer: gold[it.Meta.ScenarioID], Timeline: it.Record.Timeline, Episodes: eps,
-		}
-		sc, err := score.Judge(ctx, in, it.Record.Audible, asr, judge, ev.Protocol)
-		if err != nil {
-			bar.finish(false)
-			return err
-		}
-		if err := s.SaveVerdicts(id, scoredItem{Key: key, Scored: sc}); err != nil {
-			bar.finish(false)
-			return err
-		}
-		items = append(items, sc)
-		scoredNow++
-		bar.Clip(true)
+		return fmt.Errorf("scoring stopped (items scored so far are kept): %w", err)
 	}
 	bar.finish(true)
+	items = append(items, results...)
+	scoredNow := len(results)
 	for _, it := range items {
 		u, n := countUnparseable(it)
 		unparseable += u
@@ -290,6 +298,41 @@ func reportMeta(m store.Manifest, scorers []scorer) report.Meta {
 		}
 	}
 	return meta
+}
+
+// scoreItem scores one stored conversation and saves its verdicts.
+func scoreItem(ctx context.Context, s *store.Store, id string, det *vad.Detector, ev *config.Evaluation, golds map[string]string, asr sdk.ASR, judge sdk.Judge, key string) (score.Scored, error) {
+	it, err := s.Load(id)
+	if err != nil {
+		return score.Scored{}, err
+	}
+	// Section 4: speech episodes of the audible waveform. The recorded ones came from the
+	// online detector, which gives exactly the offline episodes for the same settings
+	// (core/vad tests that), so they are recomputed only for other settings.
+	eps := it.Record.Episodes
+	if ev.VAD != s.Manifest().VAD || eps == nil {
+		eps, err = det.Episodes(it.Record.Audible, ev.VAD)
+		if err != nil {
+			return score.Scored{}, fmt.Errorf("item %s (%s, %s): %w", id, it.Meta.Model, it.Meta.ScenarioID, err)
+		}
+	}
+	gold, ok := golds[it.Meta.ScenarioID]
+	if !ok {
+		return score.Scored{}, fmt.Errorf("item %s: scenario %s is not in the dataset any more; score with the dataset the run played (rebuild it, or run again)", id, it.Meta.ScenarioID)
+	}
+	in := score.Item{
+		Model: it.Meta.Model, Condition: it.Meta.Condition, PairID: it.Meta.PairID,
+		ScenarioID: it.Meta.ScenarioID, TPosition: it.Meta.TPosition,
+		GoldAnswer: gold, Timeline: it.Record.Timeline, Episodes: eps,
+	}
+	sc, err := score.Judge(ctx, in, it.Record.Audible, asr, judge, ev.Protocol)
+	if err != nil {
+		return score.Scored{}, err
+	}
+	if err := s.SaveVerdicts(id, scoredItem{Key: key, Scored: sc}); err != nil {
+		return score.Scored{}, err
+	}
+	return sc, nil
 }
 
 // scoringKey names everything that changes a verdict besides the recording itself.

@@ -10,10 +10,14 @@ package sphinx
 #include <sphinxbase/err.h>
 
 // cmd_ln_init is variadic, which cgo cannot call: wrap it.
-static ps_decoder_t *dmpe_init(const char *hmm, const char *lm, const char *dict) {
+// fast skips the second (flat-lexicon) pass and the lattice best-path search: about 1.6
+// times less CPU, with more misrecognised words.
+static ps_decoder_t *dmpe_init(const char *hmm, const char *lm, const char *dict, int fast) {
 	err_set_logfp(NULL); // the library logs every step to stderr otherwise
-	cmd_ln_t *config = cmd_ln_init(NULL, ps_args(), TRUE,
-		"-hmm", hmm, "-lm", lm, "-dict", dict, NULL);
+	cmd_ln_t *config = fast
+		? cmd_ln_init(NULL, ps_args(), TRUE, "-hmm", hmm, "-lm", lm, "-dict", dict,
+			"-fwdflat", "no", "-bestpath", "no", NULL)
+		: cmd_ln_init(NULL, ps_args(), TRUE, "-hmm", hmm, "-lm", lm, "-dict", dict, NULL);
 	if (config == NULL) {
 		return NULL;
 	}
@@ -61,13 +65,16 @@ const (
 	DefaultDict = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
 )
 
-// Model names the acoustic model directory, the language model and the dictionary.
+// Model names the acoustic model directory, the language model and the dictionary, and
+// how hard the decoder searches.
 type Model struct {
 	HMM, LM, Dict string
+	// Fast decodes in one pass (no flat-lexicon pass, no best-path search).
+	Fast bool
 }
 
 // DefaultModel is the Debian US English model.
-func DefaultModel() Model { return Model{DefaultHMM, DefaultLM, DefaultDict} }
+func DefaultModel() Model { return Model{HMM: DefaultHMM, LM: DefaultLM, Dict: DefaultDict} }
 
 // Decoder is a loaded PocketSphinx decoder. Transcribe calls are serialised: the
 // library's decoder is not safe for concurrent use.
@@ -88,7 +95,11 @@ func Load(m Model) (*Decoder, error) {
 	defer C.free(unsafe.Pointer(hmm))
 	defer C.free(unsafe.Pointer(lm))
 	defer C.free(unsafe.Pointer(dict))
-	ps := C.dmpe_init(hmm, lm, dict)
+	fast := C.int(0)
+	if m.Fast {
+		fast = 1
+	}
+	ps := C.dmpe_init(hmm, lm, dict, fast)
 	if ps == nil {
 		return nil, fmt.Errorf("pocketsphinx could not load the model (hmm %s, lm %s, dict %s); check that the files belong together", m.HMM, m.LM, m.Dict)
 	}
