@@ -126,3 +126,60 @@ func TestPluginOverGRPC(t *testing.T) {
 		t.Errorf("a clip without a rate: %v", err)
 	}
 }
+
+// TestDecoderPoolAndFastSearch configures two decoders with the one-pass search and
+// transcribes two clips at once through the real plugin process.
+func TestDecoderPoolAndFastSearch(t *testing.T) {
+	bin := buildPlugin(t)
+	clips := []audio.PCM{
+		speak(t, "kal16", "the ticket costs nine dollars"),
+		speak(t, "slt", "the ferry leaves at seven"),
+	}
+	want := []string{"nine dollars", "seven"}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "pocketsphinx", Source: bin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Kill()
+	for _, bad := range []map[string]any{{"decoders": 0.0}, {"decoders": 1.5}, {"decoders": 17.0}, {"fast": "yes"}} {
+		if err := c.Configure(ctx, bad); err == nil {
+			t.Errorf("config %v was accepted", bad)
+		}
+	}
+	if err := c.Configure(ctx, map[string]any{"decoders": 2.0, "fast": true}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Identity["search"] != "fast" {
+		t.Errorf("identity search = %q, want fast", info.Identity["search"])
+	}
+	asr, err := c.ASR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, len(clips))
+	errs := make([]error, len(clips))
+	var wg sync.WaitGroup
+	for i, clip := range clips {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = asr.Transcribe(ctx, sdk.Audio{Samples: clip.Samples, Rate: clip.Rate}, "")
+		}()
+	}
+	wg.Wait()
+	for i := range clips {
+		if errs[i] != nil {
+			t.Fatalf("clip %d: %v", i, errs[i])
+		}
+		if !strings.Contains(got[i], want[i]) {
+			t.Errorf("clip %d: transcript %q lacks %q", i, got[i], want[i])
+		}
+	}
+}
