@@ -1,0 +1,182 @@
+package reference
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/score"
+)
+
+// File names written by Write.
+const (
+	JSONFile     = "reference.json"
+	MarkdownFile = "reference.md"
+)
+
+// FormatVersion is the version of reference.json.
+const FormatVersion = "1"
+
+// Plugin is what a run records about a plugin it used.
+type Plugin struct {
+	Name     string            `json:"name"` // the run file's block label
+	Plugin   string            `json:"plugin"`
+	Version  string            `json:"version"`
+	Identity map[string]string `json:"identity,omitempty"`
+}
+
+// RunResult is one pass over the dataset.
+type RunResult struct {
+	Decisions []Decision `json:"decisions"`
+	Summary   Summary    `json:"summary"`
+}
+
+// Result is reference.json: what was asked of whom, every decision, the scores.
+type Result struct {
+	FormatVersion string      `json:"format_version"`
+	Dataset       string      `json:"dataset"`
+	DatasetHash   string      `json:"dataset_hash,omitempty"`
+	LLM           Plugin      `json:"llm"`
+	Judge         Plugin      `json:"judge"`
+	Prompt        string      `json:"prompt"`
+	PromptHash    string      `json:"prompt_hash"`
+	Options       Options     `json:"options"`
+	Runs          []RunResult `json:"runs"`
+	// Agreement compares the first two runs; nil with a single run.
+	Agreement *Agreement `json:"agreement,omitempty"`
+}
+
+// Write writes reference.json and reference.md into dir (created if needed), each
+// atomically.
+func Write(dir string, r Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := dataset.WriteFileAtomic(filepath.Join(dir, JSONFile), append(raw, '\n')); err != nil {
+		return err
+	}
+	return dataset.WriteFileAtomic(filepath.Join(dir, MarkdownFile), Markdown(r))
+}
+
+// Load reads a reference.json.
+func Load(path string) (Result, error) {
+	var r Result
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.FormatVersion != FormatVersion {
+		return r, fmt.Errorf("%s: format version %q, this harness reads %q", path, r.FormatVersion, FormatVersion)
+	}
+	return r, nil
+}
+
+// Markdown renders reference.md: a small section in the style of the report, with the
+// main table and the paired table per run, then the agreement between runs.
+func Markdown(r Result) []byte {
+	var b bytes.Buffer
+	model := r.LLM.Name
+	fmt.Fprintf(&b, "## Text reference track: %s\n\n", md(model))
+	fmt.Fprintf(&b, "An LLM, not a speech model (protocol section 7): for every turn it reads the duty, the speaker-attributed transcript so far and the current turn, and decides RESPOND or SILENT, answering when it responds. "+
+		"Dataset %s; llm %s %s; judge %s %s; prompt %s (%s). "+
+		"Response: T turns decided RESPOND / every T; accuracy: correct answers / T turns decided RESPOND; silence: N1-N3 turns decided SILENT / every N1-N3 turn. "+
+		"An unparseable reply (after %d retries) is a failure where it is scored.\n",
+		md(r.Dataset), md(r.LLM.Plugin), md(r.LLM.Version), md(r.Judge.Plugin), md(r.Judge.Version), md(r.Prompt), md(shortHash(r.PromptHash)), r.Options.Retries)
+	for i, run := range r.Runs {
+		if len(r.Runs) > 1 {
+			fmt.Fprintf(&b, "\n### Run %d\n", i+1)
+		}
+		b.WriteString("\n| model | condition | scenarios | response | accuracy | silence | N1 | N2 | N3 | N2 human | N2 device | unparseable |\n")
+		b.WriteString("|" + strings.Repeat(" --- |", 12) + "\n")
+		for _, e := range run.Summary.Entries {
+			row := []string{model, e.Condition, fmt.Sprint(e.Scenarios), rateText(e.Response), rateText(e.Accuracy), rateText(e.Silence),
+				rateText(e.SilenceByLabel["N1"]), rateText(e.SilenceByLabel["N2"]), rateText(e.SilenceByLabel["N3"]),
+				rateText(e.SilenceByAddressee["human"]), rateText(e.SilenceByAddressee["device"]),
+				fmt.Sprintf("%d/%d", e.Unparseable, e.Decisions)}
+			writeRow(&b, row)
+		}
+		p := run.Summary.Paired
+		m := p.Response
+		b.WriteString("\n| model | measure | pairs | explicit | implicit | b (explicit only) | c (implicit only) | difference | p (exact McNemar) |\n")
+		b.WriteString("|" + strings.Repeat(" --- |", 9) + "\n")
+		writeRow(&b, []string{model, "response", fmt.Sprint(p.Pairs), pairedRate(m.RateFirst, p.Pairs), pairedRate(m.RateSecond, p.Pairs),
+			fmt.Sprint(m.B), fmt.Sprint(m.C), signed(m.Difference), pText(m.P)})
+	}
+	if g := r.Agreement; g != nil {
+		fmt.Fprintf(&b, "\nAgreement between runs 1 and 2: %.1f%% of decisions (%d/%d turns)", 100*g.Rate, g.Agree, g.Turns)
+		if g.OnlyOne > 0 {
+			fmt.Fprintf(&b, "; %d turns decided in one run only are left out", g.OnlyOne)
+		}
+		b.WriteString(".\n")
+	}
+	return b.Bytes()
+}
+
+func writeRow(b *bytes.Buffer, cells []string) {
+	b.WriteString("|")
+	for _, c := range cells {
+		b.WriteString(" " + md(c) + " |")
+	}
+	b.WriteString("\n")
+}
+
+func md(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "`", "\\`").Replace(s)
+}
+
+func shortHash(h string) string {
+	if len(h) > len("sha256:")+12 {
+		return h[:len("sha256:")+12]
+	}
+	return h
+}
+
+// The three formatters below print exactly as core/report does, so the reference
+// section reads like the speech models' tables.
+
+func rateText(r score.Rate) string {
+	if !r.Available {
+		if r.Text != "" {
+			return r.Text
+		}
+		return fmt.Sprintf("n/a (n=%d)", r.N)
+	}
+	return fmt.Sprintf("%.3f (%d/%d) [%.3f, %.3f]", r.Rate, r.K, r.N, r.Lo, r.Hi)
+}
+
+func pairedRate(rate float64, units int) string {
+	if units == 0 {
+		return "n/a (n=0)"
+	}
+	return fmt.Sprintf("%.3f (%d/%d)", rate, int(rate*float64(units)+0.5), units)
+}
+
+func signed(v float64) string {
+	if math.Abs(v) < 0.0005 {
+		v = 0
+	}
+	return fmt.Sprintf("%+.3f", v)
+}
+
+func pText(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "n/a"
+	case p != 0 && p < 0.001:
+		return fmt.Sprintf("%.1e", p)
+	default:
+		return fmt.Sprintf("%.3f", p)
+	}
+}
