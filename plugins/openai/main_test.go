@@ -1,0 +1,262 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	judgeprompt "github.com/duplexmpe/duplexmpe/prompts/judge"
+	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
+)
+
+const testKey = "sk-standin-0123456789abcdefSECRET"
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// buildPlugin builds this directory's plugin binary once for the package's tests.
+func buildPlugin(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "openai-plugin-")
+		if buildErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "openai"), ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(binDir, "openai")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// testConfig points the plugin at the stand-in, with a private cache and quick retries.
+func testConfig(t *testing.T, s *standin, extra map[string]any) map[string]any {
+	cfg := map[string]any{}
+	for _, f := range fields {
+		cfg[f.Name] = f.Default
+	}
+	cfg["base_url"] = s.URL + "/v1"
+	cfg["cache_dir"] = t.TempDir()
+	cfg["retry_backoff"] = 0.01
+	for k, v := range extra {
+		cfg[k] = v
+	}
+	return cfg
+}
+
+func spec(t *testing.T, logFile string) pluginhost.Spec {
+	return pluginhost.Spec{Name: "openai", Source: buildPlugin(t), Env: map[string]string{"OPENAI_API_KEY": testKey}, LogFile: logFile}
+}
+
+// The conformance suite through a real process and real gRPC, against the stand-in:
+// all four kinds (llm, judge, asr, tts).
+func TestConformance(t *testing.T) {
+	s := newStandin(t, testKey)
+	plugintest.Run(t, spec(t, ""), plugintest.Options{Config: testConfig(t, s, nil), ASRLanguage: "en"})
+	for _, p := range []string{"/v1/chat/completions", "/v1/audio/transcriptions", "/v1/audio/speech"} {
+		if s.count(p) == 0 {
+			t.Errorf("%s was never called", p)
+		}
+	}
+}
+
+func start(t *testing.T, s *standin, logFile string, extra map[string]any) *pluginhost.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := pluginhost.Start(ctx, spec(t, logFile), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Kill)
+	if err := c.Configure(ctx, testConfig(t, s, extra)); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Judge verdicts over gRPC: the stand-in grades, the plugin parses strictly; a reply that
+// is not the asked JSON is a verdict with Parsed false (incorrect, intrusion); 429s and
+// 500s are retried; a malformed body is an error; the identity names the prompt.
+func TestJudgeOverGRPC(t *testing.T) {
+	s := newStandin(t, testKey)
+	logFile := filepath.Join(t.TempDir(), "openai.log")
+	c := start(t, s, logFile, map[string]any{"model": "gpt-4o-mini", "input_price_per_mtok": 0.15, "output_price_per_mtok": 0.6})
+	ctx := context.Background()
+	info, err := c.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Identity["judge_prompt_version"] != judgeprompt.Version || info.Identity["judge_prompt_sha256"] != judgeprompt.Hash() ||
+		info.Identity["model"] != "gpt-4o-mini" || info.Identity["temperature"] != "0" || info.Identity["base_url"] != s.URL+"/v1" {
+		t.Fatalf("identity %v", info.Identity)
+	}
+	j, err := c.Judge()
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := []sdk.DialogueTurn{{Speaker: "A", Text: "The bus is at six."}, {Speaker: "B", Text: "Aria, when is the bus?"}}
+	answer := func(resp string) sdk.Verdict {
+		t.Helper()
+		v, err := j.JudgeAnswer(ctx, sdk.AnswerQuery{Context: turns, Request: turns[1].Text, GoldAnswer: "six", Response: resp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := answer("um, at six I think"); v.Label != sdk.LabelCorrect || !v.Parsed || v.Rationale == "" {
+		t.Errorf("correct reply: %+v", v)
+	}
+	if v := answer("at seven"); v.Label != sdk.LabelIncorrect || !v.Parsed {
+		t.Errorf("wrong reply: %+v", v)
+	}
+	s.fault("prose")
+	if v := answer("at seven, no, eight"); v.Label != sdk.LabelIncorrect || v.Parsed || !strings.Contains(v.Raw, "probably right") {
+		t.Errorf("prose reply: %+v; want unparseable incorrect", v)
+	}
+	s.fault("prose")
+	v, err := j.ClassifySpeech(ctx, sdk.SpeechQuery{Context: turns, Transcript: "mm-hm"})
+	if err != nil || v.Label != sdk.LabelIntrusion || v.Parsed {
+		t.Errorf("prose speech reply: %+v, %v; want unparseable intrusion", v, err)
+	}
+	if v, err := j.ClassifySpeech(ctx, sdk.SpeechQuery{Context: turns, Transcript: "okay"}); err != nil || v.Label != sdk.LabelAcknowledgement || !v.Parsed {
+		t.Errorf("backchannel: %+v, %v", v, err)
+	}
+	// Retried: a 429 and a 500, then the answer.
+	before := s.count("/v1/chat/completions")
+	s.fault("429", "500")
+	if v := answer("six o'clock"); v.Label != sdk.LabelCorrect {
+		t.Errorf("after retries: %+v", v)
+	}
+	if n := s.count("/v1/chat/completions") - before; n != 3 {
+		t.Errorf("%d calls for one verdict with a 429 and a 500; want 3", n)
+	}
+	// Cached: the same question again is not sent.
+	before = s.count("/v1/chat/completions")
+	if v := answer("six o'clock"); v.Label != sdk.LabelCorrect || s.count("/v1/chat/completions") != before {
+		t.Errorf("repeat: %+v, %d new calls; want 0", v, s.count("/v1/chat/completions")-before)
+	}
+	// A malformed body is an error naming the call, not a verdict.
+	s.fault("malformed")
+	if _, err := j.JudgeAnswer(ctx, sdk.AnswerQuery{Context: turns, Request: "x", GoldAnswer: "six", Response: "new"}); err == nil || !strings.Contains(err.Error(), "malformed reply") {
+		t.Errorf("malformed: %v", err)
+	}
+	c.Kill()
+	logText, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(logText), "total_cost_usd") || !strings.Contains(string(logText), "retrying") {
+		t.Errorf("the log lacks usage or retry lines:\n%s", logText)
+	}
+	if strings.Contains(string(logText), testKey) {
+		t.Errorf("the plugin log holds the API key")
+	}
+}
+
+// A wrong key: the service's 401 comes back as an error that names the status, and the
+// key is never echoed.
+func TestWrongKey(t *testing.T) {
+	s := newStandin(t, "sk-other")
+	c := start(t, s, "", nil)
+	llm, err := c.LLM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = llm.Complete(context.Background(), sdk.CompletionRequest{Messages: []sdk.ChatMessage{{Role: "user", Content: "hi"}}})
+	if err == nil || !strings.Contains(err.Error(), "HTTP 401") || strings.Contains(err.Error(), testKey) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// The cost limit stops calls before they are sent; sampled calls are not cached unless
+// a replicate index is set.
+func TestCostLimitAndSampling(t *testing.T) {
+	s := newStandin(t, testKey)
+	// $1000/M tokens both ways: a call of ~10 prompt and 16 max tokens may cost ~$0.03.
+	c := start(t, s, "", map[string]any{"input_price_per_mtok": 1000.0, "output_price_per_mtok": 1000.0, "cost_limit": 0.05, "temperature": 0.7})
+	llm, err := c.LLM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	req := sdk.CompletionRequest{Messages: []sdk.ChatMessage{{Role: "user", Content: "Reply with the single word: ready"}}, MaxTokens: 16}
+	r, err := llm.Complete(ctx, req)
+	if err != nil || r.Content != "ready" || r.PromptTokens == 0 || r.CompletionTokens != 1 {
+		t.Fatalf("first call: %+v, %v", r, err)
+	}
+	// Sampled (temperature 0.7), no replicate: sent again, not cached.
+	if _, err := llm.Complete(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.count("/v1/chat/completions"); n != 2 {
+		t.Fatalf("%d calls; want 2 (sampled calls are not cached)", n)
+	}
+	req.MaxTokens = 100 // could cost $0.1: over the limit
+	_, err = llm.Complete(ctx, req)
+	if err == nil || !strings.Contains(err.Error(), "cost limit") || !strings.Contains(err.Error(), "cost_limit") {
+		t.Fatalf("over the limit: %v", err)
+	}
+	if n := s.count("/v1/chat/completions"); n != 2 {
+		t.Fatalf("the refused call was sent")
+	}
+}
+
+func TestReplicateCachesSampledCalls(t *testing.T) {
+	s := newStandin(t, testKey)
+	c := start(t, s, "", map[string]any{"temperature": 0.7, "replicate": "3"})
+	llm, _ := c.LLM()
+	req := sdk.CompletionRequest{Messages: []sdk.ChatMessage{{Role: "user", Content: "hi"}}}
+	for range 2 {
+		if _, err := llm.Complete(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.count("/v1/chat/completions"); n != 1 {
+		t.Fatalf("%d calls; want 1 (replicate 3 is in the cache key)", n)
+	}
+}
+
+// ASR and TTS over gRPC: the WAV goes out as multipart and comes back as text; speech
+// comes back at the declared rate.
+func TestAudioOverGRPC(t *testing.T) {
+	s := newStandin(t, testKey)
+	c := start(t, s, "", map[string]any{"tts_rate": 16000.0})
+	ctx := context.Background()
+	asr, _ := c.ASR()
+	text, err := asr.Transcribe(ctx, sdk.Audio{Rate: 8000, Samples: make([]float32, 12000)}, "en")
+	if err != nil || text != "audio of 1.50 seconds at 8000 hertz in en" {
+		t.Fatalf("Transcribe = %q, %v", text, err)
+	}
+	tts, _ := c.TTS()
+	a, err := tts.Synthesize(ctx, "hello", "nova")
+	if err != nil || a.Rate != 16000 || len(a.Samples) < 4700 || len(a.Samples) > 4900 {
+		t.Fatalf("Synthesize: %d samples at %d Hz, %v; want 0.3 s at 16000 Hz", len(a.Samples), a.Rate, err)
+	}
+	if _, err := tts.Synthesize(ctx, "hello", "nobody"); err == nil || !strings.Contains(err.Error(), "unknown voice") {
+		t.Fatalf("unknown voice: %v", err)
+	}
+}

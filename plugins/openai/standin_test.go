@@ -1,0 +1,220 @@
+package main
+
+// A local stand-in for an OpenAI-compatible server, faithful to the wire formats the
+// plugin uses: POST /v1/chat/completions (JSON in, chat.completion out, usage included),
+// POST /v1/audio/transcriptions (multipart form with a WAV file; {"text": ...} out),
+// POST /v1/audio/speech (JSON in, a WAV file out), Bearer authentication, and the
+// {"error": {"message", "type", "code"}} error shape. Tests inject faults: 429s with
+// Retry-After, 500s, malformed bodies, and judge replies that are not the asked JSON.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+)
+
+type standin struct {
+	*httptest.Server
+	key string
+
+	mu sync.Mutex
+	// Faults for the next requests, consumed in order: "429", "500", "malformed",
+	// "prose" (a chat reply that is not JSON).
+	faults []string
+	calls  map[string]int // by path, including failed ones
+	bodies []string       // every request body, for key checks
+}
+
+func newStandin(t *testing.T, key string) *standin {
+	s := &standin{key: key, calls: map[string]int{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcribe)
+	mux.HandleFunc("POST /v1/audio/speech", s.speech)
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.calls[r.URL.Path]++
+		fault := ""
+		if len(s.faults) > 0 {
+			fault, s.faults = s.faults[0], s.faults[1:]
+		}
+		s.mu.Unlock()
+		if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
+			apiError(w, http.StatusUnauthorized, "invalid_request_error", "Incorrect API key provided.")
+			return
+		}
+		switch fault {
+		case "429":
+			w.Header().Set("Retry-After", "0.01")
+			apiError(w, http.StatusTooManyRequests, "rate_limit_exceeded", "Rate limit reached for requests")
+			return
+		case "500":
+			apiError(w, http.StatusInternalServerError, "server_error", "The server had an error while processing your request.")
+			return
+		case "malformed":
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"id":"chatcmpl-1","choices":[{"message":`))
+			return
+		case "prose":
+			r = r.WithContext(withProse(r.Context()))
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *standin) fault(f ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, f...)
+}
+
+func (s *standin) count(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[path]
+}
+
+func (s *standin) record(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bodies = append(s.bodies, string(b))
+}
+
+func apiError(w http.ResponseWriter, code int, typ, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
+}
+
+var (
+	goldRe       = regexp.MustCompile(`(?m)^Gold answer: (.*)$`)
+	replyRe      = regexp.MustCompile(`(?m)^Aria's reply \(transcript\): (.*)$`)
+	speechRe     = regexp.MustCompile(`(?m)^Aria's speech \(transcript\): (.*)$`)
+	backchannels = map[string]bool{"mm-hm": true, "okay": true, "right": true, "i see": true, "uh-huh": true}
+)
+
+func (s *standin) chat(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	s.record(raw)
+	var req struct {
+		Model    string `json:"model"`
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+		Temperature    *float64        `json:"temperature"`
+		MaxTokens      int             `json:"max_tokens"`
+		Seed           *int64          `json:"seed"`
+		ResponseFormat json.RawMessage `json:"response_format"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		apiError(w, 400, "invalid_request_error", "We could not parse the JSON body of your request: "+err.Error())
+		return
+	}
+	if req.Model == "" || len(req.Messages) == 0 {
+		apiError(w, 400, "invalid_request_error", "you must provide a model parameter and messages")
+		return
+	}
+	var all strings.Builder
+	for _, m := range req.Messages {
+		if m.Role != "system" && m.Role != "user" && m.Role != "assistant" {
+			apiError(w, 400, "invalid_request_error", "Invalid value for 'messages.role': "+m.Role)
+			return
+		}
+		all.WriteString(m.Content + "\n")
+	}
+	last := req.Messages[len(req.Messages)-1].Content
+	content := "ready"
+	switch {
+	case isProse(r.Context()):
+		content = "I think the answer is probably right."
+	case goldRe.MatchString(last):
+		gold := strings.ToLower(goldRe.FindStringSubmatch(last)[1])
+		reply := strings.ToLower(replyRe.FindStringSubmatch(last)[1])
+		v := "incorrect"
+		if strings.Contains(reply, gold) {
+			v = "correct"
+		}
+		content = fmt.Sprintf(`{"verdict":%q,"reason":"stand-in: gold %s in reply: %v"}`, v, gold, v == "correct")
+	case speechRe.MatchString(last):
+		v := "intrusion"
+		if backchannels[strings.ToLower(strings.TrimSpace(speechRe.FindStringSubmatch(last)[1]))] {
+			v = "acknowledgement"
+		}
+		content = fmt.Sprintf(`{"verdict":%q,"reason":"stand-in lexicon"}`, v)
+	}
+	prompt := len(strings.Fields(all.String()))
+	completion := len(strings.Fields(content))
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-standin", "object": "chat.completion", "created": 1700000000, "model": req.Model + "-2024-07-18",
+		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": content, "refusal": nil}, "logprobs": nil, "finish_reason": "stop"}},
+		"usage":   map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+	})
+}
+
+func (s *standin) transcribe(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseMultipartForm(32 << 20); err != nil {
+		apiError(w, 400, "invalid_request_error", "Could not parse multipart form: "+err.Error())
+		return
+	}
+	if r.FormValue("model") == "" {
+		apiError(w, 400, "invalid_request_error", "you must provide a model parameter")
+		return
+	}
+	f, hdr, err := r.FormFile("file")
+	if err != nil {
+		apiError(w, 400, "invalid_request_error", "you must provide a file")
+		return
+	}
+	defer f.Close()
+	pcm, err := audio.DecodeWAV(f)
+	if err != nil || !strings.HasSuffix(hdr.Filename, ".wav") {
+		apiError(w, 400, "invalid_request_error", "Invalid file format.")
+		return
+	}
+	text := fmt.Sprintf("audio of %.2f seconds at %d hertz", pcm.Duration(), pcm.Rate)
+	if lang := r.FormValue("language"); lang != "" {
+		text += " in " + lang
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"text": text, "usage": map[string]any{"type": "duration", "seconds": math.Ceil(pcm.Duration())}})
+}
+
+func (s *standin) speech(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model          string `json:"model"`
+		Input          string `json:"input"`
+		Voice          string `json:"voice"`
+		ResponseFormat string `json:"response_format"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model == "" || req.Input == "" || req.Voice == "" {
+		apiError(w, 400, "invalid_request_error", "model, input and voice are required")
+		return
+	}
+	if req.ResponseFormat != "wav" {
+		apiError(w, 400, "invalid_request_error", "stand-in serves response_format wav only")
+		return
+	}
+	// 24 kHz 16-bit mono, 60 ms per character of a 220 Hz tone.
+	pcm := audio.PCM{Rate: 24000, Samples: make([]float32, 24000*60*len(req.Input)/1000)}
+	for i := range pcm.Samples {
+		pcm.Samples[i] = float32(0.5 * math.Sin(2*math.Pi*220*float64(i)/24000))
+	}
+	w.Header().Set("Content-Type", "audio/wav")
+	audio.EncodeWAV(w, pcm)
+}
