@@ -9,6 +9,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -217,4 +218,16 @@ func (s *standin) speech(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "audio/wav")
 	audio.EncodeWAV(w, pcm)
+}
+
+// A "prose" fault travels to the chat handler in the request's context.
+type proseKey struct{}
+
+func withProse(ctx context.Context) context.Context {
+	return context.WithValue(ctx, proseKey{}, true)
+}
+
+func isProse(ctx context.Context) bool {
+	v, _ := ctx.Value(proseKey{}).(bool)
+	return v
 }
