@@ -1,0 +1,163 @@
+package main
+
+// A local stand-in for the Anthropic Messages API, faithful to the wire format the
+// plugin uses: POST /v1/messages with x-api-key and anthropic-version headers, a
+// top-level system string, user/assistant messages, a required max_tokens; replies of
+// type "message" with content blocks and usage; errors as
+// {"type":"error","error":{"type","message"}}, including 429 rate_limit_error and 529
+// overloaded_error. Tests inject faults, and replies that start with a thinking block.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+type standin struct {
+	*httptest.Server
+	key string
+
+	mu     sync.Mutex
+	faults []string // "429", "529", "malformed", "prose", "thinking", consumed in order
+	calls  int
+}
+
+func newStandin(t *testing.T, key string) *standin {
+	s := &standin{key: key}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *standin) fault(f ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, f...)
+}
+
+func (s *standin) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
+}
+
+func apiError(w http.ResponseWriter, code int, typ, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
+}
+
+var (
+	goldRe       = regexp.MustCompile(`(?m)^Gold answer: (.*)$`)
+	replyRe      = regexp.MustCompile(`(?m)^Aria's reply \(transcript\): (.*)$`)
+	speechRe     = regexp.MustCompile(`(?m)^Aria's speech \(transcript\): (.*)$`)
+	backchannels = map[string]bool{"mm-hm": true, "okay": true, "right": true, "i see": true}
+)
+
+func (s *standin) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.calls++
+	fault := ""
+	if len(s.faults) > 0 {
+		fault, s.faults = s.faults[0], s.faults[1:]
+	}
+	s.mu.Unlock()
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
+		apiError(w, 404, "not_found_error", "Not found")
+		return
+	}
+	if s.key != "" && r.Header.Get("x-api-key") != s.key {
+		apiError(w, 401, "authentication_error", "invalid x-api-key")
+		return
+	}
+	if r.Header.Get("anthropic-version") == "" {
+		apiError(w, 400, "invalid_request_error", "anthropic-version: header is required")
+		return
+	}
+	switch fault {
+	case "429":
+		w.Header().Set("retry-after", "0.01")
+		apiError(w, 429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")
+		return
+	case "529":
+		apiError(w, 529, "overloaded_error", "Overloaded")
+		return
+	case "malformed":
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"msg_1","type":"message","content":[{"type":"text","te`))
+		return
+	}
+	raw, _ := io.ReadAll(r.Body)
+	var req struct {
+		Model     string `json:"model"`
+		MaxTokens int    `json:"max_tokens"`
+		System    string `json:"system"`
+		Messages  []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+		Temperature *float64 `json:"temperature"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		apiError(w, 400, "invalid_request_error", "malformed request: "+err.Error())
+		return
+	}
+	switch {
+	case req.Model == "":
+		apiError(w, 400, "invalid_request_error", "model: Field required")
+		return
+	case req.MaxTokens <= 0:
+		apiError(w, 400, "invalid_request_error", "max_tokens: Field required")
+		return
+	case len(req.Messages) == 0 || req.Messages[0].Role != "user":
+		apiError(w, 400, "invalid_request_error", "messages: first message must use the \"user\" role")
+		return
+	case req.Temperature != nil && (*req.Temperature < 0 || *req.Temperature > 1):
+		apiError(w, 400, "invalid_request_error", "temperature: must be between 0 and 1")
+		return
+	}
+	for _, m := range req.Messages {
+		if m.Role != "user" && m.Role != "assistant" {
+			apiError(w, 400, "invalid_request_error", "messages: Unexpected role \""+m.Role+"\". Allowed roles are \"user\" or \"assistant\"; use the top-level system parameter")
+			return
+		}
+	}
+	last := req.Messages[len(req.Messages)-1].Content
+	text := "ready"
+	switch {
+	case fault == "prose":
+		text = "Looks correct to me."
+	case goldRe.MatchString(last):
+		v := "incorrect"
+		if strings.Contains(strings.ToLower(replyRe.FindStringSubmatch(last)[1]), strings.ToLower(goldRe.FindStringSubmatch(last)[1])) {
+			v = "correct"
+		}
+		text = fmt.Sprintf(`{"verdict":%q,"reason":"stand-in"}`, v)
+	case speechRe.MatchString(last):
+		v := "intrusion"
+		if backchannels[strings.ToLower(strings.TrimSpace(speechRe.FindStringSubmatch(last)[1]))] {
+			v = "acknowledgement"
+		}
+		text = fmt.Sprintf(`{"verdict":%q,"reason":"stand-in"}`, v)
+	}
+	content := []any{map[string]any{"type": "text", "text": text}}
+	if fault == "thinking" {
+		content = append([]any{map[string]any{"type": "thinking", "thinking": "Let me see.", "signature": "x"}}, content...)
+	}
+	in := len(strings.Fields(req.System + " " + last))
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "msg_standin", "type": "message", "role": "assistant", "model": req.Model,
+		"content": content, "stop_reason": "end_turn", "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": in, "output_tokens": len(strings.Fields(text))},
+	})
+}
