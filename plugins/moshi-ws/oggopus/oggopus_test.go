@@ -205,3 +205,25 @@ func FuzzDecoder(f *testing.F) {
 		}
 	})
 }
+
+// One 80 ms Moshi frame through the encoder and back through the decoder: the codec
+// work the plugin adds per step (and, for the stream size, kbit/s on the wire).
+func BenchmarkFrameRoundTrip(b *testing.B) {
+	x := chirp(24000)
+	e, _ := NewEncoder(24000, 1)
+	d, _ := NewDecoder(24000)
+	var bytes int
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := (i * 1920) % (len(x) - 1920)
+		page, err := e.Encode(x[k : k+1920])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := d.Decode(page); err != nil {
+			b.Fatal(err)
+		}
+		bytes += len(page)
+	}
+	b.ReportMetric(float64(bytes)*8/(float64(b.N)*0.08)/1000, "kbit/s")
+}
