@@ -33,6 +33,8 @@ type standin struct {
 	// "prose" (a chat reply that is not JSON).
 	faults []string
 	calls  map[string]int // by path, including failed ones
+	// proseSpeech: every acknowledgement/intrusion question gets a reply that is not JSON.
+	proseSpeech bool
 	bodies []string       // every request body, for key checks
 }
 
@@ -85,6 +87,12 @@ func (s *standin) count(path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[path]
+}
+
+func (s *standin) proseSpeeches() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proseSpeech
 }
 
 func (s *standin) record(b []byte) {
@@ -151,6 +159,8 @@ func (s *standin) chat(w http.ResponseWriter, r *http.Request) {
 			v = "correct"
 		}
 		content = fmt.Sprintf(`{"verdict":%q,"reason":"stand-in: gold %s in reply: %v"}`, v, gold, v == "correct")
+	case speechRe.MatchString(last) && s.proseSpeeches():
+		content = "That sounds like an intrusion to me."
 	case speechRe.MatchString(last):
 		v := "intrusion"
 		if backchannels[strings.ToLower(strings.TrimSpace(speechRe.FindStringSubmatch(last)[1]))] {
