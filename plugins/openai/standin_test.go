@@ -35,7 +35,7 @@ type standin struct {
 	calls  map[string]int // by path, including failed ones
 	// proseSpeech: every acknowledgement/intrusion question gets a reply that is not JSON.
 	proseSpeech bool
-	bodies []string       // every request body, for key checks
+	bodies      []string // every request body, for key checks
 }
 
 func newStandin(t *testing.T, key string) *standin {
