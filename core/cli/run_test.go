@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/report"
+)
+
+// runFixture writes a run file over the first shipped pair, with real plugin processes:
+// flite speaks it, the silent baseline and the example beeper (a tone, which Silero
+// does not take for speech) play it, pocketsphinx and the lexical judge score it.
+func runFixture(t *testing.T, n4gap string) (dir, runFile string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs real plugins end to end")
+	}
+	flite := buildFlitePlugin(t)
+	bins := map[string]string{}
+	for _, pkg := range []string{"plugins/silent", "examples/plugin-go", "plugins/pocketsphinx", "plugins/lexical-judge"} {
+		bins[filepath.Base(pkg)] = buildPlugin(t, pkg)
+	}
+	dir = t.TempDir()
+	src, err := os.Open("../../examples/scenarios/scenarios.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var pair []string
+	sc := bufio.NewScanner(src)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() && len(pair) < 2 {
+		pair = append(pair, sc.Text())
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "scenarios", "scenarios.jsonl"), []byte(strings.Join(pair, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runFile = filepath.Join(dir, "run.hcl")
+	hcl := fmt.Sprintf(`
+plugin "flite" { source = %q }
+plugin "silent" { source = %q }
+plugin "beeper" { source = %q }
+plugin "pocketsphinx" { source = %q }
+plugin "lexical" { source = %q }
+
+dataset "one" {
+  scenarios = "scenarios"
+  tts       = plugin.flite
+  voices    = { A = "kal16", B = "awb", C = "rms", D = "slt" }
+  out       = "build/one"
+}
+
+evaluation "e" {
+  dataset = dataset.one
+  models  = [plugin.silent, plugin.beeper]
+  asr     = plugin.pocketsphinx
+  judge   = plugin.lexical
+  out     = "runs/e"
+  protocol { n4_gap = %q }
+}
+`, flite, bins["silent"], bins["plugin-go"], bins["pocketsphinx"], bins["lexical-judge"], n4gap)
+	if err := os.WriteFile(runFile, []byte(hcl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, runFile
+}
+
+func runCLI(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	st := &State{
+		Ctx: context.Background(), Args: args, Env: map[string]string{},
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getwd: func() (string, error) { return dir, nil },
+	}
+	code = Run(st)
+	return code, out.String(), errb.String()
+}
+
+// TestRunTwiceReusesEverything is the resume promise of the run command: the second run
+// of the same file starts no model session and judges nothing again.
+func TestRunTwiceReusesEverything(t *testing.T) {
+	dir, runFile := runFixture(t, "3s")
+
+	code, out, errs := runCLI(t, dir, "run", runFile)
+	if code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "first run", out,
+		"model silent: 2 conversations: 0 reused, 2 played, 0 failed",
+		"model beeper: 2 conversations: 0 reused, 2 played, 0 failed",
+		"scored 4 conversations (4 now, 0 reused)",
+		"fresh onset", "silent", "explicit", "implicit")
+	runDir := filepath.Join(dir, "runs", "e")
+	for _, f := range []string{"manifest.json", "run.json", report.SummaryFile, report.MetaFile, report.HTMLFile, report.MarkdownFile, report.CSVFile, report.JSONFile} {
+		if _, err := os.Stat(filepath.Join(runDir, f)); err != nil {
+			t.Errorf("the run left no %s: %v", f, err)
+		}
+	}
+	sum, meta, err := report.Load(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Judge == nil || meta.Judge.Plugin != "lexical-judge" || meta.ASR == nil || meta.ASR.Plugin != "pocketsphinx" {
+		t.Errorf("report meta does not name the scorers: judge %+v, asr %+v", meta.Judge, meta.ASR)
+	}
+	if len(meta.Models) != 2 {
+		t.Errorf("report meta lists %d models, want 2", len(meta.Models))
+	}
+	// The silent baseline: no fresh onset on either T, every silence window kept.
+	for _, e := range sum.Entries {
+		if e.Model != "silent" {
+			continue
+		}
+		if e.FreshOnset.K != 0 || e.FreshOnset.N != 1 {
+			t.Errorf("silent %s fresh onset = %d/%d, want 0/1", e.Condition, e.FreshOnset.K, e.FreshOnset.N)
+		}
+		if e.Silence.N == 0 || e.Silence.K != e.Silence.N {
+			t.Errorf("silent %s silence = %d/%d, want all", e.Condition, e.Silence.K, e.Silence.N)
+		}
+	}
+
+	code, out, errs = runCLI(t, dir, "run", runFile)
+	if code != ExitOK {
+		t.Fatalf("second run: exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "second run", out,
+		"model silent: 2 conversations: 2 reused, 0 played, 0 failed",
+		"model beeper: 2 conversations: 2 reused, 0 played, 0 failed",
+		"no model session started",
+		"scored 4 conversations (0 now, 4 reused)")
+
+	// score re-scores from the store alone, with the run file it finds in run.json.
+	code, out, errs = runCLI(t, dir, "score", "runs/e")
+	if code != ExitOK {
+		t.Fatalf("score: exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "scored 4 conversations (0 now, 4 reused)") {
+		t.Errorf("score did not reuse the verdicts:\n%s", out)
+	}
+	code, _, errs = runCLI(t, dir, "score", "runs/e", "--judge", "nosuch")
+	if code != ExitUsage || !strings.Contains(errs, "nosuch") {
+		t.Errorf("score --judge nosuch: exit %d, %s", code, errs)
+	}
+}
+
+// A run directory holds one run: a changed protocol must not resume into it.
+func TestRunRefusesADifferentRunInTheSameDirectory(t *testing.T) {
+	dir, runFile := runFixture(t, "3s")
+	if code, out, errs := runCLI(t, dir, "run", "--no-score", runFile); code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
+	}
+	src, err := os.ReadFile(runFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(runFile, bytes.Replace(src, []byte(`n4_gap = "3s"`), []byte(`n4_gap = "2s"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, dir, "run", runFile)
+	if code != ExitFailed || !strings.Contains(errs, "protocol") || !strings.Contains(errs, filepath.Join(dir, "runs", "e")) {
+		t.Errorf("a changed protocol resumed into the old run: exit %d\n%s", code, errs)
+	}
+}
+
+func TestScoreNeedsARunDirectory(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errs := runCLI(t, dir, "score", "nothing-here")
+	if code != ExitFailed || !strings.Contains(errs, "not a run directory") {
+		t.Errorf("exit %d, %s", code, errs)
+	}
+	code, _, _ = runCLI(t, dir, "run")
+	if code != ExitUsage {
+		t.Errorf("run without a file: exit %d, want %d", code, ExitUsage)
+	}
+}
