@@ -34,6 +34,7 @@ plugin "oai" {
     cache_dir     = %q
     retry_backoff = 0.01
     tts_rate      = 16000
+    usage_log     = %q
     # The dataset builder speaks the duty preamble with voice "slt" (core/construct),
     # and a run file cannot choose another: offer it.
     voices        = ["alloy", "echo", "fable", "nova", "slt"]
@@ -81,7 +82,8 @@ func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 	dir := t.TempDir()
 	bins := t.TempDir()
 	runFile := filepath.Join(dir, "run.hcl")
-	text := fmt.Sprintf(runFileTemplate, buildPlugin(t), s.URL+"/v1", filepath.Join(dir, "cache"),
+	usageLog := filepath.Join(dir, "run", "openai-usage.jsonl")
+	text := fmt.Sprintf(runFileTemplate, buildPlugin(t), s.URL+"/v1", filepath.Join(dir, "cache"), usageLog,
 		buildGo(t, "always-talk", bins), buildGo(t, "lexical-judge", bins))
 	if err := os.WriteFile(runFile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -134,6 +136,9 @@ func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 	var n, unparseable int
 	if _, err := fmt.Sscanf(strings.TrimPrefix(verdictLine, "| judge verdicts | "), "%d, of which %d unparseable", &n, &unparseable); err != nil || unparseable == 0 || unparseable >= n {
 		t.Errorf("verdict line %q (%v); want some, not all, unparseable", verdictLine, err)
+	}
+	if u, err := os.ReadFile(usageLog); err != nil || !strings.Contains(string(u), `"total_cost_usd"`) {
+		t.Errorf("usage log: %v\n%s", err, u)
 	}
 	// The key is nowhere the harness wrote, nor in what it printed.
 	s.mu.Lock()

@@ -12,11 +12,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/big"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +40,9 @@ type Options struct {
 	CostLimit   float64 // USD; 0: no limit
 	Secrets     []string
 	Logger      hclog.Logger
+	// UsageLog, when set, gets one JSON line per call sent (not per cache hit): the
+	// call's tokens and the running totals, so a run's spending can be kept with it.
+	UsageLog string
 }
 
 // Request is one call to the service.
@@ -148,12 +154,41 @@ func (c *Client) Do(ctx context.Context, req Request) ([]byte, error) {
 			c.opts.Logger.Warn("response cache: not written", "error", err)
 		}
 	}
-	m := c.Usage()
+	c.logUsage(req, usage)
+	return body, nil
+}
+
+// logUsage reports one sent call and the totals, to the log and the usage log.
+func (c *Client) logUsage(req Request, u Usage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.meter
 	c.opts.Logger.Info("usage", "kind", req.Kind, "model", req.Model,
-		"prompt_tokens", usage.PromptTokens, "completion_tokens", usage.CompletionTokens,
+		"prompt_tokens", u.PromptTokens, "completion_tokens", u.CompletionTokens,
 		"total_calls", m.Calls, "total_prompt_tokens", m.PromptTokens, "total_completion_tokens", m.CompletionTokens,
 		"total_cost_usd", m.CostUSD, "cached_calls", m.CachedCalls)
-	return body, nil
+	if c.opts.UsageLog == "" {
+		return
+	}
+	line, _ := json.Marshal(map[string]any{
+		"time": time.Now().UTC().Format(time.RFC3339Nano), "kind": req.Kind, "model": req.Model,
+		"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens,
+		"total_calls": m.Calls, "cached_calls": m.CachedCalls, "total_prompt_tokens": m.PromptTokens,
+		"total_completion_tokens": m.CompletionTokens, "total_cost_usd": m.CostUSD,
+	})
+	err := os.MkdirAll(filepath.Dir(c.opts.UsageLog), 0o755)
+	if err == nil {
+		var f *os.File
+		if f, err = os.OpenFile(c.opts.UsageLog, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			_, err = f.Write(append(line, '\n'))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}
+	if err != nil {
+		c.opts.Logger.Warn("usage log: not written", "path", c.opts.UsageLog, "error", err)
+	}
 }
 
 func (c *Client) reserve(estimate float64) error {

@@ -183,7 +183,8 @@ func TestCache(t *testing.T) {
 func TestCostLimit(t *testing.T) {
 	s := &script{replies: []func(http.ResponseWriter){status(200, okBody)}}
 	// 1000 in at $1/M + 500 out at $2/M = $0.002 a call; estimate 100+100 tokens = $0.0003.
-	cl, _ := newTestClient(t, s, Options{Prices: Prices{InputPerMTok: 1, OutputPerMTok: 2}, CostLimit: 0.0042})
+	usageLog := filepath.Join(t.TempDir(), "sub", "usage.jsonl")
+	cl, _ := newTestClient(t, s, Options{Prices: Prices{InputPerMTok: 1, OutputPerMTok: 2}, CostLimit: 0.0042, UsageLog: usageLog})
 	for i := range 2 {
 		if _, err := cl.Do(context.Background(), req(string(rune('a'+i)))); err != nil {
 			t.Fatal(err)
@@ -195,6 +196,20 @@ func TestCostLimit(t *testing.T) {
 	}
 	if m := cl.Usage(); s.count() != 2 || m.CostUSD < 0.003999 || m.CostUSD > 0.004001 {
 		t.Fatalf("%d calls, meter %+v", s.count(), m)
+	}
+	// One line per call sent, with running totals.
+	raw, err := os.ReadFile(usageLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	var last struct {
+		Calls int     `json:"total_calls"`
+		Cost  float64 `json:"total_cost_usd"`
+		In    int     `json:"prompt_tokens"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || len(lines) != 2 || last.Calls != 2 || last.In != 1000 || last.Cost < 0.003999 || last.Cost > 0.004001 {
+		t.Fatalf("usage log %q: %+v, %v", raw, last, err)
 	}
 }
 

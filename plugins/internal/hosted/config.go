@@ -29,6 +29,7 @@ type Settings struct {
 	Prices      Prices
 	CostLimit   float64
 	Replicate   string
+	UsageLog    string
 }
 
 // CommonFields is the config schema both hosted plugins share, with their own defaults
@@ -49,6 +50,7 @@ func CommonFields(baseURL, model, keyEnv string) []sdk.ConfigField {
 		{Name: "replicate", Type: sdk.TypeString, Default: "", Description: "Replicate index, part of the cache key; with it, sampled calls are cached too (one cached answer per replicate)."},
 		{Name: "input_price_per_mtok", Type: sdk.TypeNumber, Default: 0.0, Description: "USD per million prompt tokens of the model, for the cost count and cost_limit."},
 		{Name: "output_price_per_mtok", Type: sdk.TypeNumber, Default: 0.0, Description: "USD per million completion tokens of the model."},
+		{Name: "usage_log", Type: sdk.TypeString, Default: "", Description: "A file that gets one JSON line per call sent: its tokens and the running totals of calls, tokens and cost (e.g. \"${local.out}/judge-usage.jsonl\"). Empty: usage goes to the plugin's log only."},
 		{Name: "cost_limit", Type: sdk.TypeNumber, Default: 0.0, Description: "USD this plugin process may spend; a call that could go past it (its prompt and max tokens at the prices) is refused. 0: no limit."},
 	}
 }
@@ -70,6 +72,7 @@ func ReadSettings(cfg map[string]any, fields []sdk.ConfigField) (Settings, error
 		Cache:       r.boolean("cache"),
 		CacheDir:    r.str("cache_dir"),
 		Replicate:   r.str("replicate"),
+		UsageLog:    r.str("usage_log"),
 		Prices:      Prices{InputPerMTok: r.num("input_price_per_mtok", 0, 1e6), OutputPerMTok: r.num("output_price_per_mtok", 0, 1e6)},
 		CostLimit:   r.num("cost_limit", 0, 1e9),
 	}
@@ -95,7 +98,7 @@ func (s Settings) NewClient(logger hclog.Logger, key string) (*Client, error) {
 	opts := Options{
 		BaseURL: s.BaseURL, Timeout: s.Timeout, MaxRetries: s.MaxRetries, Backoff: s.Backoff,
 		Concurrency: s.Concurrency, Prices: s.Prices, CostLimit: s.CostLimit,
-		Secrets: []string{key}, Logger: logger,
+		Secrets: []string{key}, Logger: logger, UsageLog: s.UsageLog,
 	}
 	if s.Cache {
 		dir := s.CacheDir
