@@ -107,3 +107,15 @@ func TestReferenceCommandErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestReferenceCommandNeedsABuiltGeneratedDataset(t *testing.T) {
+	dir := referenceRunFile(t)
+	raw, _ := os.ReadFile(filepath.Join(dir, "run.hcl"))
+	gen := strings.Replace(string(raw), "scenarios = "+fmt.Sprintf("%q", mustAbs(t, "../../examples/scenarios")),
+		"generate {\n    generator = \"procedural\"\n    pairs = 2\n    seed = 1\n  }", 1)
+	os.WriteFile(filepath.Join(dir, "gen.hcl"), []byte(gen), 0o644)
+	code, stdout, stderr := runDatasetCLI(dir, "reference", "gen.hcl", "--llm", "rule", "--judge", "lexical", "--out", "ref")
+	if code != ExitFailed || !strings.Contains(stderr, "is generated and not built yet") || !strings.Contains(stderr, "duplexmpe build gen.hcl") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
