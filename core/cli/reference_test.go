@@ -119,3 +119,19 @@ func TestReferenceCommandNeedsABuiltGeneratedDataset(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+func TestReferenceCommandKeepsDecisionsWhenThePluginFails(t *testing.T) {
+	dir := referenceRunFile(t)
+	raw, _ := os.ReadFile(filepath.Join(dir, "run.hcl"))
+	// The first turn of hand-02 (the third scenario) makes the llm fail.
+	failing := strings.Replace(string(raw), "garble       = [", "fail         = \"a hundred and twenty miles left to the lake\"\n    garble       = [", 1)
+	os.WriteFile(filepath.Join(dir, "fail.hcl"), []byte(failing), 0o644)
+	code, stdout, stderr := runDatasetCLI(dir, "reference", "fail.hcl", "--llm", "rule", "--judge", "lexical", "--out", "ref")
+	if code != ExitFailed || !strings.Contains(stderr, "reference run 1 stopped after 20 decisions") || !strings.Contains(stderr, "scenario hand-02-explicit turn 0: llm:") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	r, err := reference.Load(filepath.Join(dir, "ref", reference.JSONFile))
+	if err != nil || len(r.Runs) != 1 || len(r.Runs[0].Decisions) != 20 {
+		t.Fatalf("partial result: %v", err)
+	}
+}
