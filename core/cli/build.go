@@ -130,14 +130,23 @@ func BuildDataset(st *State, f *config.File, ds *config.Dataset) (*dataset.Datas
 }
 
 // startConfigured starts a plugin, checks its config block against the schema it
-// describes, and configures it.
+// describes, and configures it. With a lock file next to the run file, a plugin that no
+// longer matches it is refused before it starts (architecture.md "Pinning").
 func startConfigured(st *State, ctx context.Context, f *config.File, block *config.PluginBlock, logger hclog.Logger) (*pluginhost.Client, error) {
+	if err := checkAgainstLock(f, block); err != nil {
+		return nil, err
+	}
 	c, err := pluginhost.Start(ctx, block.Spec, logger)
 	if err != nil {
 		return nil, err // pluginhost names the plugin and says what to do
 	}
 	info, err := c.Describe(ctx)
 	if err != nil {
+		c.Kill()
+		return nil, err
+	}
+	lock, _ := readLockFor(f) // checkAgainstLock has read it already
+	if err := checkLockedVersion(lock, block, info.Version); err != nil {
 		c.Kill()
 		return nil, err
 	}

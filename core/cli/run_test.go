@@ -183,3 +183,48 @@ func TestScoreNeedsARunDirectory(t *testing.T) {
 		t.Errorf("run without a file: exit %d, want %d", code, ExitUsage)
 	}
 }
+
+// Commands that run plugins refuse one that no longer matches the lock file, before it
+// starts: here `build` with a flite binary changed after `lock`.
+func TestRunningCommandsRefuseAPluginThatNoLongerMatchesTheLock(t *testing.T) {
+	src := buildFlitePlugin(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "flite")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run.hcl")
+	os.WriteFile(run, []byte(`
+plugin "flite" { source = "flite" }
+dataset "gen" {
+  generate {
+    generator = "procedural"
+    pairs     = 1
+    seed      = 3
+  }
+  tts    = plugin.flite
+  voices = { A = "kal16", B = "awb", C = "rms", D = "slt" }
+  out    = "out"
+}
+`), 0o644)
+	if code, out, errs := runCLI(t, dir, "lock", run); code != ExitOK {
+		t.Fatalf("lock: exit %d\n%s\n%s", code, out, errs)
+	}
+	f, err := os.OpenFile(bin, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("changed after lock"))
+	f.Close()
+	code, _, errs := runCLI(t, dir, "build", run)
+	if code != ExitFailed || !strings.Contains(errs, `"flite"`) || !strings.Contains(errs, "lock") {
+		t.Errorf("build with a changed plugin: exit %d\n%s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "dataset.json")); err == nil {
+		t.Error("the changed plugin built a dataset")
+	}
+}
