@@ -83,36 +83,61 @@ func Load(path string) (Result, error) {
 	return r, nil
 }
 
+// Table is one table of the reference section: the report can render these in its own
+// formats beside the speech models' tables.
+type Table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+}
+
+// Tables are the reference section's tables: per run, the main table (response,
+// accuracy, silence per condition) and the paired table, in the report's column
+// format. Run titles are numbered when there is more than one run.
+func Tables(r Result) []Table {
+	model := r.LLM.Name
+	var out []Table
+	for i, run := range r.Runs {
+		suffix := ""
+		if len(r.Runs) > 1 {
+			suffix = fmt.Sprintf(" (run %d)", i+1)
+		}
+		main := Table{Title: "Text reference" + suffix, Header: []string{"model", "condition", "scenarios", "response", "accuracy", "silence",
+			"N1", "N2", "N3", "N2 human", "N2 device", "unparseable"}}
+		for _, e := range run.Summary.Entries {
+			main.Rows = append(main.Rows, []string{model, e.Condition, fmt.Sprint(e.Scenarios), rateText(e.Response), rateText(e.Accuracy), rateText(e.Silence),
+				rateText(e.SilenceByLabel["N1"]), rateText(e.SilenceByLabel["N2"]), rateText(e.SilenceByLabel["N3"]),
+				rateText(e.SilenceByAddressee["human"]), rateText(e.SilenceByAddressee["device"]),
+				fmt.Sprintf("%d/%d", e.Unparseable, e.Decisions)})
+		}
+		p := run.Summary.Paired
+		m := p.Response
+		paired := Table{Title: "Text reference: explicit vs implicit (paired McNemar)" + suffix,
+			Header: []string{"model", "measure", "pairs", "explicit", "implicit", "b (explicit only)", "c (implicit only)", "difference", "p (exact McNemar)"},
+			Rows: [][]string{{model, "response", fmt.Sprint(p.Pairs), pairedRate(m.RateFirst, p.Pairs), pairedRate(m.RateSecond, p.Pairs),
+				fmt.Sprint(m.B), fmt.Sprint(m.C), signed(m.Difference), pText(m.P)}}}
+		out = append(out, main, paired)
+	}
+	return out
+}
+
 // Markdown renders reference.md: a small section in the style of the report, with the
 // main table and the paired table per run, then the agreement between runs.
 func Markdown(r Result) []byte {
 	var b bytes.Buffer
-	model := r.LLM.Name
-	fmt.Fprintf(&b, "## Text reference track: %s\n\n", md(model))
+	fmt.Fprintf(&b, "## Text reference track: %s\n\n", md(r.LLM.Name))
 	fmt.Fprintf(&b, "An LLM, not a speech model (protocol section 7): for every turn it reads the duty, the speaker-attributed transcript so far and the current turn, and decides RESPOND or SILENT, answering when it responds. "+
 		"Dataset %s; llm %s %s; judge %s %s; prompt %s (%s). "+
 		"Response: T turns decided RESPOND / every T; accuracy: correct answers / T turns decided RESPOND; silence: N1-N3 turns decided SILENT / every N1-N3 turn. "+
 		"An unparseable reply (after %d retries) is a failure where it is scored.\n",
 		md(r.Dataset), md(r.LLM.Plugin), md(r.LLM.Version), md(r.Judge.Plugin), md(r.Judge.Version), md(r.Prompt), md(shortHash(r.PromptHash)), r.Options.Retries)
-	for i, run := range r.Runs {
-		if len(r.Runs) > 1 {
-			fmt.Fprintf(&b, "\n### Run %d\n", i+1)
-		}
-		b.WriteString("\n| model | condition | scenarios | response | accuracy | silence | N1 | N2 | N3 | N2 human | N2 device | unparseable |\n")
-		b.WriteString("|" + strings.Repeat(" --- |", 12) + "\n")
-		for _, e := range run.Summary.Entries {
-			row := []string{model, e.Condition, fmt.Sprint(e.Scenarios), rateText(e.Response), rateText(e.Accuracy), rateText(e.Silence),
-				rateText(e.SilenceByLabel["N1"]), rateText(e.SilenceByLabel["N2"]), rateText(e.SilenceByLabel["N3"]),
-				rateText(e.SilenceByAddressee["human"]), rateText(e.SilenceByAddressee["device"]),
-				fmt.Sprintf("%d/%d", e.Unparseable, e.Decisions)}
+	for _, t := range Tables(r) {
+		fmt.Fprintf(&b, "\n### %s\n\n", md(t.Title))
+		writeRow(&b, t.Header)
+		b.WriteString("|" + strings.Repeat(" --- |", len(t.Header)) + "\n")
+		for _, row := range t.Rows {
 			writeRow(&b, row)
 		}
-		p := run.Summary.Paired
-		m := p.Response
-		b.WriteString("\n| model | measure | pairs | explicit | implicit | b (explicit only) | c (implicit only) | difference | p (exact McNemar) |\n")
-		b.WriteString("|" + strings.Repeat(" --- |", 9) + "\n")
-		writeRow(&b, []string{model, "response", fmt.Sprint(p.Pairs), pairedRate(m.RateFirst, p.Pairs), pairedRate(m.RateSecond, p.Pairs),
-			fmt.Sprint(m.B), fmt.Sprint(m.C), signed(m.Difference), pText(m.P)})
 	}
 	if g := r.Agreement; g != nil {
 		fmt.Fprintf(&b, "\nAgreement between runs 1 and 2: %.1f%% of decisions (%d/%d turns)", 100*g.Rate, g.Agree, g.Turns)

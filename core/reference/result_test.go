@@ -93,7 +93,7 @@ func TestWriteAndLoad(t *testing.T) {
 		"| model | measure | pairs | explicit | implicit | b (explicit only) | c (implicit only) | difference | p (exact McNemar) |",
 		`| gemini\|pro | response | 4 | 0.750 (3/4) | 0.500 (2/4) | 2 | 1 | +0.250 | 1.000 |`,
 		"| gemini\\|pro | explicit | 4 | 0.750 (3/4) [",
-		"### Run 2",
+		"### Text reference: explicit vs implicit (paired McNemar) (run 2)",
 		"Agreement between runs 1 and 2: 100.0% of decisions (16/16 turns).",
 		"sha256:0123456789ab)",
 	} {
