@@ -1,0 +1,401 @@
+// Command cascade is the CPU reference cascade model (kind model): Silero finds
+// utterances in the input, PocketSphinx transcribes them, a policy decides whether the
+// assistant is addressed (name: a request naming Aria; llm: an OpenAI-compatible
+// endpoint), the answer comes from the endpoint or an offline heuristic, flite speaks
+// it, and a human starting to speak stops it (barge-in). The wall time spent
+// transcribing, deciding and synthesising is charged to virtual time. See README.md.
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+	"github.com/duplexmpe/duplexmpe/core/vad"
+	"github.com/duplexmpe/duplexmpe/plugins/pocketsphinx/sphinx"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+const version = "0.1.0"
+
+// logger writes JSON lines to stderr, which the host logs under the plugin's name.
+var logger = hclog.New(&hclog.LoggerOptions{Name: "cascade", Level: hclog.Debug, Output: os.Stderr, JSONFormat: true})
+
+// The conversation format: 16 kHz in, 80 ms frames, 16 kHz out (flite's voices).
+const (
+	rate      = 16000
+	frameSize = 1280
+)
+
+const (
+	policyName = "name"
+	policyLLM  = "llm"
+)
+
+type settings struct {
+	policy     string
+	names      []string
+	vad        protocol.VAD
+	voice      string
+	flite      string
+	charge     float64
+	fixed      float64
+	endpoint   string
+	model      string
+	keyEnv     string
+	llmTimeout time.Duration
+}
+
+type cascade struct {
+	mu       sync.Mutex
+	cfg      settings
+	detector *vad.Detector
+	decoder  *sphinx.Decoder
+	chat     *chatClient // nil without an endpoint
+	identity map[string]string
+}
+
+func configFields() []sdk.ConfigField {
+	return []sdk.ConfigField{
+		{Name: "policy", Type: sdk.TypeString, Default: policyName, Allowed: []string{policyName, policyLLM},
+			Description: "how it decides it is addressed: name (a request naming the assistant) or llm (the endpoint decides)"},
+		{Name: "names", Type: sdk.TypeListString, Default: defaultNamesAny(), Description: "the assistant's name and how the recogniser hears it (one or more words each); the first is used in prompts"},
+		{Name: "threshold", Type: sdk.TypeNumber, Default: 0.5, Description: "Silero speech probability that starts an utterance"},
+		{Name: "min_speech", Type: sdk.TypeNumber, Default: 0.12, Description: "seconds of speech before an utterance (or a barge-in) counts"},
+		{Name: "end_silence", Type: sdk.TypeNumber, Default: 0.4, Description: "seconds of silence that end an utterance"},
+		{Name: "voice", Type: sdk.TypeString, Default: "slt", Description: "flite voice of the answers"},
+		{Name: "flite", Type: sdk.TypeString, Default: "flite", Description: "the flite executable"},
+		{Name: "compute_charge", Type: sdk.TypeNumber, Default: 1.0,
+			Description: "virtual seconds of delay per wall second spent transcribing, deciding and synthesising (1: as slow as live)"},
+		{Name: "compute_fixed", Type: sdk.TypeNumber, Default: 0.0,
+			Description: "when above 0, charge every answer exactly this many virtual seconds instead of the measured wall time (reproducible runs)"},
+		{Name: "endpoint", Type: sdk.TypeString, Default: "", Description: "OpenAI-compatible base URL (e.g. http://localhost:8000/v1); required by the llm policy, used for answers when set"},
+		{Name: "model", Type: sdk.TypeString, Default: "", Description: "model name sent to the endpoint"},
+		{Name: "api_key_env", Type: sdk.TypeString, Default: "", Description: "environment variable holding the endpoint's API key (empty: none)"},
+		{Name: "llm_timeout", Type: sdk.TypeNumber, Default: 60.0, Description: "seconds one endpoint request may take"},
+	}
+}
+
+func (c *cascade) Describe(context.Context) (sdk.Info, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return sdk.Info{
+		Name:        "cascade",
+		Version:     version,
+		Description: "CPU reference cascade: Silero utterances, PocketSphinx, a name or LLM policy, flite answers, barge-in; compute charged to virtual time.",
+		Config:      configFields(),
+		Identity:    c.identity,
+	}, nil
+}
+
+func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
+	s, err := parseSettings(config)
+	if err != nil {
+		return err
+	}
+	var key string
+	if s.keyEnv != "" {
+		if key = os.Getenv(s.keyEnv); key == "" {
+			return fmt.Errorf("api_key_env: the environment variable %s is empty or unset (the plugin sees only the variables its plugin block passes)", s.keyEnv)
+		}
+	}
+	fv, fsum, err := fliteIdentity(ctx, s.flite)
+	if err != nil {
+		return err
+	}
+	if _, err := speak(ctx, s.flite, s.voice, "ok", rate); err != nil {
+		return fmt.Errorf("voice %q: %w (flite -lv lists the voices)", s.voice, err)
+	}
+	det, err := vad.Open(vad.Options{})
+	if err != nil {
+		return fmt.Errorf("silero vad: %w (run `make deps`)", err)
+	}
+	dec, err := sphinx.Load(sphinx.DefaultModel())
+	if err != nil {
+		det.Close()
+		return fmt.Errorf("pocketsphinx: %w", err)
+	}
+	id := map[string]string{
+		"policy":         s.policy,
+		"names":          strings.Join(s.names, ","),
+		"vad":            det.Model() + " " + det.ModelPath(),
+		"vad_settings":   fmt.Sprintf("threshold=%g min_speech=%g end_silence=%g", s.vad.Threshold, s.vad.MinSpeech, s.vad.MergePause),
+		"asr":            "pocketsphinx en-us " + sphinx.DefaultModel().HMM,
+		"tts":            "flite " + fv + " voice " + s.voice,
+		"flite_sha256":   fsum,
+		"compute_charge": chargeIdentity(s),
+		"answer":         "heuristic (transcript number phrases), " + heuristicVersion,
+	}
+	var chat *chatClient
+	if s.endpoint != "" {
+		chat = newChatClient(s.endpoint, s.model, key, s.llmTimeout)
+		id["endpoint"] = s.endpoint
+		id["endpoint_model"] = s.model
+		id["answer"] = "endpoint"
+		sum := sha256.Sum256([]byte(policyPrompt + "\x00" + answerPrompt))
+		id["prompt_sha256"] = hex.EncodeToString(sum[:])
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closeLocked()
+	c.cfg, c.detector, c.decoder, c.chat, c.identity = s, det, dec, chat, id
+	return nil
+}
+
+// defaultNames are "aria" and what PocketSphinx's en-us model hears when flite's voices
+// say it (measured on the shipped dataset's voices: "are you" for kal16, awb and rms,
+// "aryan" and "area" for slt).
+var defaultNames = []string{"aria", "are you", "aryan", "area"}
+
+func defaultNamesAny() []any {
+	out := make([]any, len(defaultNames))
+	for i, n := range defaultNames {
+		out[i] = n
+	}
+	return out
+}
+
+func chargeIdentity(s settings) string {
+	if s.fixed > 0 {
+		return fmt.Sprintf("fixed %g s per answer", s.fixed)
+	}
+	return fmt.Sprintf("%g x measured wall time", s.charge)
+}
+
+// heuristicVersion names the offline answer heuristic, so a change shows in identities.
+const heuristicVersion = "heuristic-1"
+
+func (c *cascade) closeLocked() {
+	if c.decoder != nil {
+		c.decoder.Close()
+	}
+	if c.detector != nil {
+		c.detector.Close()
+	}
+}
+
+func parseSettings(config map[string]any) (settings, error) {
+	s := settings{policy: policyName, names: defaultNames, vad: protocol.DefaultVAD(), voice: "slt", flite: "flite", charge: 1, llmTimeout: time.Minute}
+	s.vad.MinSpeech, s.vad.MergePause = 0.12, 0.4
+	str := func(k string, dst *string) error {
+		v, ok := config[k]
+		if !ok || v == nil {
+			return nil
+		}
+		x, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("%s: want a string, got %v", k, v)
+		}
+		*dst = x
+		return nil
+	}
+	num := func(k string, dst *float64, lo, hi float64) error {
+		v, ok := config[k]
+		if !ok || v == nil {
+			return nil
+		}
+		x, ok := v.(float64)
+		if !ok || math.IsNaN(x) || x < lo || x > hi {
+			return fmt.Errorf("%s: want a number in [%g, %g], got %v", k, lo, hi, v)
+		}
+		*dst = x
+		return nil
+	}
+	timeout := 60.0
+	for _, err := range []error{
+		str("policy", &s.policy), str("voice", &s.voice), str("flite", &s.flite), str("endpoint", &s.endpoint),
+		str("model", &s.model), str("api_key_env", &s.keyEnv),
+		num("threshold", &s.vad.Threshold, 0.05, 0.95), num("min_speech", &s.vad.MinSpeech, 0, 2),
+		num("end_silence", &s.vad.MergePause, 0.1, 5), num("compute_charge", &s.charge, 0, 100), num("compute_fixed", &s.fixed, 0, 60),
+		num("llm_timeout", &timeout, 1, 600),
+	} {
+		if err != nil {
+			return s, err
+		}
+	}
+	s.llmTimeout = time.Duration(timeout * float64(time.Second))
+	if v, ok := config["names"]; ok && v != nil {
+		list, ok := v.([]any)
+		if !ok || len(list) == 0 {
+			return s, fmt.Errorf("names: want a non-empty list of strings, got %v", v)
+		}
+		s.names = nil
+		for _, x := range list {
+			n, ok := x.(string)
+			if !ok || len(words(n)) == 0 {
+				return s, fmt.Errorf("names: each name is a word or a few, got %v", x)
+			}
+			s.names = append(s.names, strings.Join(words(n), " "))
+		}
+	}
+	switch s.policy {
+	case policyName:
+	case policyLLM:
+		if s.endpoint == "" {
+			return s, fmt.Errorf("policy \"llm\" needs endpoint (an OpenAI-compatible base URL, e.g. http://localhost:8000/v1)")
+		}
+	default:
+		return s, fmt.Errorf("policy: want %q or %q, got %q", policyName, policyLLM, s.policy)
+	}
+	if s.voice == "" || strings.HasPrefix(s.voice, "-") {
+		return s, fmt.Errorf("voice: want a flite voice name, got %q", s.voice)
+	}
+	return s, s.vad.Validate()
+}
+
+func (c *cascade) Start(context.Context, sdk.ConversationStart) (sdk.Conversation, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.detector == nil {
+		return nil, fmt.Errorf("cascade: Start before Configure")
+	}
+	on, err := c.detector.NewOnline(c.cfg.vad)
+	if err != nil {
+		return nil, err
+	}
+	return &conversation{cfg: c.cfg, decoder: c.decoder, chat: c.chat, online: on}, nil
+}
+
+// answer is synthesised speech waiting to be played or playing.
+type answer struct {
+	text  string
+	audio []float32
+	at    int // the first frame it may start in (compute charged)
+	pos   int
+}
+
+type conversation struct {
+	cfg     settings
+	decoder *sphinx.Decoder
+	chat    *chatClient
+	online  *vad.Online
+
+	in          []float32 // every input sample so far
+	frames      int
+	handled     int // closed utterances already transcribed
+	wasSpeaking bool
+	history     []string // transcripts of the utterances so far
+	facts       []string // those that were not requests to the assistant
+	pending     *answer
+	playing     *answer
+}
+
+func (c *conversation) Format() sdk.Format {
+	return sdk.Format{InputRate: rate, OutputRate: rate, FrameSize: frameSize}
+}
+
+func (c *conversation) Step(ctx context.Context, frame []float32) (sdk.Output, error) {
+	if len(frame) != frameSize {
+		return sdk.Output{}, fmt.Errorf("cascade: frame of %d samples, want %d", len(frame), frameSize)
+	}
+	c.in = append(c.in, frame...)
+	c.frames++
+	if err := c.online.Push(frame); err != nil {
+		return sdk.Output{}, err
+	}
+	var out sdk.Output
+	speaking := c.online.Speaking()
+	if speaking && !c.wasSpeaking {
+		// A human started speaking: stop talking (barge-in) and drop an answer not yet
+		// begun, as its moment has passed.
+		if c.playing != nil {
+			c.playing = nil
+			out.Flush = true
+			out.Text = "[barge-in]"
+		}
+		c.pending = nil
+	}
+	c.wasSpeaking = speaking
+	eps := c.online.Episodes()
+	for ; c.handled < len(eps); c.handled++ {
+		if err := c.utterance(ctx, eps[c.handled]); err != nil {
+			return out, err
+		}
+	}
+	if c.pending != nil && c.frames >= c.pending.at && !speaking {
+		c.playing, c.pending = c.pending, nil
+		out.Text = c.playing.text
+	}
+	if p := c.playing; p != nil {
+		end := min(p.pos+frameSize, len(p.audio))
+		out.Samples = p.audio[p.pos:end]
+		if p.pos = end; p.pos == len(p.audio) {
+			c.playing = nil
+		}
+	}
+	return out, nil
+}
+
+// utterance transcribes one closed utterance, decides, and when addressed prepares the
+// answer to start once the compute it took has passed in virtual time.
+func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error {
+	began := time.Now()
+	s, e := int(ep.Start*rate), min(int(math.Ceil(ep.End*rate)), len(c.in))
+	if s >= e {
+		return nil
+	}
+	text, err := c.decoder.Transcribe(c.in[s:e])
+	if err != nil {
+		return fmt.Errorf("cascade: transcribing the utterance at %.2f s: %w", ep.Start, err)
+	}
+	logger.Debug("utterance", "start", ep.Start, "end", ep.End, "transcript", text, "asr_wall", time.Since(began).Seconds())
+	if text == "" {
+		return nil
+	}
+	history := c.history
+	c.history = append(c.history, text)
+	var reply string
+	switch c.cfg.policy {
+	case policyLLM:
+		d, err := c.chat.decide(ctx, c.cfg.names[0], history, text)
+		if err != nil {
+			return err
+		}
+		if !d.Respond {
+			c.facts = append(c.facts, text)
+			return nil
+		}
+		reply = strings.TrimSpace(d.Answer)
+	default:
+		if !addressedByName(text, c.cfg.names) {
+			c.facts = append(c.facts, text)
+			return nil
+		}
+		if c.chat != nil {
+			if reply, err = c.chat.answer(ctx, c.cfg.names[0], history, text); err != nil {
+				return err
+			}
+		}
+	}
+	if reply == "" {
+		reply = heuristicAnswer(text, c.facts, c.cfg.names)
+	}
+	pcm, err := speak(ctx, c.cfg.flite, c.cfg.voice, reply, rate)
+	if err != nil {
+		return err
+	}
+	charged := c.cfg.charge * time.Since(began).Seconds()
+	if c.cfg.fixed > 0 {
+		charged = c.cfg.fixed
+	}
+	logger.Debug("answering", "answer", reply, "charged", charged, "audio", pcm.Duration())
+	c.pending = &answer{text: reply, audio: pcm.Samples, at: c.frames + int(math.Ceil(charged*rate/frameSize))}
+	return nil
+}
+
+func (c *conversation) Close() error {
+	c.online.Close()
+	return nil
+}
+
+func main() { sdk.Serve(&cascade{}) }

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/session"
+	"github.com/duplexmpe/duplexmpe/core/vad"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// These tests run the cascade as a real plugin process over real gRPC, with the real
+// Silero, PocketSphinx and flite, on conversations spoken by flite.
+
+var pluginBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cascade-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	pluginBin = filepath.Join(dir, "cascade")
+	build := exec.Command("go", "build", "-o", pluginBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the cascade plugin:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	pluginhost.KillAll()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	detOnce sync.Once
+	det     *vad.Detector
+	detErr  error
+)
+
+func detector(t testing.TB) *vad.Detector {
+	t.Helper()
+	detOnce.Do(func() { det, detErr = vad.Open(vad.Options{}) })
+	if detErr != nil {
+		t.Fatalf("%v\n(these tests run the real Silero model: run `make deps` first)", detErr)
+	}
+	return det
+}
+
+func startCascade(t testing.TB, config map[string]any, env map[string]string) sdk.Model {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "cascade", Source: pluginBin, Env: env}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Kill)
+	if err := c.Configure(ctx, config); err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func testLogger(t testing.TB) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Debug, Output: tWriter{t}})
+}
+
+type tWriter struct{ t testing.TB }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// The voices of bench.hcl's shipped dataset.
+var voices = map[string]string{"A": "kal16", "B": "awb", "C": "rms", "D": "slt"}
+
+type line struct{ label, speaker, text string }
+
+func spokenConversation(t testing.TB, id, preamble string, lines []line) session.Conversation {
+	t.Helper()
+	ctx := context.Background()
+	conv := session.Conversation{ID: id}
+	p, err := speak(ctx, "flite", "slt", preamble, rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv.Preamble = p
+	for i, l := range lines {
+		a, err := speak(ctx, "flite", voices[l.speaker], l.text, rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addressee := ""
+		if l.label == protocol.LabelN2 {
+			addressee = "human"
+		}
+		conv.Turns = append(conv.Turns, session.Turn{Index: i, Label: l.label, Speaker: l.speaker, Text: l.text, Addressee: addressee, Audio: a})
+	}
+	return conv
+}
+
+func play(t testing.TB, m sdk.Model, conv session.Conversation) (*session.Record, []score.Event) {
+	t.Helper()
+	p := protocol.Defaults()
+	rec, err := session.Run(context.Background(), m, conv, session.Options{Params: p, VAD: protocol.DefaultVAD(), Detector: detector(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Failed() {
+		t.Fatalf("%s failed: %s", conv.ID, rec.Failure)
+	}
+	return rec, score.Events(rec.Timeline, rec.Episodes, p)
+}
+
+// The first sentence of the default preamble: it names Aria without asking anything.
+const shortPreamble = "Hello, Aria. You are a voice assistant in a room with several people."
+
+// One conversation holds the three behaviours: an N4 question to Aria answered in the
+// gap and flushed when the resolution starts, an N1 mention left alone, and the explicit
+// T answered from the facts said before it.
+var explicitLines = []line{
+	{protocol.LabelN3, "A", "Okay, the chicken goes in at six twenty. Done."},
+	{protocol.LabelN4Q, "A", "Aria, how many tablespoons are in a quarter cup?"},
+	{protocol.LabelN4R, "C", "It's four, I just checked the measuring spoons."},
+	{protocol.LabelN1, "A", "Aria saved us last week when I forgot the rice."},
+	{protocol.LabelT, "B", "Aria, so when does the chicken come out?"},
+	{protocol.LabelN3, "B", "These potatoes are never going to peel themselves."},
+}
+
+// implicit is explicitLines with the T turn carrying a cue instead of the name.
+func implicit(lines []line) []line {
+	out := append([]line(nil), lines...)
+	for i := range out {
+		if out[i].label == protocol.LabelT {
+			out[i].text = "Since you're the one keeping the kitchen timers, when does the chicken come out?"
+		}
+	}
+	return out
+}
+
+func eventsByLabel(events []score.Event, label string) []score.Event {
+	var out []score.Event
+	for _, ev := range events {
+		if ev.Label == label {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func hasText(rec *session.Record, text string) bool {
+	for _, p := range rec.Text {
+		if strings.Contains(p.Text, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// The name policy through the real scheduler and scorer: the explicit T is answered
+// (fresh onset) and the implicit one is not; the N4 question to Aria is answered in the
+// gap and the answer is flushed when the resolution starts (eligible, yielded); the N1
+// mention, the N3 self-talk and the preamble naming Aria get no answer.
+//
+// The compute charge is fixed (1.2 s, about what transcribing and synthesising takes on
+// a quiet core here), so the timing, and the test, do not depend on the machine's load.
+func TestNamePolicyThroughScheduler(t *testing.T) {
+	m := startCascade(t, map[string]any{"compute_fixed": 1.2}, nil)
+	rec, events := play(t, m, spokenConversation(t, "explicit", shortPreamble, explicitLines))
+	logRecord(t, rec, events)
+	if tv := eventsByLabel(events, protocol.LabelT)[0].T; !tv.FreshOnset {
+		t.Errorf("explicit T: no fresh onset: %+v", tv)
+	}
+	n4 := eventsByLabel(events, protocol.LabelN4Q)[0].N4
+	if !n4.Eligible || n4.Yield != score.YieldPass {
+		t.Errorf("N4: want an eligible event (answering at the resolution) that yields: %+v", n4)
+	}
+	if !hasText(rec, "[barge-in]") {
+		t.Errorf("no flush (barge-in) in the text channel: %v", rec.Text)
+	}
+	for _, l := range []string{protocol.LabelN1, protocol.LabelN3} {
+		for _, ev := range eventsByLabel(events, l) {
+			if len(ev.Silence.Speech) > 0 {
+				t.Errorf("%s turn %d: spoke in the silence window: %+v", l, ev.Turn, ev.Silence)
+			}
+		}
+	}
+	if len(rec.Episodes) > 0 && rec.Episodes[0].Start < rec.Timeline.Turns[0].Start {
+		t.Errorf("answered the preamble: episodes %v", rec.Episodes)
+	}
+
+	rec, events = play(t, m, spokenConversation(t, "implicit", shortPreamble, implicit(explicitLines)))
+	logRecord(t, rec, events)
+	if tv := eventsByLabel(events, protocol.LabelT)[0].T; tv.Presence {
+		t.Errorf("implicit T under the name policy: responded: %+v", tv)
+	}
+}
+
+func logRecord(t *testing.T, rec *session.Record, events []score.Event) {
+	t.Helper()
+	t.Logf("%s: episodes %v, text %v", rec.ConversationID, rec.Episodes, rec.Text)
+	for _, ev := range events {
+		t.Logf("  %s %.2f-%.2f t=%+v n4=%+v", ev.Label, ev.Start, ev.End, ev.T, ev.N4)
+	}
+}
