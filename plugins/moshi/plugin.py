@@ -1,55 +1,22 @@
-"""The moshi model plugin: `python plugin.py`, started by the duplexmpe host (go-plugin)."""
+"""The moshi model plugin: `python plugin.py`, started by the duplexmpe host (go-plugin).
+
+moshi_adapter.py is the model side; the SDK binding, shared by the five model adapters, is
+../_common/adapter_plugin.py, found relative to this file.
+"""
 
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent / "_common")]
 
-import duplexmpe_plugin as sdk  # noqa: E402
+import adapter_plugin  # noqa: E402
 
 import moshi_adapter as ma  # noqa: E402
 
-
-class MoshiConversation(sdk.Conversation):
-    def __init__(self, inner: ma.MoshiConversation):
-        self.inner = inner
-        self.format = sdk.Format(input_rate=inner.input_rate, output_rate=inner.output_rate,
-                                 frame_size=inner.frame_size)
-
-    def step(self, frame):
-        out = self.inner.step(frame)
-        return sdk.Output(samples=out.samples, text=out.text, flush=out.flush)
-
-    def close(self):
-        self.inner.close()
-
-
-class MoshiPlugin(sdk.Model):
-    name = ma.NAME
-    version = ma.VERSION
-    description = ("Kyutai Moshi in-process: Mimi encode -> LMGen.step -> Mimi decode, "
-                   "80 ms frames at 24 kHz in and out, inner-monologue text on the text channel.")
-    capabilities = ("model.text", "model.concurrency=1")
-    config = tuple(sdk.ConfigField(name=f.name, type=f.type, default=f.default, description=f.description,
-                                   allowed=f.allowed) for f in ma.SCHEMA)
-
-    def __init__(self):
-        self.adapter = ma.MoshiAdapter()
-
-    def identity(self):
-        return self.adapter.identity()
-
-    def configure(self, config):
-        self.adapter.configure(config)
-
-    def start(self, req):
-        try:
-            return MoshiConversation(self.adapter.start(req.id, req.seed, req.instruction))
-        except ValueError as e:
-            raise sdk.InvalidArgument(str(e)) from e
-        except RuntimeError as e:
-            raise sdk.FailedPrecondition(str(e)) from e
-
+DESCRIPTION = ("Kyutai Moshi in-process: Mimi encode -> LMGen.step -> Mimi decode, "
+               "80 ms frames at 24 kHz in and out, inner-monologue text on the text channel.")
+CAPABILITIES = ("model.text", "model.concurrency=1")
 
 if __name__ == "__main__":
-    sdk.serve(MoshiPlugin())
+    adapter_plugin.serve(ma, ma.MoshiAdapter(), DESCRIPTION, CAPABILITIES)
