@@ -41,6 +41,7 @@ type File struct {
 	Locals      map[string]cty.Value
 	Plugins     []*PluginBlock
 	Datasets    []*Dataset
+	References  []*Reference
 	Evaluations []*Evaluation
 
 	// Sources are the parsed files, for printing diagnostics with snippets.
@@ -122,9 +123,40 @@ type Evaluation struct {
 	Concurrency int
 	Seed        int64
 	Out         string // absolute
-	Protocol    protocol.Params
-	VAD         protocol.VAD
+	// Reference names the reference block whose result the report shows beside the
+	// speech models; empty when there is none.
+	Reference string
+	Protocol  protocol.Params
+	VAD       protocol.VAD
+	DeclRange hcl.Range
+}
+
+// Reference is a reference block: a text reference run (protocol section 7).
+type Reference struct {
+	Name    string
+	LLM     string // plugin name
+	Judge   string // plugin name
+	Dataset string // dataset name
+	Runs    int
+	Retries int
+	// Temperature and Seed are nil when the block leaves them to the plugin.
+	Temperature *float64
+	Seed        *int64
+	MaxTokens   int    // 0: the plugin's default
+	Out         string // absolute
 	DeclRange   hcl.Range
+	// AttrRanges holds the range of each attribute the block sets, by name.
+	AttrRanges map[string]hcl.Range
+}
+
+// Reference returns the reference block of the given name, or nil.
+func (f *File) Reference(name string) *Reference {
+	for _, r := range f.References {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
 }
 
 // Plugin returns the plugin block of the given name, or nil.

@@ -115,8 +115,13 @@ func (l *loader) run(body hcl.Body) {
 		l.dataset(b, pluginNames)
 	}
 	datasetNames := blockNames(datasets)
+	references := l.labels(byType["reference"])
+	for _, b := range references {
+		l.reference(b, pluginNames, datasetNames)
+	}
+	referenceNames := blockNames(references)
 	for _, b := range l.labels(byType["evaluation"]) {
-		l.evaluation(b, pluginNames, datasetNames)
+		l.evaluation(b, pluginNames, datasetNames, referenceNames)
 	}
 	l.uniqueOuts()
 	for _, p := range l.f.Plugins {
@@ -124,13 +129,13 @@ func (l *loader) run(body hcl.Body) {
 		if len(p.Uses) == 0 && !l.d.diags.HasErrors() {
 			r := p.DeclRange
 			l.d.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Unused plugin",
-				Detail: fmt.Sprintf("Plugin %q is declared but no dataset or evaluation uses it.", p.Name), Subject: &r})
+				Detail: fmt.Sprintf("Plugin %q is declared but no dataset, reference or evaluation uses it.", p.Name), Subject: &r})
 		}
 	}
 }
 
-// uniqueOuts refuses two datasets, or two evaluations, writing to the same directory:
-// they would overwrite each other's results.
+// uniqueOuts refuses two blocks (datasets, references, evaluations) writing to the same
+// directory: they would overwrite each other's results.
 func (l *loader) uniqueOuts() {
 	type owner struct {
 		kind, name string
@@ -147,6 +152,9 @@ func (l *loader) uniqueOuts() {
 	}
 	for _, ds := range l.f.Datasets {
 		check("dataset", ds.Name, ds.Out, ds.DeclRange)
+	}
+	for _, r := range l.f.References {
+		check("reference", r.Name, r.Out, r.DeclRange)
 	}
 	for _, ev := range l.f.Evaluations {
 		check("evaluation", ev.Name, ev.Out, ev.DeclRange)
@@ -649,7 +657,68 @@ func (l *loader) generate(b *hcl.Block, plugins []string) *Generate {
 	return g
 }
 
-func (l *loader) evaluation(b *hcl.Block, plugins, datasets []string) {
+// reference decodes a reference block. Its defaults match core/reference's (a cli test
+// keeps retries equal to reference.DefaultRetries).
+func (l *loader) reference(b *hcl.Block, plugins, datasets []string) {
+	content, _ := l.content(b.Body, Spec.Block("reference"))
+	r := &Reference{Name: b.Labels[0], DeclRange: b.DefRange, Runs: 1, Retries: 2, AttrRanges: map[string]hcl.Range{}}
+	attrs, d := content.Attributes, l.d
+	for name, a := range attrs {
+		r.AttrRanges[name] = a.Range
+	}
+	if a := attrs["llm"]; a != nil {
+		if name, ok := d.ref(a.Expr, "llm", "plugin", plugins); ok {
+			r.LLM = name
+			l.use(name, "llm", a.Expr.Range())
+		}
+	}
+	if a := attrs["judge"]; a != nil {
+		if name, ok := d.ref(a.Expr, "judge", "plugin", plugins); ok {
+			r.Judge = name
+			l.use(name, "judge", a.Expr.Range())
+		}
+	}
+	if a := attrs["dataset"]; a != nil {
+		r.Dataset, _ = d.ref(a.Expr, "dataset", "dataset", datasets)
+	}
+	atLeast := func(name string, min int64, dst *int) {
+		a := attrs[name]
+		if a == nil {
+			return
+		}
+		if n, ok := d.whole(a); ok {
+			if n < min {
+				d.add(errorf(a.Expr.Range(), "Invalid "+name, "%s = %d must be at least %d.", name, n, min))
+			}
+			*dst = int(n)
+		}
+	}
+	atLeast("runs", 1, &r.Runs)
+	atLeast("retries", 0, &r.Retries)
+	atLeast("max_tokens", 0, &r.MaxTokens)
+	if a := attrs["temperature"]; a != nil {
+		if x, ok := d.number(a); ok {
+			if x < 0 {
+				d.add(errorf(a.Expr.Range(), "Invalid temperature", "temperature = %g must not be negative.", x))
+			}
+			r.Temperature = &x
+		}
+	}
+	if a := attrs["seed"]; a != nil {
+		if n, ok := d.whole(a); ok {
+			r.Seed = &n
+		}
+	}
+	r.Out = d.resolve(filepath.Join("runs", "reference-"+r.Name))
+	if a := attrs["out"]; a != nil {
+		if p, ok := d.path(a); ok {
+			r.Out = p
+		}
+	}
+	l.f.References = append(l.f.References, r)
+}
+
+func (l *loader) evaluation(b *hcl.Block, plugins, datasets, references []string) {
 	content, once := l.content(b.Body, Spec.Block("evaluation"))
 	ev := &Evaluation{Name: b.Labels[0], DeclRange: b.DefRange, Concurrency: 1, Seed: 1,
 		Protocol: protocol.Defaults(), VAD: protocol.DefaultVAD()}
@@ -706,6 +775,17 @@ func (l *loader) evaluation(b *hcl.Block, plugins, datasets []string) {
 	if a := attrs["out"]; a != nil {
 		if p, ok := d.path(a); ok {
 			ev.Out = p
+		}
+	}
+	if a := attrs["reference"]; a != nil {
+		if name, ok := d.ref(a.Expr, "reference", "reference", references); ok {
+			ev.Reference = name
+			if r := l.f.Reference(name); r != nil && ev.Dataset != "" && r.Dataset != "" && r.Dataset != ev.Dataset {
+				rng := a.Expr.Range()
+				d.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Reference on another dataset",
+					Detail: fmt.Sprintf("reference.%s decides dataset %q, but evaluation %q plays dataset %q: the report will show results on different scenarios side by side. Point the reference at dataset.%s.",
+						name, r.Dataset, ev.Name, ev.Dataset, ev.Dataset), Subject: &rng})
+			}
 		}
 	}
 	l.settings(once["protocol"], b, Spec.Block("evaluation").Block("protocol"), &ev.Protocol)

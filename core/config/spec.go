@@ -17,19 +17,20 @@ import (
 
 // Value types an attribute may have; the names are what the docs show.
 const (
-	TypeString      = "string"
-	TypeNumber      = "number"
-	TypeWhole       = "whole number"
-	TypeBool        = "bool"
-	TypeDuration    = "duration"
-	TypePath        = "path"
-	TypeStringList  = "list(string)"
-	TypeStringMap   = "map(string)"
-	TypeAny         = "any"
-	TypePluginRef   = "plugin.<name>"
-	TypePluginRefs  = "[plugin.<name>, ...]"
-	TypeDatasetRef  = "dataset.<name>"
-	TypeCommandList = "list(string), an argv"
+	TypeString       = "string"
+	TypeNumber       = "number"
+	TypeWhole        = "whole number"
+	TypeBool         = "bool"
+	TypeDuration     = "duration"
+	TypePath         = "path"
+	TypeStringList   = "list(string)"
+	TypeStringMap    = "map(string)"
+	TypeAny          = "any"
+	TypePluginRef    = "plugin.<name>"
+	TypePluginRefs   = "[plugin.<name>, ...]"
+	TypeDatasetRef   = "dataset.<name>"
+	TypeReferenceRef = "reference.<name>"
+	TypeCommandList  = "list(string), an argv"
 )
 
 // AttrSpec describes one attribute of a block.
@@ -89,7 +90,7 @@ func (b *BlockSpec) Attr(name string) *AttrSpec {
 // Spec is the whole language: the top level of a run file.
 var Spec = &BlockSpec{
 	Type: "run file",
-	Doc:  "A run file holds variable, locals, plugin, dataset and evaluation blocks, in any order.",
+	Doc:  "A run file holds variable, locals, plugin, dataset, reference and evaluation blocks, in any order.",
 	Blocks: []*BlockSpec{
 		{
 			Type: "variable", Labels: []string{"name"}, Many: true,
@@ -144,6 +145,21 @@ var Spec = &BlockSpec{
 			}},
 		},
 		{
+			Type: "reference", Labels: []string{"name"}, Many: true,
+			Doc: "A text reference run (protocol section 7, docs/reference-track.md): an LLM reads the speaker-attributed transcript of every scenario turn by turn and decides RESPOND or SILENT; the judge grades its answers to T. `duplexmpe reference FILE.hcl` runs it; an evaluation's `reference` shows its tables beside the speech models in the report.",
+			Attrs: []AttrSpec{
+				{Name: "llm", Type: TypePluginRef, Required: true, Doc: "The LLM plugin that decides."},
+				{Name: "judge", Type: TypePluginRef, Required: true, Doc: "The judge plugin that grades answers to T."},
+				{Name: "dataset", Type: TypeDatasetRef, Required: true, Doc: "The dataset whose scenarios are decided: its built directory (`out`) when built, else its `scenarios`. No audio is used."},
+				{Name: "runs", Type: TypeWhole, Default: "1", Doc: "How many times the dataset is decided (at least 1); with 2 or more the agreement of runs 1 and 2 is reported."},
+				{Name: "retries", Type: TypeWhole, Default: "2", Doc: "How many more times a turn is asked when the reply does not parse (0 or more)."},
+				{Name: "temperature", Type: TypeNumber, Doc: "Sampling temperature, 0 or more. Without it the plugin's default applies."},
+				{Name: "seed", Type: TypeWhole, Doc: "Sampling seed passed to the LLM. Without it none is passed."},
+				{Name: "max_tokens", Type: TypeWhole, Default: "0", Doc: "The most tokens per reply; 0 means the plugin's default."},
+				{Name: "out", Type: TypePath, Default: `"runs/reference-<name>"`, Doc: "The directory for reference.json and reference.md."},
+			},
+		},
+		{
 			Type: "evaluation", Labels: []string{"name"}, Many: true,
 			Doc: "Runs models on a dataset and scores them.",
 			Attrs: []AttrSpec{
@@ -154,6 +170,7 @@ var Spec = &BlockSpec{
 				{Name: "concurrency", Type: TypeWhole, Default: "1", Doc: "How many conversations run at once (transport only: it does not change results)."},
 				{Name: "seed", Type: TypeWhole, Default: "1", Doc: "The seed given to models and the bootstrap."},
 				{Name: "out", Type: TypePath, Default: `"runs/<name>"`, Doc: "The run directory."},
+				{Name: "reference", Type: TypeReferenceRef, Doc: "A reference block whose result (its `out`/reference.json) the report shows beside this evaluation's speech models. Run `duplexmpe reference FILE.hcl` before scoring."},
 			},
 			Blocks: []*BlockSpec{
 				{Type: "protocol", Doc: "Overrides of the protocol constants (protocol section 8). Durations are strings such as `\"800ms\"` or `\"2s\"`, or numbers of seconds.", Attrs: protocolAttrs()},
