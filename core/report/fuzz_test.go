@@ -24,7 +24,7 @@ func FuzzRenderStoredSummary(f *testing.F) {
 		}
 		var m Meta
 		_ = decode(data, &m)
-		md := markdown(s, m)
+		md := markdown(s, m, nil)
 		if len(md) == 0 {
 			t.Fatal("empty report.md")
 		}
@@ -35,7 +35,7 @@ func FuzzRenderStoredSummary(f *testing.F) {
 		if _, err := csv.NewReader(bytes.NewReader(c)).ReadAll(); err != nil {
 			t.Fatalf("results.csv does not parse: %v", err)
 		}
-		if _, err := htmlPage(s, m, nil); err != nil {
+		if _, err := htmlPage(s, m, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		if err := MainTable(&bytes.Buffer{}, s); err != nil {

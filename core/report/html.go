@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"regexp"
 
+	"github.com/duplexmpe/duplexmpe/core/reference"
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
@@ -30,12 +31,12 @@ type htmlData struct {
 
 // htmlPage renders report.html: one self-contained file (inline CSS and SVG, no scripts,
 // no external references), readable without a network.
-func htmlPage(s score.Summary, m Meta, items []itemRow) ([]byte, error) {
+func htmlPage(s score.Summary, m Meta, ref *reference.Result, items []itemRow) ([]byte, error) {
 	d := htmlData{Title: "Duplex-MPE report", Meta: metaTable(s, m), NItems: len(items)}
 	if m.Run != "" {
 		d.Title += ": " + m.Run
 	}
-	for _, sec := range sections(s, m) {
+	for _, sec := range sections(s, m, ref) {
 		hs := htmlSection{section: sec}
 		for _, kind := range sec.Charts {
 			hs.Rendered = append(hs.Rendered, charts(kind, s)...)
@@ -94,6 +95,7 @@ var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Liberation Sans", Arial, sans-serif; color: var(--fg); margin: 0; }
 .page { max-width: 1280px; margin: 0 auto; padding: 24px 32px 64px; }
 h1 { font-size: 24px; margin: 0 0 12px; }
+h3 { font-size: 15px; margin: 14px 0 4px; }
 h2 { font-size: 19px; margin: 36px 0 6px; padding-top: 8px; border-top: 2px solid var(--line); }
 p.intro { color: var(--muted); max-width: 900px; margin: 4px 0 12px; }
 a { color: var(--accent); text-decoration: none; }
@@ -143,7 +145,8 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 {{range .Sections}}<section id="{{.ID}}">
 <h2>{{.Title}}</h2>
 <p class="intro">{{.Intro}}</p>
-{{range .Tables}}<div class="scroll"><table>
+{{range .Tables}}{{if .Title}}<h3>{{.Title}}</h3>
+{{end}}<div class="scroll"><table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{cell .}}</td>{{end}}</tr>

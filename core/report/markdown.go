@@ -6,11 +6,12 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/duplexmpe/duplexmpe/core/reference"
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
 // markdown renders report.md: the meta header, then every section as a Markdown table.
-func markdown(s score.Summary, m Meta) []byte {
+func markdown(s score.Summary, m Meta, ref *reference.Result) []byte {
 	var b bytes.Buffer
 	title := "Duplex-MPE report"
 	if m.Run != "" {
@@ -18,7 +19,7 @@ func markdown(s score.Summary, m Meta) []byte {
 	}
 	fmt.Fprintf(&b, "# %s\n\n", mdEscape(title))
 	writeMDTable(&b, metaTable(s, m))
-	secs := sections(s, m)
+	secs := sections(s, m, ref)
 	b.WriteString("\n## Contents\n\n")
 	for _, sec := range secs {
 		fmt.Fprintf(&b, "- [%s](#%s)\n", mdEscape(sec.Title), slug(sec.Title))
@@ -34,6 +35,9 @@ func markdown(s score.Summary, m Meta) []byte {
 }
 
 func writeMDTable(b *bytes.Buffer, t table) {
+	if t.Title != "" {
+		fmt.Fprintf(b, "**%s**\n\n", mdEscape(t.Title))
+	}
 	if len(t.Rows) == 0 {
 		b.WriteString("(none)\n")
 		return

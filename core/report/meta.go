@@ -53,6 +53,10 @@ type Meta struct {
 	UnparseableVerdicts int `json:"unparseable_verdicts,omitempty"`
 	// Date of the run or of scoring, as the caller wants it shown (RFC 3339 is best).
 	Date string `json:"date"`
+	// ReferenceDir, when set, is the directory of a text reference run (its
+	// reference.json, see core/reference): WriteAll shows its tables beside the speech
+	// models. Absolute, or relative to the process's working directory.
+	ReferenceDir string `json:"reference_dir,omitempty"`
 }
 
 // Harness identifies the duplexmpe build.

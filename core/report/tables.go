@@ -5,12 +5,15 @@ import (
 	"strconv"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/reference"
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
 // table is one rendered table; Markdown and HTML render the same tables, so the two
 // formats cannot disagree.
 type table struct {
+	// Title heads the table when a section has several that need telling apart.
+	Title  string
 	Header []string
 	Rows   [][]string
 }
@@ -29,10 +32,15 @@ type section struct {
 func entryCells(e score.Entry) []string { return []string{e.Model, e.Condition} }
 
 // sections builds every section of the report from the summary, in report order.
-func sections(s score.Summary, m Meta) []section {
+// ref, when not nil, adds the text reference section after the paired section.
+func sections(s score.Summary, m Meta, ref *reference.Result) []section {
 	p := s.Protocol
 	var out []section
-	out = append(out, mainSection(s), pairedSection(s), tOutcomeSection(s), accuracySection(s, m),
+	out = append(out, mainSection(s), pairedSection(s))
+	if ref != nil {
+		out = append(out, referenceSection(*ref, m))
+	}
+	out = append(out, tOutcomeSection(s), accuracySection(s, m),
 		silenceSection(s), yieldSection(s, p), positionSection(s), thirdSection(s),
 		sweepSection(s), spearmanSection(s), comparisonSection(s))
 	if len(s.Warnings) > 0 {
@@ -399,4 +407,45 @@ func comparisonDifference(c score.Comparison) string {
 		return "n/a (a rate is n/a)"
 	}
 	return differenceText(c.Difference)
+}
+
+// referenceSection shows the text reference run (protocol section 7) in the report's
+// table format: per run, the main table and the paired McNemar table.
+func referenceSection(r reference.Result, m Meta) section {
+	intro := fmt.Sprintf("An LLM (%s) reads the speaker-attributed transcript turn by turn and decides RESPOND or SILENT; %s grades its answers to T. "+
+		"Scored on the same items as the speech models, without timing: response on T, accuracy of answers given, silence on N1-N3 (N4 yield is not measured). "+
+		"An unparseable decision is a failure wherever it is scored. Dataset %s",
+		referencePlugin(r.LLM), referencePlugin(r.Judge), orDash(r.Dataset))
+	switch {
+	case r.DatasetHash == "":
+		intro += " (read from its scenario files, no hash)."
+	case m.Dataset.Hash != "" && r.DatasetHash != m.Dataset.Hash:
+		intro += fmt.Sprintf(", hash %s: not the dataset of this run (%s), so the scenarios may differ.", r.DatasetHash, m.Dataset.Hash)
+	default:
+		intro += ", hash " + r.DatasetHash + "."
+	}
+	intro += fmt.Sprintf(" Prompt %s.", orDash(r.PromptHash))
+	if g := r.Agreement; g != nil {
+		intro += fmt.Sprintf(" Runs 1 and 2 agree on %d of %d decisions (%.1f%%).", g.Agree, g.Turns, 100*g.Rate)
+	}
+	sec := section{ID: "reference", Title: "Text reference (transcript-conditioned LLM)", Intro: intro}
+	for _, t := range reference.Tables(r) {
+		sec.Tables = append(sec.Tables, table{Title: t.Title, Header: t.Header, Rows: t.Rows})
+	}
+	if len(r.Runs) == 0 {
+		sec.Tables = append(sec.Tables, table{Header: []string{"model", "condition"}})
+	}
+	return sec
+}
+
+func referencePlugin(p reference.Plugin) string {
+	s := orDash(p.Name)
+	if p.Plugin != "" {
+		s += " (" + p.Plugin
+		if p.Version != "" {
+			s += " " + p.Version
+		}
+		s += ")"
+	}
+	return s
 }

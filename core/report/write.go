@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/duplexmpe/duplexmpe/core/reference"
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
@@ -14,16 +15,24 @@ import (
 type Results struct {
 	Meta    Meta          `json:"meta"`
 	Summary score.Summary `json:"summary"`
+	// Reference is the text reference run of Meta.ReferenceDir; absent without one.
+	Reference *reference.Result `json:"reference,omitempty"`
 }
 
 // WriteAll renders report.md, results.json, results.csv and report.html into dir
 // (created if needed). Each file is written atomically. When dir is a run directory
-// with per-item records (items/<id>/), the HTML links every item's files.
+// with per-item records (items/<id>/), the HTML links every item's files. When
+// meta.ReferenceDir is set, its reference.json is read and shown in every format; one
+// that cannot be read is an error and nothing is written.
 func WriteAll(dir string, s score.Summary, meta Meta) error {
+	ref, err := loadReference(meta.ReferenceDir)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	js, err := json.MarshalIndent(Results{Meta: meta, Summary: s}, "", "  ")
+	js, err := json.MarshalIndent(Results{Meta: meta, Summary: s, Reference: ref}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("report: %s: %w", filepath.Join(dir, JSONFile), err)
 	}
@@ -31,7 +40,7 @@ func WriteAll(dir string, s score.Summary, meta Meta) error {
 	if err != nil {
 		return fmt.Errorf("report: %s: %w", filepath.Join(dir, CSVFile), err)
 	}
-	page, err := htmlPage(s, meta, readItems(dir))
+	page, err := htmlPage(s, meta, ref, readItems(dir))
 	if err != nil {
 		return fmt.Errorf("report: %s: %w", filepath.Join(dir, HTMLFile), err)
 	}
@@ -39,7 +48,7 @@ func WriteAll(dir string, s score.Summary, meta Meta) error {
 		name string
 		data []byte
 	}{
-		{MarkdownFile, markdown(s, meta)},
+		{MarkdownFile, markdown(s, meta, ref)},
 		{JSONFile, append(js, '\n')},
 		{CSVFile, csvData},
 		{HTMLFile, page},
@@ -49,6 +58,19 @@ func WriteAll(dir string, s score.Summary, meta Meta) error {
 		}
 	}
 	return nil
+}
+
+// loadReference reads dir/reference.json; no dir means no reference.
+func loadReference(dir string) (*reference.Result, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	path := filepath.Join(dir, reference.JSONFile)
+	r, err := reference.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("report: text reference %s cannot be read (%v); run `duplexmpe reference` to write it, or leave the reference out", path, err)
+	}
+	return &r, nil
 }
 
 // writeAtomic writes a temporary file in the same folder, syncs it, then renames it over
