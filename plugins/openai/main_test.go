@@ -26,7 +26,7 @@ var (
 )
 
 // buildPlugin builds this directory's plugin binary once for the package's tests.
-func buildPlugin(t *testing.T) string {
+func buildPlugin(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "openai-plugin-")

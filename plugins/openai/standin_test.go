@@ -38,7 +38,7 @@ type standin struct {
 	bodies      []string // every request body, for key checks
 }
 
-func newStandin(t *testing.T, key string) *standin {
+func newStandin(t testing.TB, key string) *standin {
 	s := &standin{key: key, calls: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
