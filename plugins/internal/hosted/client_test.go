@@ -271,6 +271,10 @@ func TestReadSettings(t *testing.T) {
 			t.Errorf("%v: error %v; want one naming %s", want, err, cfg)
 		}
 	}
+	_, err = ReadSettings(map[string]any{"api_key_env": "sk-proj-abc123"}, fields)
+	if err == nil || strings.Contains(err.Error(), "sk-proj-abc123") || !strings.Contains(err.Error(), "api_key_env") {
+		t.Errorf("a key given as api_key_env: error %v; want one naming the field, not the value", err)
+	}
 	id := s.Identity("test")
 	if id["judge_prompt_version"] == "" || !strings.HasPrefix(id["judge_prompt_sha256"], "sha256:") || id["model"] != "m" {
 		t.Fatalf("identity %v", id)

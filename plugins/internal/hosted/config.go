@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -31,6 +32,8 @@ type Settings struct {
 	Replicate   string
 	UsageLog    string
 }
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // CommonFields is the config schema both hosted plugins share, with their own defaults
 // for the service address, the model and the key's variable.
@@ -75,6 +78,10 @@ func ReadSettings(cfg map[string]any, fields []sdk.ConfigField) (Settings, error
 		UsageLog:    r.str("usage_log"),
 		Prices:      Prices{InputPerMTok: r.num("input_price_per_mtok", 0, 1e6), OutputPerMTok: r.num("output_price_per_mtok", 0, 1e6)},
 		CostLimit:   r.num("cost_limit", 0, 1e9),
+	}
+	if r.err == nil && s.APIKeyEnv != "" && !envName.MatchString(s.APIKeyEnv) {
+		// Never echo the value: it may be the key itself, given by mistake.
+		r.err = fmt.Errorf("api_key_env is not an environment variable name (letters, digits, _); it must NAME the variable holding the key, e.g. api_key_env = \"OPENAI_API_KEY\", never hold the key. Pass the key with the plugin block's env = { OPENAI_API_KEY = env(\"OPENAI_API_KEY\") }")
 	}
 	if r.err == nil && s.BaseURL == "" {
 		r.err = fmt.Errorf("base_url is empty; give the service's API root, e.g. http://127.0.0.1:8000/v1")
