@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,7 @@ func init() { register(newReferenceCmd) }
 func newReferenceCmd(st *State) *cobra.Command {
 	var (
 		vars                   []string
+		refName                string
 		llmName, judgeName     string
 		dsName, out            string
 		runs, retries, maxToks int
@@ -29,63 +31,156 @@ func newReferenceCmd(st *State) *cobra.Command {
 		seed                   int64
 	)
 	cmd := &cobra.Command{
-		Use:   "reference FILE.hcl --llm PLUGIN --judge PLUGIN [--dataset NAME] [--runs 2] --out DIR",
+		Use:   "reference FILE.hcl [--reference NAME] [--llm PLUGIN --judge PLUGIN --out DIR] [--runs 2]",
 		Short: "Run the text reference track: an LLM decides RESPOND or SILENT on every turn of the transcript",
 		Long: "The text reference of protocol section 7. For every turn of every scenario of a dataset\n" +
 			"block, the llm plugin gets the duty instruction (the dataset's preamble), the speaker-\n" +
 			"attributed transcript so far and the current turn, and replies with a JSON decision,\n" +
 			"RESPOND or SILENT, and an answer when it responds; the judge plugin grades the answers\n" +
 			"to T. Scored as the speech models are: response on T (explicit vs implicit, exact\n" +
-			"McNemar), silence on N1-N3, answer accuracy. --runs 2 asks twice and reports how often\n" +
-			"the decisions agree. Writes DIR/reference.json (every decision) and DIR/reference.md.\n" +
-			"The llm and judge are plugin blocks of the run file; the dataset is read from its\n" +
-			"built directory (out), or from its scenarios when it has none.",
+			"McNemar), silence on N1-N3, answer accuracy. runs = 2 asks twice and reports how often\n" +
+			"the decisions agree. Writes OUT/reference.json (every decision) and OUT/reference.md.\n" +
+			"Runs the reference blocks of the run file (all of them, or the one --reference names);\n" +
+			"flags override a block's settings. A file without reference blocks needs --llm, --judge\n" +
+			"and --out (plugin blocks and a directory). The dataset is read from its built directory\n" +
+			"(out), or from its scenarios when it has none.",
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if llmName == "" || judgeName == "" || out == "" {
-				return UsageErrorf("reference needs --llm PLUGIN, --judge PLUGIN and --out DIR")
-			}
 			if runs < 1 {
 				return UsageErrorf("--runs %d: at least 1", runs)
 			}
 			if retries < 0 {
 				return UsageErrorf("--retries %d: 0 or more", retries)
 			}
+			if maxToks < 0 {
+				return UsageErrorf("--max-tokens %d: 0 or more", maxToks)
+			}
 			f, err := loadRunFile(st, args[0], vars)
 			if err != nil {
 				return err
 			}
-			ds, err := referenceDataset(f, args[0], dsName)
+			jobs, err := referenceJobs(f, args[0], refName)
 			if err != nil {
 				return err
 			}
-			opts := reference.Options{Duty: construct.DefaultPreamble, Retries: retries, MaxTokens: maxToks}
-			if d, err := referenceDuty(ds.block, ds.data); err != nil {
-				return err
-			} else if d != "" {
-				opts.Duty = d
+			fl := cmd.Flags()
+			if fl.Changed("out") && len(jobs) > 1 {
+				return UsageErrorf("--out with %d reference blocks would write them into one directory; choose one with --reference NAME", len(jobs))
 			}
-			if cmd.Flags().Changed("temperature") {
-				opts.Temperature = &temperature
+			for i := range jobs {
+				j := &jobs[i]
+				for _, o := range []struct {
+					flag string
+					set  func()
+				}{
+					{"llm", func() { j.LLM = llmName }},
+					{"judge", func() { j.Judge = judgeName }},
+					{"dataset", func() { j.Dataset = dsName }},
+					{"runs", func() { j.Runs = runs }},
+					{"retries", func() { j.Retries = retries }},
+					{"max-tokens", func() { j.MaxTokens = maxToks }},
+					{"temperature", func() { j.Temperature = &temperature }},
+					{"seed", func() { j.Seed = &seed }},
+					{"out", func() { j.Out = resolvePath(st, out) }},
+				} {
+					if fl.Changed(o.flag) {
+						o.set()
+					}
+				}
+				if j.LLM == "" || j.Judge == "" || j.Out == "" {
+					return UsageErrorf("%s has no reference block: declare reference \"name\" { llm = plugin.x, judge = plugin.y, dataset = dataset.z }, "+
+						"or give --llm PLUGIN, --judge PLUGIN and --out DIR", args[0])
+				}
 			}
-			if cmd.Flags().Changed("seed") {
-				opts.Seed = &seed
+			for _, j := range jobs {
+				if len(jobs) > 1 {
+					fmt.Fprintf(st.Stdout, "reference %s:\n", j.Name)
+				}
+				ds, err := referenceDataset(f, args[0], j.Dataset)
+				if err != nil {
+					return err
+				}
+				opts := reference.Options{Duty: construct.DefaultPreamble, Retries: j.Retries, MaxTokens: j.MaxTokens,
+					Temperature: j.Temperature, Seed: j.Seed}
+				if d, err := referenceDuty(ds.block, ds.data); err != nil {
+					return err
+				} else if d != "" {
+					opts.Duty = d
+				}
+				if err := runReference(st, f, args[0], ds, j.LLM, j.Judge, j.Runs, opts, j.Out); err != nil {
+					if j.Name != "" {
+						err = fmt.Errorf("reference %q: %w", j.Name, err)
+					}
+					return err
+				}
 			}
-			return runReference(st, f, args[0], ds, llmName, judgeName, runs, opts, resolvePath(st, out))
+			return nil
 		},
 	}
 	addVarFlag(cmd, &vars)
 	fl := cmd.Flags()
-	fl.StringVar(&llmName, "llm", "", "the plugin block of the llm that decides (required)")
-	fl.StringVar(&judgeName, "judge", "", "the plugin block of the judge that grades answers to T (required)")
-	fl.StringVar(&dsName, "dataset", "", "the dataset block (default: the only one)")
+	fl.StringVar(&refName, "reference", "", "run only this reference block (default: every reference block of the file)")
+	fl.StringVar(&llmName, "llm", "", "the plugin block of the llm that decides (overrides the block's llm)")
+	fl.StringVar(&judgeName, "judge", "", "the plugin block of the judge that grades answers to T (overrides the block's judge)")
+	fl.StringVar(&dsName, "dataset", "", "the dataset block (default: the block's, else the file's only one)")
 	fl.IntVar(&runs, "runs", 1, "how many times to ask; with 2 or more, agreement between the first two runs is reported")
 	fl.IntVar(&retries, "retries", reference.DefaultRetries, "how many more times to ask when a reply does not parse")
 	fl.IntVar(&maxToks, "max-tokens", 0, "the most tokens per reply (0: the plugin's default)")
-	fl.Float64Var(&temperature, "temperature", 0, "sampling temperature (default: the plugin's)")
-	fl.Int64Var(&seed, "seed", 0, "sampling seed passed to the llm (default: none)")
-	fl.StringVar(&out, "out", "", "the directory for reference.json and reference.md (required)")
+	fl.Float64Var(&temperature, "temperature", 0, "sampling temperature (default: the block's, else the plugin's)")
+	fl.Int64Var(&seed, "seed", 0, "sampling seed passed to the llm (default: the block's, else none)")
+	fl.StringVar(&out, "out", "", "the directory for reference.json and reference.md (overrides the block's out)")
 	return cmd
+}
+
+// referenceJobs are the reference runs a command does: the block --reference names, or
+// every reference block of the file, or, in a file without any, one made of flags alone
+// (its settings start at the defaults). Copies, so flags can override them.
+func referenceJobs(f *config.File, file, name string) ([]config.Reference, error) {
+	if name != "" {
+		r := f.Reference(name)
+		if r == nil {
+			var names []string
+			for _, r := range f.References {
+				names = append(names, r.Name)
+			}
+			hint := "declare it with reference \"" + name + "\" { ... }"
+			if s := config.Suggest(name, names); s != "" {
+				hint = fmt.Sprintf("did you mean %q?", s)
+			} else if len(names) > 0 {
+				hint = "the file declares " + strings.Join(names, ", ")
+			}
+			return nil, UsageErrorf("--reference %q: %s has no such reference block; %s", name, file, hint)
+		}
+		return []config.Reference{*r}, nil
+	}
+	if len(f.References) == 0 {
+		return []config.Reference{{Runs: 1, Retries: reference.DefaultRetries}}, nil
+	}
+	var jobs []config.Reference
+	for _, r := range f.References {
+		jobs = append(jobs, *r)
+	}
+	return jobs, nil
+}
+
+// referenceDirFor is the directory of the text reference run an evaluation shows beside
+// its speech models (its reference = reference.x): the block's out, when its
+// reference.json exists. Without one it says on w how to make it and returns "", so
+// that scoring still writes the report.
+func referenceDirFor(w io.Writer, f *config.File, ev *config.Evaluation) string {
+	if ev.Reference == "" {
+		return ""
+	}
+	r := f.Reference(ev.Reference)
+	if r == nil {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(r.Out, reference.JSONFile)); err != nil {
+		fmt.Fprintf(w, "note: evaluation %q shows reference %q, which has no result yet (%s); run `duplexmpe reference %s --reference %s`, then `duplexmpe report` again\n",
+			ev.Name, r.Name, filepath.Join(r.Out, reference.JSONFile), f.Path, r.Name)
+		return ""
+	}
+	return r.Out
 }
 
 type referenceData struct {
