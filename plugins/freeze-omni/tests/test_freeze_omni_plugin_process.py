@@ -2,44 +2,28 @@
 Freeze-Omni replaced by the numpy stand-in through the `factory` config field."""
 
 import json
-import os
-import sys
 from pathlib import Path
 
 import grpc
 import numpy as np
 import pytest
 
-from duplexmpe_plugin._proto.duplexmpe.v1 import model_pb2, plugin_pb2
-from duplexmpe_plugin.testing import launch
+from duplexmpe_plugin._proto.duplexmpe.v1 import plugin_pb2
+from adapter_process import converse, running
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent
-STANDINS = PLUGIN_DIR.parent / "_standins"
 CONFIG = {"factory": "standin_freezeomni:load"}
 
 
 @pytest.fixture(scope="module")
 def plugin():
-    env = {"PYTHONPATH": os.pathsep.join([str(STANDINS), os.environ.get("PYTHONPATH", "")])}
-    with launch([sys.executable, str(PLUGIN_DIR / "plugin.py")], env=env, cwd=str(PLUGIN_DIR)) as p:
-        yield p
-        assert p.shutdown() == 0
+    yield from running(PLUGIN_DIR)
 
 
 def chunks(pattern):
     t = np.arange(2560) / 16000
     speech = (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
     return [speech if c == "s" else np.zeros(2560, np.float32) for c in pattern]
-
-
-def converse(p, seed, frames):
-    def requests():
-        yield model_pb2.ModelInput(start=model_pb2.ConversationStart(conversation_id="c", seed=seed))
-        for i, f in enumerate(frames):
-            yield model_pb2.ModelInput(frame=model_pb2.InputFrame(index=i, pcm=f.astype("<f4").tobytes()))
-        yield model_pb2.ModelInput(end=model_pb2.ConversationEnd())
-    replies = list(p.model.Converse(requests(), timeout=60))
-    return replies[0].ready, [r.frame for r in replies[1:]]
 
 
 def test_describe_and_bad_config(plugin):
