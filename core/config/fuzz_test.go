@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 		"evaluation \"e\" {\n models = [plugin.a[0], dataset.b, plugin]\n protocol {\n n4_gap = 1e400\n min_eligible = 1e30\n }\n}",
 		"dataset \"d\" {\n generate {\n pairs = -1e-400\n four_speaker_share = 0/0\n }\n voices = { A = null }\n}",
 		"locals {\n a = coalesce(null)\n b = file(\"/dev/null\")\n c = format(\"%*d\")\n}",
+		"reference \"r\" {\n llm = plugin.a\n judge = dataset.b\n runs = 1e30\n temperature = 0/0\n seed = -1.5\n out = null\n}\nevaluation \"e\" {\n reference = reference.r[0]\n}",
 		"\x00\xff{{{",
 	} {
 		f.Add([]byte(s), "[1, {a = null}]")

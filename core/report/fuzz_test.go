@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/reference"
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
@@ -39,6 +40,29 @@ func FuzzRenderStoredSummary(f *testing.F) {
 			t.Fatal(err)
 		}
 		if err := MainTable(&bytes.Buffer{}, s); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// FuzzRenderStoredReference: reference.json is read back from disk too, so any result
+// that decodes must render beside a summary in every format without a panic.
+func FuzzRenderStoredReference(f *testing.F) {
+	good, _ := json.Marshal(referenceResult("sha256:00ff"))
+	f.Add(good)
+	f.Add([]byte(`{"format_version":"1","runs":[{"summary":{"entries":[{"condition":"x|y<z>","response":{"k":-1,"n":0,"rate":1e308}}],"paired":{"pairs":-3,"response":{"p":-1}}}}],"agreement":{"turns":0,"rate":0}}`))
+	f.Add([]byte(`{"runs":[{},{}],"llm":{"name":"\n"}}`))
+	s := summary(2, 2)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var r reference.Result
+		if decode(data, &r) != nil {
+			return
+		}
+		m := testMeta()
+		if md := markdown(s, m, &r); !bytes.Contains(md, []byte("## Text reference (transcript-conditioned LLM)")) {
+			t.Fatal("report.md without the reference section")
+		}
+		if _, err := htmlPage(s, m, &r, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
