@@ -261,6 +261,7 @@ func scoreRun(st *State, f *config.File, ev *config.Evaluation, s *store.Store, 
 	meta := reportMeta(s.Manifest(), scorers)
 	meta.FailedConversations = failed
 	meta.JudgeVerdicts, meta.UnparseableVerdicts = total, unparseable
+	meta.ReferenceDir = referenceDirFor(st.Stderr, f, ev)
 	if err := report.Save(s.Dir(), sum, meta); err != nil {
 		return err
 	}
