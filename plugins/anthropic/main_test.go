@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standin"
 	judgeprompt "github.com/duplexmpe/duplexmpe/prompts/judge"
 	"github.com/duplexmpe/duplexmpe/sdk"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
@@ -51,7 +52,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func testConfig(t *testing.T, s *standin, extra map[string]any) map[string]any {
+func testConfig(t *testing.T, s *standin.Anthropic, extra map[string]any) map[string]any {
 	cfg := map[string]any{}
 	for _, f := range fields {
 		cfg[f.Name] = f.Default
@@ -71,14 +72,14 @@ func spec(t *testing.T, logFile string) pluginhost.Spec {
 
 // The conformance suite through a real process and real gRPC, against the stand-in.
 func TestConformance(t *testing.T) {
-	s := newStandin(t, testKey)
+	s := standin.NewAnthropic(t, testKey)
 	plugintest.Run(t, spec(t, ""), plugintest.Options{Config: testConfig(t, s, nil)})
-	if s.count() == 0 {
+	if s.Count() == 0 {
 		t.Fatal("the stand-in was never called")
 	}
 }
 
-func start(t *testing.T, s *standin, logFile string, extra map[string]any) *pluginhost.Client {
+func start(t *testing.T, s *standin.Anthropic, logFile string, extra map[string]any) *pluginhost.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -96,7 +97,7 @@ func start(t *testing.T, s *standin, logFile string, extra map[string]any) *plug
 // Verdicts over gRPC; unparseable replies are verdicts with Parsed false; 429 and 529
 // are retried; thinking blocks are skipped; a malformed body is an error; no key in the log.
 func TestJudgeOverGRPC(t *testing.T) {
-	s := newStandin(t, testKey)
+	s := standin.NewAnthropic(t, testKey)
 	logFile := filepath.Join(t.TempDir(), "anthropic.log")
 	c := start(t, s, logFile, map[string]any{"input_price_per_mtok": 0.8, "output_price_per_mtok": 4.0})
 	ctx := context.Background()
@@ -127,19 +128,19 @@ func TestJudgeOverGRPC(t *testing.T) {
 	if v := answer("ten dollars"); v.Label != sdk.LabelIncorrect || !v.Parsed {
 		t.Errorf("incorrect: %+v", v)
 	}
-	s.fault("prose")
+	s.Fault("prose")
 	if v := answer("maybe nine"); v.Label != sdk.LabelIncorrect || v.Parsed || v.Raw != "Looks correct to me." {
 		t.Errorf("prose: %+v; want unparseable incorrect", v)
 	}
-	s.fault("429", "529", "thinking")
-	before := s.count()
+	s.Fault("429", "529", "thinking")
+	before := s.Count()
 	if v, err := j.ClassifySpeech(ctx, sdk.SpeechQuery{Context: turns, Transcript: "right"}); err != nil || v.Label != sdk.LabelAcknowledgement || !v.Parsed {
 		t.Errorf("after 429, 529, with thinking: %+v, %v", v, err)
 	}
-	if s.count()-before != 3 {
-		t.Errorf("%d calls; want 3", s.count()-before)
+	if s.Count()-before != 3 {
+		t.Errorf("%d calls; want 3", s.Count()-before)
 	}
-	s.fault("malformed")
+	s.Fault("malformed")
 	if _, err := j.ClassifySpeech(ctx, sdk.SpeechQuery{Transcript: "nine dollars"}); err == nil || !strings.Contains(err.Error(), "malformed reply") {
 		t.Errorf("malformed: %v", err)
 	}
@@ -156,7 +157,7 @@ func TestJudgeOverGRPC(t *testing.T) {
 // A wrong key is a 401 error naming the status; a system-only request is refused before
 // it is sent; the cost limit holds.
 func TestErrors(t *testing.T) {
-	s := newStandin(t, "sk-ant-other")
+	s := standin.NewAnthropic(t, "sk-ant-other")
 	c := start(t, s, "", map[string]any{"input_price_per_mtok": 1000.0, "output_price_per_mtok": 1000.0, "cost_limit": 0.1})
 	llm, err := c.LLM()
 	if err != nil {
@@ -174,7 +175,7 @@ func TestErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cost_limit") {
 		t.Fatalf("over the limit: %v", err)
 	}
-	if s.count() != 1 {
-		t.Fatalf("%d calls reached the server; want 1", s.count())
+	if s.Count() != 1 {
+		t.Fatalf("%d calls reached the server; want 1", s.Count())
 	}
 }

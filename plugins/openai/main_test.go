@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standin"
 	judgeprompt "github.com/duplexmpe/duplexmpe/prompts/judge"
 	"github.com/duplexmpe/duplexmpe/sdk"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
@@ -53,7 +54,7 @@ func TestMain(m *testing.M) {
 }
 
 // testConfig points the plugin at the stand-in, with a private cache and quick retries.
-func testConfig(t *testing.T, s *standin, extra map[string]any) map[string]any {
+func testConfig(t *testing.T, s *standin.OpenAI, extra map[string]any) map[string]any {
 	cfg := map[string]any{}
 	for _, f := range fields {
 		cfg[f.Name] = f.Default
@@ -74,16 +75,16 @@ func spec(t *testing.T, logFile string) pluginhost.Spec {
 // The conformance suite through a real process and real gRPC, against the stand-in:
 // all four kinds (llm, judge, asr, tts).
 func TestConformance(t *testing.T) {
-	s := newStandin(t, testKey)
+	s := standin.NewOpenAI(t, testKey)
 	plugintest.Run(t, spec(t, ""), plugintest.Options{Config: testConfig(t, s, nil), ASRLanguage: "en"})
 	for _, p := range []string{"/v1/chat/completions", "/v1/audio/transcriptions", "/v1/audio/speech"} {
-		if s.count(p) == 0 {
+		if s.Count(p) == 0 {
 			t.Errorf("%s was never called", p)
 		}
 	}
 }
 
-func start(t *testing.T, s *standin, logFile string, extra map[string]any) *pluginhost.Client {
+func start(t *testing.T, s *standin.OpenAI, logFile string, extra map[string]any) *pluginhost.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -102,7 +103,7 @@ func start(t *testing.T, s *standin, logFile string, extra map[string]any) *plug
 // is not the asked JSON is a verdict with Parsed false (incorrect, intrusion); 429s and
 // 500s are retried; a malformed body is an error; the identity names the prompt.
 func TestJudgeOverGRPC(t *testing.T) {
-	s := newStandin(t, testKey)
+	s := standin.NewOpenAI(t, testKey)
 	logFile := filepath.Join(t.TempDir(), "openai.log")
 	c := start(t, s, logFile, map[string]any{"model": "gpt-4o-mini", "input_price_per_mtok": 0.15, "output_price_per_mtok": 0.6})
 	ctx := context.Background()
@@ -133,11 +134,11 @@ func TestJudgeOverGRPC(t *testing.T) {
 	if v := answer("at seven"); v.Label != sdk.LabelIncorrect || !v.Parsed {
 		t.Errorf("wrong reply: %+v", v)
 	}
-	s.fault("prose")
+	s.Fault("prose")
 	if v := answer("at seven, no, eight"); v.Label != sdk.LabelIncorrect || v.Parsed || !strings.Contains(v.Raw, "probably right") {
 		t.Errorf("prose reply: %+v; want unparseable incorrect", v)
 	}
-	s.fault("prose")
+	s.Fault("prose")
 	v, err := j.ClassifySpeech(ctx, sdk.SpeechQuery{Context: turns, Transcript: "mm-hm"})
 	if err != nil || v.Label != sdk.LabelIntrusion || v.Parsed {
 		t.Errorf("prose speech reply: %+v, %v; want unparseable intrusion", v, err)
@@ -146,21 +147,21 @@ func TestJudgeOverGRPC(t *testing.T) {
 		t.Errorf("backchannel: %+v, %v", v, err)
 	}
 	// Retried: a 429 and a 500, then the answer.
-	before := s.count("/v1/chat/completions")
-	s.fault("429", "500")
+	before := s.Count("/v1/chat/completions")
+	s.Fault("429", "500")
 	if v := answer("six o'clock"); v.Label != sdk.LabelCorrect {
 		t.Errorf("after retries: %+v", v)
 	}
-	if n := s.count("/v1/chat/completions") - before; n != 3 {
+	if n := s.Count("/v1/chat/completions") - before; n != 3 {
 		t.Errorf("%d calls for one verdict with a 429 and a 500; want 3", n)
 	}
 	// Cached: the same question again is not sent.
-	before = s.count("/v1/chat/completions")
-	if v := answer("six o'clock"); v.Label != sdk.LabelCorrect || s.count("/v1/chat/completions") != before {
-		t.Errorf("repeat: %+v, %d new calls; want 0", v, s.count("/v1/chat/completions")-before)
+	before = s.Count("/v1/chat/completions")
+	if v := answer("six o'clock"); v.Label != sdk.LabelCorrect || s.Count("/v1/chat/completions") != before {
+		t.Errorf("repeat: %+v, %d new calls; want 0", v, s.Count("/v1/chat/completions")-before)
 	}
 	// A malformed body is an error naming the call, not a verdict.
-	s.fault("malformed")
+	s.Fault("malformed")
 	if _, err := j.JudgeAnswer(ctx, sdk.AnswerQuery{Context: turns, Request: "x", GoldAnswer: "six", Response: "new"}); err == nil || !strings.Contains(err.Error(), "malformed reply") {
 		t.Errorf("malformed: %v", err)
 	}
@@ -180,7 +181,7 @@ func TestJudgeOverGRPC(t *testing.T) {
 // A wrong key: the service's 401 comes back as an error that names the status, and the
 // key is never echoed.
 func TestWrongKey(t *testing.T) {
-	s := newStandin(t, "sk-other")
+	s := standin.NewOpenAI(t, "sk-other")
 	c := start(t, s, "", nil)
 	llm, err := c.LLM()
 	if err != nil {
@@ -195,7 +196,7 @@ func TestWrongKey(t *testing.T) {
 // The cost limit stops calls before they are sent; sampled calls are not cached unless
 // a replicate index is set.
 func TestCostLimitAndSampling(t *testing.T) {
-	s := newStandin(t, testKey)
+	s := standin.NewOpenAI(t, testKey)
 	// $1000/M tokens both ways: a call of ~10 prompt and 16 max tokens may cost ~$0.03.
 	c := start(t, s, "", map[string]any{"input_price_per_mtok": 1000.0, "output_price_per_mtok": 1000.0, "cost_limit": 0.05, "temperature": 0.7})
 	llm, err := c.LLM()
@@ -212,7 +213,7 @@ func TestCostLimitAndSampling(t *testing.T) {
 	if _, err := llm.Complete(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	if n := s.count("/v1/chat/completions"); n != 2 {
+	if n := s.Count("/v1/chat/completions"); n != 2 {
 		t.Fatalf("%d calls; want 2 (sampled calls are not cached)", n)
 	}
 	req.MaxTokens = 100 // could cost $0.1: over the limit
@@ -220,13 +221,13 @@ func TestCostLimitAndSampling(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cost limit") || !strings.Contains(err.Error(), "cost_limit") {
 		t.Fatalf("over the limit: %v", err)
 	}
-	if n := s.count("/v1/chat/completions"); n != 2 {
+	if n := s.Count("/v1/chat/completions"); n != 2 {
 		t.Fatalf("the refused call was sent")
 	}
 }
 
 func TestReplicateCachesSampledCalls(t *testing.T) {
-	s := newStandin(t, testKey)
+	s := standin.NewOpenAI(t, testKey)
 	c := start(t, s, "", map[string]any{"temperature": 0.7, "replicate": "3"})
 	llm, _ := c.LLM()
 	req := sdk.CompletionRequest{Messages: []sdk.ChatMessage{{Role: "user", Content: "hi"}}}
@@ -235,7 +236,7 @@ func TestReplicateCachesSampledCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := s.count("/v1/chat/completions"); n != 1 {
+	if n := s.Count("/v1/chat/completions"); n != 1 {
 		t.Fatalf("%d calls; want 1 (replicate 3 is in the cache key)", n)
 	}
 }
@@ -243,7 +244,7 @@ func TestReplicateCachesSampledCalls(t *testing.T) {
 // ASR and TTS over gRPC: the WAV goes out as multipart and comes back as text; speech
 // comes back at the declared rate.
 func TestAudioOverGRPC(t *testing.T) {
-	s := newStandin(t, testKey)
+	s := standin.NewOpenAI(t, testKey)
 	c := start(t, s, "", map[string]any{"tts_rate": 16000.0})
 	ctx := context.Background()
 	asr, _ := c.ASR()

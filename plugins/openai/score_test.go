@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/cli"
+	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standin"
 )
 
 // buildGo builds the Go plugin in ../<dir> into out.
@@ -38,6 +39,16 @@ plugin "oai" {
     # The dataset builder speaks the duty preamble with voice "slt" (core/construct),
     # and a run file cannot choose another: offer it.
     voices        = ["alloy", "echo", "fable", "nova", "slt"]
+  }
+}
+
+plugin "claude" {
+  source = %q
+  env    = { ANTHROPIC_API_KEY = env("ANTHROPIC_API_KEY") }
+  config {
+    base_url      = %q
+    cache_dir     = %q
+    retry_backoff = 0.01
   }
 }
 
@@ -68,22 +79,24 @@ evaluation "e" {
 }
 `
 
-// The issue's end-to-end case, with real processes against the stand-in: a run made
-// with the lexical judge is re-scored by the openai judge after changing one line of the
-// run file; the report names the judge, its prompt version and the unparseable
+// The issue's end-to-end case, with real processes against the stand-ins: a run made
+// with the lexical judge is re-scored by the openai judge, then the anthropic one, each
+// after changing one line of the run file; the report names the judge, its prompt version and the unparseable
 // verdicts; and the API key is in no file the harness wrote (run directory, lock file,
 // cache) nor in its output.
 func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a whole run: seconds of CPU")
 	}
-	s := newStandin(t, testKey)
-	s.proseSpeech = true
+	s := standin.NewOpenAI(t, testKey)
+	s.SetProseSpeech(true)
 	dir := t.TempDir()
 	bins := t.TempDir()
 	runFile := filepath.Join(dir, "run.hcl")
 	usageLog := filepath.Join(dir, "run", "openai-usage.jsonl")
+	claude := standin.NewAnthropic(t, anthropicKey)
 	text := fmt.Sprintf(runFileTemplate, buildPlugin(t), s.URL+"/v1", filepath.Join(dir, "cache"), usageLog,
+		buildGo(t, "anthropic", bins), claude.URL+"/v1", filepath.Join(dir, "cache"),
 		buildGo(t, "always-talk", bins), buildGo(t, "lexical-judge", bins))
 	if err := os.WriteFile(runFile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -93,7 +106,7 @@ func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		st := &cli.State{Ctx: ctx, Args: args, Env: map[string]string{"OPENAI_API_KEY": testKey, "PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME")},
+		st := &cli.State{Ctx: ctx, Args: args, Env: map[string]string{"OPENAI_API_KEY": testKey, "ANTHROPIC_API_KEY": anthropicKey, "PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME")},
 			Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, Getwd: func() (string, error) { return dir, nil }}
 		if code := cli.Run(st); code != 0 {
 			t.Fatalf("duplexmpe %s: exit %d\n%s", strings.Join(args, " "), code, out.String())
@@ -120,9 +133,9 @@ func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 	if err := os.WriteFile(runFile, []byte(swapped), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := s.count("/v1/chat/completions")
+	before := s.Count("/v1/chat/completions")
 	duplexmpe("score", runDir)
-	if s.count("/v1/chat/completions") == before {
+	if s.Count("/v1/chat/completions") == before {
 		t.Fatal("score did not call the openai judge")
 	}
 	r := report()
@@ -137,18 +150,27 @@ func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 	if _, err := fmt.Sscanf(strings.TrimPrefix(verdictLine, "| judge verdicts | "), "%d, of which %d unparseable", &n, &unparseable); err != nil || unparseable == 0 || unparseable >= n {
 		t.Errorf("verdict line %q (%v); want some, not all, unparseable", verdictLine, err)
 	}
+	// And one more line: the anthropic judge.
+	if err := os.WriteFile(runFile, []byte(strings.Replace(text, "judge   = plugin.lexical", "judge   = plugin.claude", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	duplexmpe("score", runDir)
+	if claude.Count() == 0 {
+		t.Fatal("score did not call the anthropic judge")
+	}
+	if l := reportLine(report(), "| judge |"); !strings.Contains(l, "claude (anthropic)") || !strings.Contains(l, "judge_prompt_version=judge-v1") {
+		t.Errorf("the report does not name the anthropic judge and its prompt: %q", l)
+	}
 	if u, err := os.ReadFile(usageLog); err != nil || !strings.Contains(string(u), `"total_cost_usd"`) {
 		t.Errorf("usage log: %v\n%s", err, u)
 	}
 	// The key is nowhere the harness wrote, nor in what it printed.
-	s.mu.Lock()
-	for _, b := range s.bodies {
-		if strings.Contains(b, testKey) {
+	for _, b := range append(s.Bodies(), claude.Bodies()...) {
+		if strings.Contains(b, testKey) || strings.Contains(b, anthropicKey) {
 			t.Error("a request body holds the key")
 		}
 	}
-	s.mu.Unlock()
-	if strings.Contains(out.String(), testKey) {
+	if strings.Contains(out.String(), testKey) || strings.Contains(out.String(), anthropicKey) {
 		t.Error("the command output holds the key")
 	}
 	files := 0
@@ -161,7 +183,7 @@ func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 			return err
 		}
 		files++
-		if bytes.Contains(b, []byte(testKey)) {
+		if bytes.Contains(b, []byte(testKey)) || bytes.Contains(b, []byte(anthropicKey)) {
 			t.Errorf("%s holds the API key", p)
 		}
 		return nil
@@ -170,6 +192,8 @@ func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 		t.Fatalf("only %d files written, lock file: %v", files, err)
 	}
 }
+
+const anthropicKey = "sk-ant-standin-9876543210SECRET"
 
 // reportLine is the first line of the report that starts with prefix.
 func reportLine(report, prefix string) string {

@@ -1,6 +1,6 @@
-package main
+package standin
 
-// A local stand-in for the Anthropic Messages API, faithful to the wire format the
+// Anthropic is a local stand-in for the Anthropic Messages API, faithful to the wire format the
 // plugin uses: POST /v1/messages with x-api-key and anthropic-version headers, a
 // top-level system string, user/assistant messages, a required max_tokens; replies of
 // type "message" with content blocks and usage; errors as
@@ -14,54 +14,52 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
 )
 
-type standin struct {
+type Anthropic struct {
 	*httptest.Server
 	key string
 
 	mu     sync.Mutex
 	faults []string // "429", "529", "malformed", "prose", "thinking", consumed in order
 	calls  int
+	bodies []string
+	// proseSpeech: every acknowledgement/intrusion question gets a reply that is not JSON.
+	proseSpeech bool
 }
 
-func newStandin(t *testing.T, key string) *standin {
-	s := &standin{key: key}
+// NewAnthropic starts an Anthropic stand-in that wants key (none: no check); t closes it.
+func NewAnthropic(t testing.TB, key string) *Anthropic {
+	s := &Anthropic{key: key}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
 }
 
-func (s *standin) fault(f ...string) {
+// Fault queues faults for the next requests: "429", "529", "malformed", "prose", "thinking".
+func (s *Anthropic) Fault(f ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults = append(s.faults, f...)
 }
 
-func (s *standin) count() int {
+// Count is the number of requests so far.
+func (s *Anthropic) Count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls
 }
 
-func apiError(w http.ResponseWriter, code int, typ, msg string) {
+func anthropicError(w http.ResponseWriter, code int, typ, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
 }
 
-var (
-	goldRe       = regexp.MustCompile(`(?m)^Gold answer: (.*)$`)
-	replyRe      = regexp.MustCompile(`(?m)^Aria's reply \(transcript\): (.*)$`)
-	speechRe     = regexp.MustCompile(`(?m)^Aria's speech \(transcript\): (.*)$`)
-	backchannels = map[string]bool{"mm-hm": true, "okay": true, "right": true, "i see": true}
-)
-
-func (s *standin) serve(w http.ResponseWriter, r *http.Request) {
+func (s *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls++
 	fault := ""
@@ -70,24 +68,24 @@ func (s *standin) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
-		apiError(w, 404, "not_found_error", "Not found")
+		anthropicError(w, 404, "not_found_error", "Not found")
 		return
 	}
 	if s.key != "" && r.Header.Get("x-api-key") != s.key {
-		apiError(w, 401, "authentication_error", "invalid x-api-key")
+		anthropicError(w, 401, "authentication_error", "invalid x-api-key")
 		return
 	}
 	if r.Header.Get("anthropic-version") == "" {
-		apiError(w, 400, "invalid_request_error", "anthropic-version: header is required")
+		anthropicError(w, 400, "invalid_request_error", "anthropic-version: header is required")
 		return
 	}
 	switch fault {
 	case "429":
 		w.Header().Set("retry-after", "0.01")
-		apiError(w, 429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")
+		anthropicError(w, 429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")
 		return
 	case "529":
-		apiError(w, 529, "overloaded_error", "Overloaded")
+		anthropicError(w, 529, "overloaded_error", "Overloaded")
 		return
 	case "malformed":
 		w.Header().Set("Content-Type", "application/json")
@@ -95,6 +93,10 @@ func (s *standin) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.bodies = append(s.bodies, string(raw))
+	prose := s.proseSpeech
+	s.mu.Unlock()
 	var req struct {
 		Model     string `json:"model"`
 		MaxTokens int    `json:"max_tokens"`
@@ -108,33 +110,33 @@ func (s *standin) serve(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		apiError(w, 400, "invalid_request_error", "malformed request: "+err.Error())
+		anthropicError(w, 400, "invalid_request_error", "malformed request: "+err.Error())
 		return
 	}
 	switch {
 	case req.Model == "":
-		apiError(w, 400, "invalid_request_error", "model: Field required")
+		anthropicError(w, 400, "invalid_request_error", "model: Field required")
 		return
 	case req.MaxTokens <= 0:
-		apiError(w, 400, "invalid_request_error", "max_tokens: Field required")
+		anthropicError(w, 400, "invalid_request_error", "max_tokens: Field required")
 		return
 	case len(req.Messages) == 0 || req.Messages[0].Role != "user":
-		apiError(w, 400, "invalid_request_error", "messages: first message must use the \"user\" role")
+		anthropicError(w, 400, "invalid_request_error", "messages: first message must use the \"user\" role")
 		return
 	case req.Temperature != nil && (*req.Temperature < 0 || *req.Temperature > 1):
-		apiError(w, 400, "invalid_request_error", "temperature: must be between 0 and 1")
+		anthropicError(w, 400, "invalid_request_error", "temperature: must be between 0 and 1")
 		return
 	}
 	for _, m := range req.Messages {
 		if m.Role != "user" && m.Role != "assistant" {
-			apiError(w, 400, "invalid_request_error", "messages: Unexpected role \""+m.Role+"\". Allowed roles are \"user\" or \"assistant\"; use the top-level system parameter")
+			anthropicError(w, 400, "invalid_request_error", "messages: Unexpected role \""+m.Role+"\". Allowed roles are \"user\" or \"assistant\"; use the top-level system parameter")
 			return
 		}
 	}
 	last := req.Messages[len(req.Messages)-1].Content
 	text := "ready"
 	switch {
-	case fault == "prose":
+	case fault == "prose", prose && speechRe.MatchString(last):
 		text = "Looks correct to me."
 	case goldRe.MatchString(last):
 		v := "incorrect"
@@ -147,7 +149,7 @@ func (s *standin) serve(w http.ResponseWriter, r *http.Request) {
 		if backchannels[strings.ToLower(strings.TrimSpace(speechRe.FindStringSubmatch(last)[1]))] {
 			v = "acknowledgement"
 		}
-		text = fmt.Sprintf(`{"verdict":%q,"reason":"stand-in"}`, v)
+		text = fmt.Sprintf(`{"verdict":%q,"reason":"stand-in lexicon"}`, v)
 	}
 	content := []any{map[string]any{"type": "text", "text": text}}
 	if fault == "thinking" {
@@ -160,4 +162,18 @@ func (s *standin) serve(w http.ResponseWriter, r *http.Request) {
 		"content": content, "stop_reason": "end_turn", "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": in, "output_tokens": len(strings.Fields(text))},
 	})
+}
+
+// SetProseSpeech makes every acknowledgement/intrusion reply prose (unparseable).
+func (s *Anthropic) SetProseSpeech(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.proseSpeech = on
+}
+
+// Bodies are the bodies of all requests so far.
+func (s *Anthropic) Bodies() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.bodies...)
 }

@@ -1,6 +1,8 @@
-package main
+// Package standin holds local stand-ins for the hosted services the plugins call, for
+// tests: no hosted API is reachable from the test machines.
+package standin
 
-// A local stand-in for an OpenAI-compatible server, faithful to the wire formats the
+// OpenAI is a local stand-in for an OpenAI-compatible server, faithful to the wire formats the
 // plugin uses: POST /v1/chat/completions (JSON in, chat.completion out, usage included),
 // POST /v1/audio/transcriptions (multipart form with a WAV file; {"text": ...} out),
 // POST /v1/audio/speech (JSON in, a WAV file out), Bearer authentication, and the
@@ -24,7 +26,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 )
 
-type standin struct {
+type OpenAI struct {
 	*httptest.Server
 	key string
 
@@ -38,8 +40,9 @@ type standin struct {
 	bodies      []string // every request body, for key checks
 }
 
-func newStandin(t testing.TB, key string) *standin {
-	s := &standin{key: key, calls: map[string]int{}}
+// NewOpenAI starts an OpenAI stand-in that wants key (none: no check); t closes it.
+func NewOpenAI(t testing.TB, key string) *OpenAI {
+	s := &OpenAI{key: key, calls: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcribe)
@@ -53,16 +56,16 @@ func newStandin(t testing.TB, key string) *standin {
 		}
 		s.mu.Unlock()
 		if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
-			apiError(w, http.StatusUnauthorized, "invalid_request_error", "Incorrect API key provided.")
+			openaiError(w, http.StatusUnauthorized, "invalid_request_error", "Incorrect API key provided.")
 			return
 		}
 		switch fault {
 		case "429":
 			w.Header().Set("Retry-After", "0.01")
-			apiError(w, http.StatusTooManyRequests, "rate_limit_exceeded", "Rate limit reached for requests")
+			openaiError(w, http.StatusTooManyRequests, "rate_limit_exceeded", "Rate limit reached for requests")
 			return
 		case "500":
-			apiError(w, http.StatusInternalServerError, "server_error", "The server had an error while processing your request.")
+			openaiError(w, http.StatusInternalServerError, "server_error", "The server had an error while processing your request.")
 			return
 		case "malformed":
 			w.Header().Set("Content-Type", "application/json")
@@ -77,31 +80,47 @@ func newStandin(t testing.TB, key string) *standin {
 	return s
 }
 
-func (s *standin) fault(f ...string) {
+// Fault queues faults for the next requests: "429", "500", "malformed", "prose".
+func (s *OpenAI) Fault(f ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults = append(s.faults, f...)
 }
 
-func (s *standin) count(path string) int {
+// Count is the number of requests to path so far.
+func (s *OpenAI) Count(path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[path]
 }
 
-func (s *standin) proseSpeeches() bool {
+// SetProseSpeech makes every acknowledgement/intrusion reply prose (unparseable).
+func (s *OpenAI) SetProseSpeech(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.proseSpeech = on
+}
+
+// Bodies are the bodies of all chat requests so far.
+func (s *OpenAI) Bodies() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.bodies...)
+}
+
+func (s *OpenAI) proseSpeeches() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.proseSpeech
 }
 
-func (s *standin) record(b []byte) {
+func (s *OpenAI) record(b []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.bodies = append(s.bodies, string(b))
 }
 
-func apiError(w http.ResponseWriter, code int, typ, msg string) {
+func openaiError(w http.ResponseWriter, code int, typ, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
@@ -114,7 +133,7 @@ var (
 	backchannels = map[string]bool{"mm-hm": true, "okay": true, "right": true, "i see": true, "uh-huh": true}
 )
 
-func (s *standin) chat(w http.ResponseWriter, r *http.Request) {
+func (s *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	s.record(raw)
 	var req struct {
@@ -131,17 +150,17 @@ func (s *standin) chat(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		apiError(w, 400, "invalid_request_error", "We could not parse the JSON body of your request: "+err.Error())
+		openaiError(w, 400, "invalid_request_error", "We could not parse the JSON body of your request: "+err.Error())
 		return
 	}
 	if req.Model == "" || len(req.Messages) == 0 {
-		apiError(w, 400, "invalid_request_error", "you must provide a model parameter and messages")
+		openaiError(w, 400, "invalid_request_error", "you must provide a model parameter and messages")
 		return
 	}
 	var all strings.Builder
 	for _, m := range req.Messages {
 		if m.Role != "system" && m.Role != "user" && m.Role != "assistant" {
-			apiError(w, 400, "invalid_request_error", "Invalid value for 'messages.role': "+m.Role)
+			openaiError(w, 400, "invalid_request_error", "Invalid value for 'messages.role': "+m.Role)
 			return
 		}
 		all.WriteString(m.Content + "\n")
@@ -178,24 +197,24 @@ func (s *standin) chat(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *standin) transcribe(w http.ResponseWriter, r *http.Request) {
+func (s *OpenAI) transcribe(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseMultipartForm(32 << 20); err != nil {
-		apiError(w, 400, "invalid_request_error", "Could not parse multipart form: "+err.Error())
+		openaiError(w, 400, "invalid_request_error", "Could not parse multipart form: "+err.Error())
 		return
 	}
 	if r.FormValue("model") == "" {
-		apiError(w, 400, "invalid_request_error", "you must provide a model parameter")
+		openaiError(w, 400, "invalid_request_error", "you must provide a model parameter")
 		return
 	}
 	f, hdr, err := r.FormFile("file")
 	if err != nil {
-		apiError(w, 400, "invalid_request_error", "you must provide a file")
+		openaiError(w, 400, "invalid_request_error", "you must provide a file")
 		return
 	}
 	defer f.Close()
 	pcm, err := audio.DecodeWAV(f)
 	if err != nil || !strings.HasSuffix(hdr.Filename, ".wav") {
-		apiError(w, 400, "invalid_request_error", "Invalid file format.")
+		openaiError(w, 400, "invalid_request_error", "Invalid file format.")
 		return
 	}
 	text := fmt.Sprintf("audio of %.2f seconds at %d hertz", pcm.Duration(), pcm.Rate)
@@ -206,7 +225,7 @@ func (s *standin) transcribe(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{"text": text, "usage": map[string]any{"type": "duration", "seconds": math.Ceil(pcm.Duration())}})
 }
 
-func (s *standin) speech(w http.ResponseWriter, r *http.Request) {
+func (s *OpenAI) speech(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Model          string `json:"model"`
 		Input          string `json:"input"`
@@ -214,11 +233,11 @@ func (s *standin) speech(w http.ResponseWriter, r *http.Request) {
 		ResponseFormat string `json:"response_format"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model == "" || req.Input == "" || req.Voice == "" {
-		apiError(w, 400, "invalid_request_error", "model, input and voice are required")
+		openaiError(w, 400, "invalid_request_error", "model, input and voice are required")
 		return
 	}
 	if req.ResponseFormat != "wav" {
-		apiError(w, 400, "invalid_request_error", "stand-in serves response_format wav only")
+		openaiError(w, 400, "invalid_request_error", "stand-in serves response_format wav only")
 		return
 	}
 	// 24 kHz 16-bit mono, 60 ms per character of a 220 Hz tone.
