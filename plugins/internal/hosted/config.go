@@ -81,7 +81,7 @@ func ReadSettings(cfg map[string]any, fields []sdk.ConfigField) (Settings, error
 	}
 	if r.err == nil && s.APIKeyEnv != "" && !envName.MatchString(s.APIKeyEnv) {
 		// Never echo the value: it may be the key itself, given by mistake.
-		r.err = fmt.Errorf("api_key_env is not an environment variable name (letters, digits, _); it must NAME the variable holding the key, e.g. api_key_env = \"OPENAI_API_KEY\", never hold the key. Pass the key with the plugin block's env = { OPENAI_API_KEY = env(\"OPENAI_API_KEY\") }")
+		r.err = fmt.Errorf("api_key_env is not an environment variable name (letters, digits, _); it must NAME the variable holding the key (e.g. \"OPENAI_API_KEY\"), never hold the key; pass the key itself with the plugin block's env = { NAME = env(\"NAME\") }")
 	}
 	if r.err == nil && s.BaseURL == "" {
 		r.err = fmt.Errorf("base_url is empty; give the service's API root, e.g. http://127.0.0.1:8000/v1")
