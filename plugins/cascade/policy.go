@@ -74,6 +74,25 @@ func requestCueAt(ws []string, i int) bool {
 	return auxiliaries[w] && i+1 < len(ws) && auxSubjects[ws[i+1]]
 }
 
+// questionAt reports a question anywhere in an utterance: a question word followed by
+// an auxiliary or a quantity word ("when does", "how much"), or an auxiliary followed by
+// "you" ("can you"). "when i forgot" and "do it" are not.
+func questionAt(ws []string, i int) bool {
+	if i+1 >= len(ws) {
+		return false
+	}
+	if questionWords[ws[i]] {
+		return auxiliaries[ws[i+1]] || quantityWords[ws[i+1]] || ws[i+1] == "was" || ws[i+1] == "time"
+	}
+	return auxiliaries[ws[i]] && ws[i+1] == "you"
+}
+
+var quantityWords = set("much", "many", "long", "far", "old", "big", "often", "soon")
+
+// vocativeReach: a name among the first words of an utterance is a vocative ("Quick,
+// Aria, ..."), addressing the whole utterance.
+const vocativeReach = 2
+
 // cueReach is how many words after the name a request cue may start ("Aria, so when
 // does..." has it two words on).
 const cueReach = 3
@@ -81,7 +100,9 @@ const cueReach = 3
 // addressedByName is the name policy: the utterance names the assistant and makes a
 // request of it. A request is a cue (requestCueAt) within cueReach words after a name,
 // or, when the name closes the utterance ("what time is it aria"), within its first
-// cueReach words. A mere mention ("aria saved us last week when i forgot the rice")
+// cueReach words, or, when the name opens it (within vocativeReach words), a question
+// anywhere in it (questionAt: "aria if we start the fire at sunset ... when does it go
+// out"). A mere mention ("aria saved us last week when i forgot the rice")
 // has no cue next to the name and is not a request.
 func addressedByName(text string, names []string) bool {
 	ws := words(text)
@@ -99,6 +120,13 @@ func addressedByName(text string, names []string) bool {
 		if after == len(ws) {
 			for j := 0; j < i && j < cueReach; j++ {
 				if requestCueAt(ws, j) {
+					return true
+				}
+			}
+		}
+		if i < vocativeReach {
+			for j := after; j < len(ws); j++ {
+				if questionAt(ws, j) {
 					return true
 				}
 			}

@@ -18,7 +18,13 @@ func TestAddressedByName(t *testing.T) {
 		{"what time is it aria", true},
 		{"aria is it going to rain tonight", true},
 		{"aria can you set a timer", true},
+		{"are you if we start the fire at sunset and it burns for half an hour when does it go out", true},
 		{"are you saved us last week when i forgot the rice", false}, // N1
+		{"aria found us this hotel so if it's bad blame her", false},
+		{"aria tracks the register better than i do let her do it", false},
+		{"aria told me the shop closes at six so no rush", false},
+		{"my mom thinks aria writes my essays she doesn't", false},
+		{"okay so when does the chicken come out aria saved us", false},
 		{"aria's been playing the same three songs all afternoon", false},
 		{"aria was taking notes the whole time she'll have it", false},
 		{"aryan you are advice assistant in a room with several people", false}, // preamble
