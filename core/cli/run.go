@@ -112,7 +112,7 @@ func runEvaluation(st *State, f *config.File, ev *config.Evaluation, vars []stri
 	}
 	defer det.Close()
 
-	models, err := startModels(st, f, ev, logger)
+	models, err := startModels(st, f, ev, logger, ev.Out)
 	defer func() {
 		for _, m := range models {
 			m.Client.Kill()
@@ -173,13 +173,14 @@ func runEvaluation(st *State, f *config.File, ev *config.Evaluation, vars []stri
 
 // startModels starts and configures every model plugin of ev; on error it returns those
 // already started, for the caller to kill.
-func startModels(st *State, f *config.File, ev *config.Evaluation, logger hclog.Logger) ([]*evaluate.Model, error) {
+func startModels(st *State, f *config.File, ev *config.Evaluation, logger hclog.Logger, runDir string) ([]*evaluate.Model, error) {
 	var models []*evaluate.Model
 	for _, name := range ev.Models {
 		block := f.Plugin(name)
 		if block == nil {
 			return models, fmt.Errorf("evaluation %q: model plugin %q is not declared", ev.Name, name)
 		}
+		block = withLogFile(block, runDir)
 		c, err := startConfigured(st, st.Ctx, f, block, logger)
 		if err != nil {
 			return models, err
@@ -203,6 +204,14 @@ func startModels(st *State, f *config.File, ev *config.Evaluation, logger hclog.
 		models = append(models, &evaluate.Model{Name: name, Model: m, Client: c, Info: info, Hash: hash, Config: cfg})
 	}
 	return models, nil
+}
+
+// withLogFile sends a plugin's whole log (every level, and its stdout and stderr) to
+// RUN_DIR/logs/<plugin>.log; the terminal gets warnings and errors only.
+func withLogFile(block *config.PluginBlock, runDir string) *config.PluginBlock {
+	b := *block
+	b.Spec.LogFile = filepath.Join(runDir, "logs", block.Name+".log")
+	return &b
 }
 
 // openOrCreateStore resumes the run in dir when its manifest matches, and refuses to mix

@@ -106,6 +106,11 @@ func TestRunTwiceReusesEverything(t *testing.T) {
 			t.Errorf("the run left no %s: %v", f, err)
 		}
 	}
+	for _, name := range []string{"silent", "beeper", "pocketsphinx", "lexical"} {
+		if fi, err := os.Stat(filepath.Join(runDir, "logs", name+".log")); err != nil || fi.Size() == 0 {
+			t.Errorf("plugin %s left no log in the run directory: %v", name, err)
+		}
+	}
 	sum, meta, err := report.Load(runDir)
 	if err != nil {
 		t.Fatal(err)

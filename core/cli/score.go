@@ -141,6 +141,7 @@ func scoreRun(st *State, f *config.File, ev *config.Evaluation, s *store.Store, 
 		if block == nil {
 			return nil, fmt.Errorf("evaluation %q: %s plugin %q is not declared", ev.Name, role, name)
 		}
+		block = withLogFile(block, s.Dir())
 		c, err := startConfigured(st, ctx, f, block, logger)
 		if err != nil {
 			return nil, err
