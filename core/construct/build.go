@@ -20,7 +20,8 @@ import (
 // DefaultVoices maps speakers to flite voices (the embedded TTS).
 var DefaultVoices = map[string]string{"A": "kal16", "B": "awb", "C": "rms", "D": "slt"}
 
-// DefaultPreambleVoice speaks the duty preamble when none is configured.
+// DefaultPreambleVoice speaks the duty preamble when neither the build nor its voice map
+// names one.
 const DefaultPreambleVoice = "slt"
 
 // DefaultPreamble is the spoken duty instruction played before every conversation: who
@@ -44,7 +45,8 @@ type BuildSpec struct {
 	// Voices maps speakers to voice ids; missing speakers take DefaultVoices.
 	Voices map[string]string
 	// Preamble is the duty text; empty means DefaultPreamble. PreambleVoice empty means
-	// DefaultPreambleVoice.
+	// the voice Voices gives speaker D, else speaker A, else DefaultPreambleVoice: a
+	// TTS other than flite then needs no voice named like a flite one.
 	Preamble      string
 	PreambleVoice string
 	// SampleRate of every clip; 0 means the rate the TTS reports for speaker A's voice.
@@ -116,10 +118,7 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) 
 	if preamble == "" {
 		preamble = DefaultPreamble
 	}
-	pvoice := spec.PreambleVoice
-	if pvoice == "" {
-		pvoice = DefaultPreambleVoice
-	}
+	pvoice := preambleVoice(spec)
 
 	// Every voice the build needs must exist.
 	available, err := tts.Voices(ctx)
@@ -333,4 +332,14 @@ func (e *ViolationsError) Error() string {
 		b.WriteString(v.String())
 	}
 	return b.String()
+}
+
+// preambleVoice is the voice of the duty preamble (see BuildSpec.PreambleVoice).
+func preambleVoice(spec BuildSpec) string {
+	for _, v := range []string{spec.PreambleVoice, spec.Voices["D"], spec.Voices["A"]} {
+		if v != "" {
+			return v
+		}
+	}
+	return DefaultPreambleVoice
 }

@@ -252,3 +252,19 @@ func TestClipKeyDependsOnEverythingThatChangesTheAudio(t *testing.T) {
 		t.Error("key is not stable")
 	}
 }
+
+func TestPreambleVoiceFollowsTheVoiceMap(t *testing.T) {
+	for _, c := range []struct {
+		spec BuildSpec
+		want string
+	}{
+		{BuildSpec{}, DefaultPreambleVoice},
+		{BuildSpec{Voices: map[string]string{"A": "alloy"}}, "alloy"},
+		{BuildSpec{Voices: map[string]string{"A": "alloy", "D": "nova"}}, "nova"},
+		{BuildSpec{PreambleVoice: "echo", Voices: map[string]string{"D": "nova"}}, "echo"},
+	} {
+		if got := preambleVoice(c.spec); got != c.want {
+			t.Errorf("preambleVoice(%+v) = %q, want %q", c.spec, got, c.want)
+		}
+	}
+}
