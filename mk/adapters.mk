@@ -9,7 +9,9 @@
 # the default path.
 
 ADAPTER_DIRS := plugins/moshi plugins/minicpm-o plugins/flm-audio plugins/freeze-omni plugins/voila
-PYTEST_PATHS += $(wildcard $(addsuffix /tests,$(ADAPTER_DIRS)))
+# plugins/_common: the code the five share (SDK binding, smoke driver, config and factory
+# helpers, test helpers), with its own tests.
+PYTEST_PATHS += $(wildcard $(addsuffix /tests,$(ADAPTER_DIRS))) plugins/_common/tests
 
 ADAPTERS_VENV := .venv-adapters
 
@@ -26,5 +28,5 @@ $(ADAPTERS_VENV)/.installed: plugins/moshi/requirements.txt sdk/python/pyproject
 	@touch $@
 
 test-adapters: deps-adapters
-	$(ADAPTERS_VENV)/bin/python -m pytest -q -p no:cacheprovider $(wildcard $(addsuffix /tests,$(ADAPTER_DIRS))) \
+	$(ADAPTERS_VENV)/bin/python -m pytest -q -p no:cacheprovider $(wildcard $(addsuffix /tests,$(ADAPTER_DIRS))) plugins/_common/tests \
 		$(wildcard $(addsuffix /tests_real,$(ADAPTER_DIRS)))

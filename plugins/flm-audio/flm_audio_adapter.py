@@ -12,19 +12,15 @@ binds it to the duplexmpe Python SDK.
 
 from __future__ import annotations
 
-import importlib
 import json
-import math
-import random
 import re
 import sys
-import threading
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+
+from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields, load,
+                         resolve_factory, seed_all, whole)
 
 NAME = "flm-audio"
 VERSION = "0.1.0"
@@ -32,19 +28,6 @@ SAMPLE_RATE = 24000
 FRAME_SIZE = 1920
 TEXT_PAD_IDS = (0, 3)
 WARMUP_FRAMES = 4  # what ServerState.warmup runs before serving
-
-
-class ConfigError(ValueError):
-    """An invalid config value; the message names the field and what is expected."""
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    type: str
-    default: Any
-    description: str
-    allowed: tuple = ()
 
 
 SCHEMA = (
@@ -70,35 +53,10 @@ SCHEMA = (
 _SAMPLING = ("temp_audio", "temp_text", "top_k_audio", "top_k_text", "top_p_audio", "top_p_text",
              "repetition_penalty_audio", "repetition_penalty_text")
 _DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
-_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-
-
-def _whole(value) -> bool:
-    return math.isfinite(value) and value == int(value)
 
 
 def check_config(config: dict) -> dict:
-    if not isinstance(config, dict):
-        raise ConfigError(f"config must be an object, got {type(config).__name__}")
-    known = {f.name: f for f in SCHEMA}
-    unknown = sorted(set(config) - set(known))
-    if unknown:
-        raise ConfigError(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    out = {}
-    for f in SCHEMA:
-        value = config.get(f.name, f.default)
-        if value is None and f.default is None:  # nullable: keep the library's default
-            out[f.name] = None
-            continue
-        if f.type == "string" and not isinstance(value, str):
-            raise ConfigError(f"{f.name}: expected a string, got {value!r}")
-        if f.type == "bool" and not isinstance(value, bool):
-            raise ConfigError(f"{f.name}: expected true or false, got {value!r}")
-        if f.type == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ConfigError(f"{f.name}: expected a number, got {value!r}")
-        if f.allowed and value not in f.allowed:
-            raise ConfigError(f"{f.name}: expected one of {', '.join(f.allowed)}, got {value!r}")
-        out[f.name] = value
+    out = check_fields(config, SCHEMA)
     if not _DEVICE.match(out["device"]):
         raise ConfigError(f"device: expected cpu, cuda or cuda:N, got {out['device']!r}")
     for name in ("temp_audio", "temp_text"):
@@ -106,7 +64,7 @@ def check_config(config: dict) -> dict:
             raise ConfigError(f"{name}: expected a temperature >= 0, got {out[name]!r}")
     for name in ("top_k_audio", "top_k_text"):
         if out[name] is not None:
-            if out[name] < 1 or not _whole(out[name]):
+            if out[name] < 1 or not whole(out[name]):
                 raise ConfigError(f"{name}: expected a whole number >= 1, got {out[name]!r}")
             out[name] = int(out[name])
     for name in ("top_p_audio", "top_p_text"):
@@ -115,10 +73,10 @@ def check_config(config: dict) -> dict:
     for name in ("repetition_penalty_audio", "repetition_penalty_text"):
         if out[name] is not None and not out[name] > 0:
             raise ConfigError(f"{name}: expected a value > 0, got {out[name]!r}")
-    if not _whole(out["seed"]):
+    if not whole(out["seed"]):
         raise ConfigError(f"seed: expected a whole number, got {out['seed']!r}")
     out["seed"] = int(out["seed"])
-    if out["factory"] and not _FACTORY.match(out["factory"]):
+    if out["factory"] and not FACTORY.match(out["factory"]):
         raise ConfigError(f"factory: expected module:function, got {out['factory']!r}")
     if out["flmaudio_dir"] and not (Path(out["flmaudio_dir"]) / "flmaudio" / "models").is_dir():
         raise ConfigError(f"flmaudio_dir: {out['flmaudio_dir']} is not a checkout of cofe-ai/flm-audio "
@@ -143,11 +101,7 @@ class TorchOps:
         return int(tensor.item())
 
     def seed(self, seed: int) -> None:
-        self.torch.manual_seed(seed)
-        if self.torch.cuda.is_available():
-            self.torch.cuda.manual_seed_all(seed)
-        random.seed(seed)
-        np.random.seed(seed % 2**32)
+        seed_all(self.torch, seed)
 
     def no_grad(self):
         return self.torch.no_grad()
@@ -202,36 +156,6 @@ def load_official(config: dict) -> dict:
 
 
 
-def _load(loader, config: dict, field: str) -> dict:
-    """Runs the loader; a failure names what was being loaded and what to check."""
-    try:
-        return loader(config)
-    except ConfigError:
-        raise
-    except Exception as e:
-        what = f"factory {config['factory']}" if config["factory"] else f"{config[field]!r}"
-        raise ConfigError(f"{'factory' if config['factory'] else field}: cannot load {what}: "
-                          f"{type(e).__name__}: {e}. Check the name and revision, the network or "
-                          "HF_HUB_OFFLINE with the files in the Hugging Face cache, and the GPU.") from e
-
-def _resolve_factory(spec: str):
-    module_name, func = spec.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise ConfigError(f"factory: cannot import {module_name!r} ({e}); is it on PYTHONPATH?") from e
-    if not hasattr(module, func):
-        raise ConfigError(f"factory: {module_name} has no function {func!r}")
-    return getattr(module, func)
-
-
-@dataclass
-class StepOutput:
-    samples: np.ndarray
-    text: str = ""
-    flush: bool = False
-
-
 class TextSegment:
     """What the server's AsyncTextIteratorStreamer does for one segment: decode the tokens
     so far and hand out only the new characters; the wait token ends the segment."""
@@ -254,15 +178,12 @@ class TextSegment:
         return "\n"
 
 
-class FLMAudioAdapter:
+class FLMAudioAdapter(OneConversationAtATime):
     def __init__(self):
+        super().__init__()
         self.config: dict | None = None
         self.runtime: dict | None = None
         self.lm_gen = None
-        self.active: "FLMAudioConversation | None" = None
-        # The host may open the next conversation while the last one is still closing.
-        self.start_wait_s = 30.0
-        self._free = threading.Condition()
 
     def configure(self, config: dict) -> None:
         config = check_config(config)
@@ -271,8 +192,8 @@ class FLMAudioAdapter:
         if self.active is not None and not self.active.closed:
             raise RuntimeError(f"configure while conversation {self.active.conversation_id!r} is open")
         self.config = self.runtime = self.lm_gen = None  # let the old model go before loading a new one
-        loader = _resolve_factory(config["factory"]) if config["factory"] else load_official
-        runtime = _load(loader, config, "checkpoint")
+        loader = resolve_factory(config["factory"]) if config["factory"] else load_official
+        runtime = load(loader, config, "checkpoint")
         missing = {"mimi", "lm", "lm_gen_class", "tokenizer", "ops", "identity"} - set(runtime)
         if missing:
             raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
@@ -295,21 +216,6 @@ class FLMAudioAdapter:
                     tokens = self.lm_gen.step(codes[:, :, c:c + 1])
                     if tokens is not None:
                         mimi.decode(tokens[:, 1:])
-
-    def _wait_free(self) -> bool:
-        """With self._free held: waits up to start_wait_s for the open conversation to
-        close; True when none is open."""
-        deadline = time.monotonic() + self.start_wait_s
-        while self.active is not None and not self.active.closed:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            self._free.wait(left)
-        return True
-
-    def _closed(self) -> None:
-        with self._free:
-            self._free.notify_all()
 
     def identity(self) -> dict:
         if self.runtime is None:

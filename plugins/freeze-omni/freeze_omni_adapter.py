@@ -18,20 +18,15 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import importlib
 import json
-import math
-import random
-import re
 import sys
-import threading
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import numpy as np
+
+from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields, load,
+                         resolve_factory, seed_all, whole)
 
 NAME = "freeze-omni"
 VERSION = "0.1.0"
@@ -47,19 +42,6 @@ PUNCT_FIRST = (",", "，", "。", "：", "？", "！", ".", ":", "?", "!", "\n")
 PUNCT = ("。", "：", "？", "！", ".", "?", "!", "\n")
 
 
-class ConfigError(ValueError):
-    """An invalid config value; the message names the field and what is expected."""
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    type: str
-    default: Any
-    description: str
-    allowed: tuple = ()
-
-
 SCHEMA = (
     Field("model_path", "string", "", "Directory of the Freeze-Omni checkpoints (audiollm/, decoder/, server.json)."),
     Field("llm_path", "string", "", "Directory of Qwen2-7B-Instruct, which Freeze-Omni keeps frozen."),
@@ -73,42 +55,24 @@ SCHEMA = (
     Field("factory", "string", "", "module:function returning the runtime instead of loading the checkpoints (tests)."),
 )
 
-_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-
-
-def _whole(value) -> bool:
-    return math.isfinite(value) and value == int(value)
 
 
 def check_config(config: dict) -> dict:
-    if not isinstance(config, dict):
-        raise ConfigError(f"config must be an object, got {type(config).__name__}")
-    known = {f.name: f for f in SCHEMA}
-    unknown = sorted(set(config) - set(known))
-    if unknown:
-        raise ConfigError(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    out = {}
-    for f in SCHEMA:
-        value = config.get(f.name, f.default)
-        if f.type == "string" and not isinstance(value, str):
-            raise ConfigError(f"{f.name}: expected a string, got {value!r}")
-        if f.type == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ConfigError(f"{f.name}: expected a number, got {value!r}")
-        out[f.name] = value
-    if not _whole(out["top_k"]) or out["top_k"] < 1:
+    out = check_fields(config, SCHEMA)
+    if not whole(out["top_k"]) or out["top_k"] < 1:
         raise ConfigError(f"top_k: expected a whole number >= 1, got {out['top_k']!r}")
     out["top_k"] = int(out["top_k"])
     if not 0 < out["top_p"] <= 1:
         raise ConfigError(f"top_p: expected a value in (0, 1], got {out['top_p']!r}")
     if not out["temperature"] >= 0:
         raise ConfigError(f"temperature: expected >= 0, got {out['temperature']!r}")
-    if not _whole(out["seed"]):
+    if not whole(out["seed"]):
         raise ConfigError(f"seed: expected a whole number, got {out['seed']!r}")
     out["seed"] = int(out["seed"])
     if not out["system_role"].strip():
         raise ConfigError("system_role: expected a non-empty role text")
     if out["factory"]:
-        if not _FACTORY.match(out["factory"]):
+        if not FACTORY.match(out["factory"]):
             raise ConfigError(f"factory: expected module:function, got {out['factory']!r}")
         return out
     for name, must in (("model_path", "server.json"), ("llm_path", "config.json")):
@@ -132,11 +96,7 @@ class TorchBridge:
         self.device = torch.device(device)  # Freeze-Omni's pipeline itself only runs on cuda
 
     def seed(self, seed: int) -> None:
-        self.torch.manual_seed(seed)
-        if self.torch.cuda.is_available():
-            self.torch.cuda.manual_seed_all(seed)
-        random.seed(seed)
-        np.random.seed(seed % 2**32)
+        seed_all(self.torch, seed)
 
     def no_grad(self):
         return self.torch.no_grad()
@@ -206,45 +166,12 @@ def _git_head(repo: Path) -> str:
 
 
 
-def _load(loader, config: dict, field: str) -> dict:
-    """Runs the loader; a failure names what was being loaded and what to check."""
-    try:
-        return loader(config)
-    except ConfigError:
-        raise
-    except Exception as e:
-        what = f"factory {config['factory']}" if config["factory"] else f"{config[field]!r}"
-        raise ConfigError(f"{'factory' if config['factory'] else field}: cannot load {what}: "
-                          f"{type(e).__name__}: {e}. Check the name and revision, the network or "
-                          "HF_HUB_OFFLINE with the files in the Hugging Face cache, and the GPU.") from e
-
-def _resolve_factory(spec: str):
-    module_name, func = spec.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise ConfigError(f"factory: cannot import {module_name!r} ({e}); is it on PYTHONPATH?") from e
-    if not hasattr(module, func):
-        raise ConfigError(f"factory: {module_name} has no function {func!r}")
-    return getattr(module, func)
-
-
-@dataclass
-class StepOutput:
-    samples: np.ndarray
-    text: str = ""
-    flush: bool = False
-
-
-class FreezeOmniAdapter:
+class FreezeOmniAdapter(OneConversationAtATime):
     def __init__(self):
+        super().__init__()
         self.config: dict | None = None
         self.runtime: dict | None = None
         self.roles: dict[str, dict] = {}
-        self.active: "FreezeOmniConversation | None" = None
-        # The host may open the next conversation while the last one is still closing.
-        self.start_wait_s = 30.0
-        self._free = threading.Condition()
 
     def configure(self, config: dict) -> None:
         config = check_config(config)
@@ -253,8 +180,8 @@ class FreezeOmniAdapter:
         if self.active is not None and not self.active.closed:
             raise RuntimeError(f"configure while conversation {self.active.conversation_id!r} is open")
         self.config = self.runtime = None  # let the old model go before loading a new one
-        loader = _resolve_factory(config["factory"]) if config["factory"] else load_official
-        runtime = _load(loader, config, "model_path")
+        loader = resolve_factory(config["factory"]) if config["factory"] else load_official
+        runtime = load(loader, config, "model_path")
         missing = {"vad", "pipeline", "tts", "bridge", "identity"} - set(runtime)
         if missing:
             raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
@@ -267,21 +194,6 @@ class FreezeOmniAdapter:
             with self.runtime["bridge"].no_grad():
                 self.roles[role] = self.runtime["pipeline"].speech_dialogue(None, stat="pre", role=role)
         return self.roles[role]
-
-    def _wait_free(self) -> bool:
-        """With self._free held: waits up to start_wait_s for the open conversation to
-        close; True when none is open."""
-        deadline = time.monotonic() + self.start_wait_s
-        while self.active is not None and not self.active.closed:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            self._free.wait(left)
-        return True
-
-    def _closed(self) -> None:
-        with self._free:
-            self._free.notify_all()
 
     def identity(self) -> dict:
         if self.runtime is None:

@@ -13,19 +13,15 @@ pass a numpy stand-in through the `factory` config field.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
-import math
-import random
 import re
-import threading
-import time
 import wave
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+
+from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields, load,
+                         resolve_factory, seed_all, whole)
 
 NAME = "minicpm-o"
 VERSION = "0.1.0"
@@ -35,19 +31,6 @@ FRAME_SIZE = 16000  # one 1 s unit per step, as the demo client sends
 PROMPT_PREFIX = "<|im_start|>system\n{text}\n<|audio_start|>"  # DuplexView.prepare in MiniCPM-o-Demo
 PROMPT_SUFFIX = "<|audio_end|><|im_end|>"
 DEFAULT_SYSTEM_PROMPT = "Streaming Omni Conversation."
-
-
-class ConfigError(ValueError):
-    """An invalid config value; the message names the field and what is expected."""
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    type: str
-    default: Any
-    description: str
-    allowed: tuple = ()
 
 
 SCHEMA = (
@@ -71,30 +54,10 @@ SCHEMA = (
 )
 
 _DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
-_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-
-
-def _whole(value) -> bool:
-    return math.isfinite(value) and value == int(value)
 
 
 def check_config(config: dict) -> dict:
-    if not isinstance(config, dict):
-        raise ConfigError(f"config must be an object, got {type(config).__name__}")
-    known = {f.name: f for f in SCHEMA}
-    unknown = sorted(set(config) - set(known))
-    if unknown:
-        raise ConfigError(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    out = {}
-    for f in SCHEMA:
-        value = config.get(f.name, f.default)
-        if f.type == "string" and not isinstance(value, str):
-            raise ConfigError(f"{f.name}: expected a string, got {value!r}")
-        if f.type == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ConfigError(f"{f.name}: expected a number, got {value!r}")
-        if f.allowed and value not in f.allowed:
-            raise ConfigError(f"{f.name}: expected one of {', '.join(f.allowed)}, got {value!r}")
-        out[f.name] = value
+    out = check_fields(config, SCHEMA)
     if not _DEVICE.match(out["device"]):
         raise ConfigError(f"device: expected cpu, cuda or cuda:N, got {out['device']!r}")
     if not out["temperature"] >= 0:
@@ -104,10 +67,10 @@ def check_config(config: dict) -> dict:
     if not out["listen_prob_scale"] > 0:
         raise ConfigError(f"listen_prob_scale: expected > 0, got {out['listen_prob_scale']!r}")
     for name in ("top_k", "max_new_speak_tokens_per_chunk", "seed"):
-        if not _whole(out[name]) or (name != "seed" and out[name] < 1):
+        if not whole(out[name]) or (name != "seed" and out[name] < 1):
             raise ConfigError(f"{name}: expected a whole number{' >= 1' if name != 'seed' else ''}, got {out[name]!r}")
         out[name] = int(out[name])
-    if out["factory"] and not _FACTORY.match(out["factory"]):
+    if out["factory"] and not FACTORY.match(out["factory"]):
         raise ConfigError(f"factory: expected module:function, got {out['factory']!r}")
     if not out["checkpoint"] and not out["factory"]:
         raise ConfigError("checkpoint: expected a repository id such as openbmb/MiniCPM-o-4_5")
@@ -138,11 +101,7 @@ class TorchOps:
         self.torch = torch
 
     def seed(self, seed: int) -> None:
-        self.torch.manual_seed(seed)
-        if self.torch.cuda.is_available():
-            self.torch.cuda.manual_seed_all(seed)
-        random.seed(seed)
-        np.random.seed(seed % 2**32)
+        seed_all(self.torch, seed)
 
     def to_numpy(self, x) -> np.ndarray:
         if hasattr(x, "detach"):
@@ -185,46 +144,13 @@ def load_official(config: dict) -> dict:
 
 
 
-def _load(loader, config: dict, field: str) -> dict:
-    """Runs the loader; a failure names what was being loaded and what to check."""
-    try:
-        return loader(config)
-    except ConfigError:
-        raise
-    except Exception as e:
-        what = f"factory {config['factory']}" if config["factory"] else f"{config[field]!r}"
-        raise ConfigError(f"{'factory' if config['factory'] else field}: cannot load {what}: "
-                          f"{type(e).__name__}: {e}. Check the name and revision, the network or "
-                          "HF_HUB_OFFLINE with the files in the Hugging Face cache, and the GPU.") from e
-
-def _resolve_factory(spec: str):
-    module_name, func = spec.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise ConfigError(f"factory: cannot import {module_name!r} ({e}); is it on PYTHONPATH?") from e
-    if not hasattr(module, func):
-        raise ConfigError(f"factory: {module_name} has no function {func!r}")
-    return getattr(module, func)
-
-
-@dataclass
-class StepOutput:
-    samples: np.ndarray
-    text: str = ""
-    flush: bool = False
-
-
-class MiniCPMOAdapter:
+class MiniCPMOAdapter(OneConversationAtATime):
     def __init__(self):
+        super().__init__()
         self.config: dict | None = None
         self.runtime: dict | None = None
         self.ref_audio: np.ndarray | None = None
         self.ref_audio_path = ""
-        self.active: "MiniCPMOConversation | None" = None
-        # The host may open the next conversation while the last one is still closing.
-        self.start_wait_s = 30.0
-        self._free = threading.Condition()
 
     def configure(self, config: dict) -> None:
         config = check_config(config)
@@ -235,8 +161,8 @@ class MiniCPMOAdapter:
         self.config = self.runtime = None  # let the old model go before loading a new one
         if config["ref_audio"]:
             read_wav_16k(config["ref_audio"])  # fail before loading 9B parameters
-        loader = _resolve_factory(config["factory"]) if config["factory"] else load_official
-        runtime = _load(loader, config, "checkpoint")
+        loader = resolve_factory(config["factory"]) if config["factory"] else load_official
+        runtime = load(loader, config, "checkpoint")
         missing = {"duplex", "ops", "identity"} - set(runtime)
         if missing:
             raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
@@ -244,21 +170,6 @@ class MiniCPMOAdapter:
         if ref:
             self.ref_audio, self.ref_audio_path = read_wav_16k(ref), ref
         self.config, self.runtime = config, runtime
-
-    def _wait_free(self) -> bool:
-        """With self._free held: waits up to start_wait_s for the open conversation to
-        close; True when none is open."""
-        deadline = time.monotonic() + self.start_wait_s
-        while self.active is not None and not self.active.closed:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            self._free.wait(left)
-        return True
-
-    def _closed(self) -> None:
-        with self._free:
-            self._free.notify_all()
 
     def identity(self) -> dict:
         if self.runtime is None:

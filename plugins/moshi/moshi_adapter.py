@@ -12,37 +12,20 @@ tiny randomly initialised real model through the `factory` config field.
 
 from __future__ import annotations
 
-import importlib
 import json
-import math
-import random
 import re
-import threading
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+
+from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields, load,
+                         resolve_factory, seed_all, whole)
 
 NAME = "moshi"
 VERSION = "0.1.0"
 SAMPLE_RATE = 24000
 FRAME_SIZE = 1920  # 80 ms at 24 kHz: one Mimi frame, one LM step
 TEXT_PAD_IDS = (0, 3)  # the server drops these text tokens (pad / end of padding)
-
-
-class ConfigError(ValueError):
-    """An invalid config value; the message names the field and what is expected."""
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    type: str  # "string", "number", "bool"
-    default: Any
-    description: str
-    allowed: tuple = ()
 
 
 SCHEMA = (
@@ -64,48 +47,25 @@ SCHEMA = (
 
 _SAMPLING = ("temp", "temp_text", "top_k", "top_k_text")
 _DEVICE = re.compile(r"^(cpu|cuda(:\d+)?|mps)$")
-_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-
-
-def _whole(value) -> bool:
-    return math.isfinite(value) and value == int(value)
 
 
 def check_config(config: dict) -> dict:
     """Returns config with defaults filled in, or raises ConfigError naming the field."""
-    if not isinstance(config, dict):
-        raise ConfigError(f"config must be an object, got {type(config).__name__}")
-    known = {f.name: f for f in SCHEMA}
-    unknown = sorted(set(config) - set(known))
-    if unknown:
-        raise ConfigError(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    out = {}
-    for f in SCHEMA:
-        value = config.get(f.name, f.default)
-        if value is None and f.default is None:  # nullable: keep the library's default
-            out[f.name] = None
-            continue
-        if f.type == "string" and not isinstance(value, str):
-            raise ConfigError(f"{f.name}: expected a string, got {value!r}")
-        if f.type == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ConfigError(f"{f.name}: expected a number, got {value!r}")
-        if f.allowed and value not in f.allowed:
-            raise ConfigError(f"{f.name}: expected one of {', '.join(f.allowed)}, got {value!r}")
-        out[f.name] = value
+    out = check_fields(config, SCHEMA)
     if not _DEVICE.match(out["device"]):
         raise ConfigError(f"device: expected cpu, cuda or cuda:N, got {out['device']!r}")
     for name in ("temp", "temp_text"):
         if out[name] is not None and not out[name] >= 0:
             raise ConfigError(f"{name}: expected a temperature >= 0, got {out[name]!r}")
     for name in ("top_k", "top_k_text"):
-        if out[name] is not None and (out[name] < 1 or not _whole(out[name])):
+        if out[name] is not None and (out[name] < 1 or not whole(out[name])):
             raise ConfigError(f"{name}: expected a whole number >= 1, got {out[name]!r}")
         if out[name] is not None:
             out[name] = int(out[name])
-    if not _whole(out["seed"]):
+    if not whole(out["seed"]):
         raise ConfigError(f"seed: expected a whole number, got {out['seed']!r}")
     out["seed"] = int(out["seed"])
-    if out["factory"] and not _FACTORY.match(out["factory"]):
+    if out["factory"] and not FACTORY.match(out["factory"]):
         raise ConfigError(f"factory: expected module:function, got {out['factory']!r}")
     if not out["hf_repo"] and not out["factory"]:
         raise ConfigError("hf_repo: expected a repository id such as kyutai/moshiko-pytorch-bf16")
@@ -132,11 +92,7 @@ class TorchOps:
 
     def seed(self, seed: int) -> None:
         # What moshi/server.py seed_all does, per conversation instead of per process.
-        self.torch.manual_seed(seed)
-        if self.torch.cuda.is_available():
-            self.torch.cuda.manual_seed_all(seed)
-        random.seed(seed)
-        np.random.seed(seed % 2**32)
+        seed_all(self.torch, seed)
 
     def no_grad(self):
         return self.torch.no_grad()
@@ -182,48 +138,15 @@ def load_official(config: dict) -> dict:
 
 
 
-def _load(loader, config: dict, field: str) -> dict:
-    """Runs the loader; a failure names what was being loaded and what to check."""
-    try:
-        return loader(config)
-    except ConfigError:
-        raise
-    except Exception as e:
-        what = f"factory {config['factory']}" if config["factory"] else f"{config[field]!r}"
-        raise ConfigError(f"{'factory' if config['factory'] else field}: cannot load {what}: "
-                          f"{type(e).__name__}: {e}. Check the name and revision, the network or "
-                          "HF_HUB_OFFLINE with the files in the Hugging Face cache, and the GPU.") from e
-
-def _resolve_factory(spec: str):
-    module_name, func = spec.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise ConfigError(f"factory: cannot import {module_name!r} ({e}); is it on PYTHONPATH?") from e
-    if not hasattr(module, func):
-        raise ConfigError(f"factory: {module_name} has no function {func!r}")
-    return getattr(module, func)
-
-
-@dataclass
-class StepOutput:
-    samples: np.ndarray  # float32 at 24 kHz, possibly empty
-    text: str = ""
-    flush: bool = False
-
-
-class MoshiAdapter:
+class MoshiAdapter(OneConversationAtATime):
     """One loaded model; serves one conversation at a time (the LM state is not batched)."""
 
     def __init__(self):
+        super().__init__()
         self.config: dict | None = None
         self.runtime: dict | None = None
         self.lm_gen = None
         self.sampling: dict = {}
-        self.active: "MoshiConversation | None" = None
-        # The host may open the next conversation while the last one is still closing.
-        self.start_wait_s = 30.0
-        self._free = threading.Condition()
 
     def configure(self, config: dict) -> None:
         config = check_config(config)
@@ -232,8 +155,8 @@ class MoshiAdapter:
         if self.active is not None and not self.active.closed:
             raise RuntimeError(f"configure while conversation {self.active.conversation_id!r} is open")
         self.config = self.runtime = self.lm_gen = None  # let the old model go before loading a new one
-        loader = _resolve_factory(config["factory"]) if config["factory"] else load_official
-        runtime = _load(loader, config, "hf_repo")
+        loader = resolve_factory(config["factory"]) if config["factory"] else load_official
+        runtime = load(loader, config, "hf_repo")
         missing = {"mimi", "lm", "lm_gen_class", "text_tokenizer", "ops", "identity"} - set(runtime)
         if missing:
             raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
@@ -249,21 +172,6 @@ class MoshiAdapter:
         self.lm_gen.streaming_forever(1)
         self.config, self.runtime = config, runtime
         self.sampling = {k: getattr(self.lm_gen, k) for k in _SAMPLING}
-
-    def _wait_free(self) -> bool:
-        """With self._free held: waits up to start_wait_s for the open conversation to
-        close; True when none is open."""
-        deadline = time.monotonic() + self.start_wait_s
-        while self.active is not None and not self.active.closed:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            self._free.wait(left)
-        return True
-
-    def _closed(self) -> None:
-        with self._free:
-            self._free.notify_all()
 
     def identity(self) -> dict:
         if self.runtime is None:

@@ -20,39 +20,21 @@ Voila is not on PyPI: it is imported from a checkout (`voila_dir`).
 
 from __future__ import annotations
 
-import importlib
 import json
-import math
-import random
-import re
 import sys
-import threading
-import time
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+
+from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields, load,
+                         resolve_factory, seed_all, whole)
 
 NAME = "voila"
 VERSION = "0.1.0"
 INPUT_RATE = 16000
 FRAME_SIZE = 640  # tokenize_func.SEG_LEN: one audio token at 25 tokens per second
 TOKENS_PER_SECOND = 25
-
-
-class ConfigError(ValueError):
-    """An invalid config value; the message names the field and what is expected."""
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    type: str
-    default: Any
-    description: str
-    allowed: tuple = ()
 
 
 SCHEMA = (
@@ -71,38 +53,20 @@ SCHEMA = (
     Field("factory", "string", "", "module:function returning the runtime instead of loading the checkpoint (tests)."),
 )
 
-_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-
-
-def _whole(value) -> bool:
-    return math.isfinite(value) and value == int(value)
 
 
 def check_config(config: dict) -> dict:
-    if not isinstance(config, dict):
-        raise ConfigError(f"config must be an object, got {type(config).__name__}")
-    known = {f.name: f for f in SCHEMA}
-    unknown = sorted(set(config) - set(known))
-    if unknown:
-        raise ConfigError(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    out = {}
-    for f in SCHEMA:
-        value = config.get(f.name, f.default)
-        if f.type == "string" and not isinstance(value, str):
-            raise ConfigError(f"{f.name}: expected a string, got {value!r}")
-        if f.type == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ConfigError(f"{f.name}: expected a number, got {value!r}")
-        out[f.name] = value
+    out = check_fields(config, SCHEMA)
     for name in ("temperature", "audio_temperature"):
         if not out[name] >= 0:
             raise ConfigError(f"{name}: expected >= 0, got {out[name]!r}")
     for name in ("top_k", "audio_top_k", "max_steps_per_frame", "seed"):
-        if not _whole(out[name]) or (name != "seed" and out[name] < 1):
+        if not whole(out[name]) or (name != "seed" and out[name] < 1):
             raise ConfigError(f"{name}: expected a whole number{'' if name == 'seed' else ' >= 1'}, got {out[name]!r}")
         out[name] = int(out[name])
     if not 0 <= out["context_seconds"] <= 10:
         raise ConfigError(f"context_seconds: expected 0 to 10, got {out['context_seconds']!r}")
-    if out["factory"] and not _FACTORY.match(out["factory"]):
+    if out["factory"] and not FACTORY.match(out["factory"]):
         raise ConfigError(f"factory: expected module:function, got {out['factory']!r}")
     if out["voila_dir"] and not (Path(out["voila_dir"]) / "model.py").is_file():
         raise ConfigError(f"voila_dir: {out['voila_dir']} is not a Voila checkout (no model.py)")
@@ -206,11 +170,7 @@ class TorchOps:
         self.torch = torch
 
     def seed(self, seed: int) -> None:
-        self.torch.manual_seed(seed)
-        if self.torch.cuda.is_available():
-            self.torch.cuda.manual_seed_all(seed)
-        random.seed(seed)
-        np.random.seed(seed % 2**32)
+        seed_all(self.torch, seed)
 
     def no_grad(self):
         return self.torch.inference_mode()
@@ -285,29 +245,6 @@ def load_official(config: dict) -> dict:
 
 
 
-def _load(loader, config: dict, field: str) -> dict:
-    """Runs the loader; a failure names what was being loaded and what to check."""
-    try:
-        return loader(config)
-    except ConfigError:
-        raise
-    except Exception as e:
-        what = f"factory {config['factory']}" if config["factory"] else f"{config[field]!r}"
-        raise ConfigError(f"{'factory' if config['factory'] else field}: cannot load {what}: "
-                          f"{type(e).__name__}: {e}. Check the name and revision, the network or "
-                          "HF_HUB_OFFLINE with the files in the Hugging Face cache, and the GPU.") from e
-
-def _resolve_factory(spec: str):
-    module_name, func = spec.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise ConfigError(f"factory: cannot import {module_name!r} ({e}); is it on PYTHONPATH?") from e
-    if not hasattr(module, func):
-        raise ConfigError(f"factory: {module_name} has no function {func!r}")
-    return getattr(module, func)
-
-
 class ContextEncoder:
     """Encodes each 40 ms frame with up to `context` samples before it and keeps the newest
     token row: HF Encodec has no streaming state, so context stands in for it."""
@@ -340,21 +277,11 @@ class ContextDecoder:
         return wav[-codes.shape[1] * per_row:]
 
 
-@dataclass
-class StepOutput:
-    samples: np.ndarray
-    text: str = ""
-    flush: bool = False
-
-
-class VoilaAdapter:
+class VoilaAdapter(OneConversationAtATime):
     def __init__(self):
+        super().__init__()
         self.config: dict | None = None
         self.runtime: dict | None = None
-        self.active: "VoilaConversation | None" = None
-        # The host may open the next conversation while the last one is still closing.
-        self.start_wait_s = 30.0
-        self._free = threading.Condition()
 
     def configure(self, config: dict) -> None:
         config = check_config(config)
@@ -363,8 +290,8 @@ class VoilaAdapter:
         if self.active is not None and not self.active.closed:
             raise RuntimeError(f"configure while conversation {self.active.conversation_id!r} is open")
         self.config = self.runtime = None  # let the old model go before loading a new one
-        loader = _resolve_factory(config["factory"]) if config["factory"] else load_official
-        runtime = _load(loader, config, "checkpoint")
+        loader = resolve_factory(config["factory"]) if config["factory"] else load_official
+        runtime = load(loader, config, "checkpoint")
         missing = {"runner", "audio_tokenizer", "text_tokenizer", "ops", "identity"} - set(runtime)
         if missing:
             raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
@@ -378,21 +305,6 @@ class VoilaAdapter:
     @property
     def output_rate(self) -> int:
         return int(self.runtime["audio_tokenizer"].sampling_rate)
-
-    def _wait_free(self) -> bool:
-        """With self._free held: waits up to start_wait_s for the open conversation to
-        close; True when none is open."""
-        deadline = time.monotonic() + self.start_wait_s
-        while self.active is not None and not self.active.closed:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            self._free.wait(left)
-        return True
-
-    def _closed(self) -> None:
-        with self._free:
-            self._free.notify_all()
 
     def identity(self) -> dict:
         if self.runtime is None:

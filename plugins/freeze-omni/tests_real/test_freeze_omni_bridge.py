@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2] / "_common")]
 import freeze_omni_adapter as fo  # noqa: E402
 
 SERVER_JSON = {"decoder_top_k": 2, "decoder_first_chunk_size": 20, "decoder_chunk_size": 40,

@@ -15,7 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parents[1] / "_standins")]
+sys.path[:0] = [str(HERE.parent), str(HERE.parents[1] / "_standins"), str(HERE.parents[1] / "_common")]
 import standin_voila  # noqa: E402
 import voila_adapter as va  # noqa: E402
 

@@ -1,0 +1,141 @@
+"""What the five Python model adapters (plugins/moshi, flm-audio, minicpm-o, voila,
+freeze-omni) share on the model side: config fields and their generic checks, the
+`factory` hook and loader error wrapping, per-conversation seeding, the step output, and
+the one-conversation-at-a-time rule. Each adapter module imports it; plugin.py and the
+tests put this directory on sys.path.
+
+Nothing here knows a model: the checks that depend on the model's fields stay in each
+adapter's check_config.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import random
+import re
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+_LOAD_HINT = ("Check the name and revision, the network or HF_HUB_OFFLINE with the files in the "
+              "Hugging Face cache, and the GPU.")
+
+
+class ConfigError(ValueError):
+    """An invalid config value; the message names the field and what is expected."""
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str  # "string", "number", "bool"
+    default: Any
+    description: str
+    allowed: tuple = ()
+
+
+def whole(value) -> bool:
+    return math.isfinite(value) and value == int(value)
+
+
+def check_fields(config: dict, schema: tuple[Field, ...]) -> dict:
+    """The checks every adapter's check_config starts with: config is an object of known
+    fields, each of its declared type (a field whose default is None may be null: the
+    library's default) and, where the field lists allowed values, one of them. Returns
+    config with defaults filled in, or raises ConfigError naming the field."""
+    if not isinstance(config, dict):
+        raise ConfigError(f"config must be an object, got {type(config).__name__}")
+    known = {f.name: f for f in schema}
+    unknown = sorted(set(config) - set(known))
+    if unknown:
+        raise ConfigError(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    out = {}
+    for f in schema:
+        value = config.get(f.name, f.default)
+        if value is None and f.default is None:  # nullable: keep the library's default
+            out[f.name] = None
+            continue
+        if f.type == "string" and not isinstance(value, str):
+            raise ConfigError(f"{f.name}: expected a string, got {value!r}")
+        if f.type == "number" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ConfigError(f"{f.name}: expected a number, got {value!r}")
+        if f.type == "bool" and not isinstance(value, bool):
+            raise ConfigError(f"{f.name}: expected true or false, got {value!r}")
+        if f.allowed and value not in f.allowed:
+            raise ConfigError(f"{f.name}: expected one of {', '.join(f.allowed)}, got {value!r}")
+        out[f.name] = value
+    return out
+
+
+def resolve_factory(spec: str) -> Callable[[dict], dict]:
+    """The function a `factory` field ("module:function") names."""
+    module_name, func = spec.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ConfigError(f"factory: cannot import {module_name!r} ({e}); is it on PYTHONPATH?") from e
+    if not hasattr(module, func):
+        raise ConfigError(f"factory: {module_name} has no function {func!r}")
+    return getattr(module, func)
+
+
+def load(loader, config: dict, field: str) -> dict:
+    """Runs the loader; a failure names what was being loaded (the factory, or the
+    checkpoint in config[field]) and what to check."""
+    try:
+        return loader(config)
+    except ConfigError:
+        raise
+    except Exception as e:
+        what = f"factory {config['factory']}" if config["factory"] else f"{config[field]!r}"
+        raise ConfigError(f"{'factory' if config['factory'] else field}: cannot load {what}: "
+                          f"{type(e).__name__}: {e}. {_LOAD_HINT}") from e
+
+
+def seed_all(torch, seed: int) -> None:
+    """Seeds torch (and every CUDA device), random and numpy for one conversation."""
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+
+
+@dataclass
+class StepOutput:
+    samples: np.ndarray  # float32 at the conversation's output rate, possibly empty
+    text: str = ""
+    flush: bool = False
+
+
+class OneConversationAtATime:
+    """Base of the adapters: one loaded model serves one conversation at a time (their
+    model state is not batched). `active` is the open conversation; a start waits up to
+    `start_wait_s` for it to close, since the host may open the next conversation while
+    the last one is still closing. A conversation calls `_closed` when it closes."""
+
+    def __init__(self):
+        self.active = None
+        self.start_wait_s = 30.0
+        self._free = threading.Condition()
+
+    def _wait_free(self) -> bool:
+        """With self._free held: waits up to start_wait_s for the open conversation to
+        close; True when none is open."""
+        deadline = time.monotonic() + self.start_wait_s
+        while self.active is not None and not self.active.closed:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._free.wait(left)
+        return True
+
+    def _closed(self) -> None:
+        with self._free:
+            self._free.notify_all()
