@@ -107,11 +107,51 @@ def seed_all(torch, seed: int) -> None:
     np.random.seed(seed % 2**32)
 
 
+class TorchOps:
+    """numpy <-> torch for the Mimi + LMGen runtimes (moshi, flm-audio), the `ops` of their
+    official loaders: frames in as float32 tensors on the device, tensors back as numpy,
+    one token id, per-conversation seeding (what moshi/server.py seed_all does, per
+    conversation instead of per process) and no_grad."""
+
+    def __init__(self, device: str):
+        import torch
+
+        self.torch = torch
+        self.device = torch.device(device)
+
+    def from_numpy(self, array: np.ndarray):
+        return self.torch.from_numpy(np.ascontiguousarray(array, dtype=np.float32)).to(self.device)
+
+    def to_numpy(self, tensor) -> np.ndarray:
+        return tensor.detach().float().cpu().numpy()
+
+    def item(self, tensor) -> int:
+        return int(tensor.item())
+
+    def seed(self, seed: int) -> None:
+        seed_all(self.torch, seed)
+
+    def no_grad(self):
+        return self.torch.no_grad()
+
+
 @dataclass
 class StepOutput:
     samples: np.ndarray  # float32 at the conversation's output rate, possibly empty
     text: str = ""
     flush: bool = False
+
+
+def load_runtime(config: dict, field: str, needed: set[str], official: Callable[[dict], dict]) -> dict:
+    """The runtime dict the adapter drives: from the `factory` when config names one, else
+    from the official loader; a failure names config[field] (the checkpoint) or the factory,
+    and a runtime without every key in `needed` is refused."""
+    loader = resolve_factory(config["factory"]) if config["factory"] else official
+    runtime = load(loader, config, field)
+    missing = set(needed) - set(runtime)
+    if missing:
+        raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
+    return runtime
 
 
 class OneConversationAtATime:
@@ -139,3 +179,18 @@ class OneConversationAtATime:
     def _closed(self) -> None:
         with self._free:
             self._free.notify_all()
+
+    def _check_idle(self) -> None:
+        """Refuses a new config while a conversation is open."""
+        if self.active is not None and not self.active.closed:
+            raise RuntimeError(f"configure while conversation {self.active.conversation_id!r} is open")
+
+    def _open(self, name: str, make: Callable[[], Any]):
+        """Waits for the open conversation to close (up to start_wait_s), then makes the
+        next one with make() and keeps it as the active one."""
+        with self._free:
+            if not self._wait_free():
+                raise RuntimeError(f"{name} serves one conversation at a time; {self.active.conversation_id!r} "
+                                   "is still open (run this model with concurrency 1)")
+            self.active = make()
+            return self.active

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields, load,
-                         resolve_factory, seed_all, whole)
+from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, TorchOps, check_fields,
+                         load_runtime, whole)
 
 NAME = "flm-audio"
 VERSION = "0.1.0"
@@ -82,29 +82,6 @@ def check_config(config: dict) -> dict:
         raise ConfigError(f"flmaudio_dir: {out['flmaudio_dir']} is not a checkout of cofe-ai/flm-audio "
                           "(no flmaudio/models in it)")
     return out
-
-
-class TorchOps:
-    def __init__(self, device: str):
-        import torch
-
-        self.torch = torch
-        self.device = torch.device(device)
-
-    def from_numpy(self, array: np.ndarray):
-        return self.torch.from_numpy(np.ascontiguousarray(array, dtype=np.float32)).to(self.device)
-
-    def to_numpy(self, tensor) -> np.ndarray:
-        return tensor.detach().float().cpu().numpy()
-
-    def item(self, tensor) -> int:
-        return int(tensor.item())
-
-    def seed(self, seed: int) -> None:
-        seed_all(self.torch, seed)
-
-    def no_grad(self):
-        return self.torch.no_grad()
 
 
 def _git_head(repo: Path) -> str:
@@ -189,14 +166,10 @@ class FLMAudioAdapter(OneConversationAtATime):
         config = check_config(config)
         if config == self.config:
             return  # already loaded with this config: do not load the weights twice
-        if self.active is not None and not self.active.closed:
-            raise RuntimeError(f"configure while conversation {self.active.conversation_id!r} is open")
+        self._check_idle()
         self.config = self.runtime = self.lm_gen = None  # let the old model go before loading a new one
-        loader = resolve_factory(config["factory"]) if config["factory"] else load_official
-        runtime = load(loader, config, "checkpoint")
-        missing = {"mimi", "lm", "lm_gen_class", "tokenizer", "ops", "identity"} - set(runtime)
-        if missing:
-            raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
+        runtime = load_runtime(config, "checkpoint", {"mimi", "lm", "lm_gen_class", "tokenizer", "ops", "identity"},
+                               load_official)
         sampling = {k: config[k] for k in _SAMPLING if config[k] is not None}
         self.lm_gen = runtime["lm_gen_class"](runtime["lm"], **sampling)
         runtime["mimi"].streaming_forever(1)
@@ -231,12 +204,8 @@ class FLMAudioAdapter(OneConversationAtATime):
         if instruction:
             raise ValueError("flm-audio has no text instruction (it only hears the spoken preamble); "
                              "remove the instruction from the run file for this model")
-        with self._free:
-            if not self._wait_free():
-                raise RuntimeError(f"flm-audio serves one conversation at a time; {self.active.conversation_id!r} "
-                                   "is still open (run this model with concurrency 1)")
-            self.active = FLMAudioConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63)
-            return self.active
+        seed = (seed + self.config["seed"]) % 2**63
+        return self._open(NAME, lambda: FLMAudioConversation(self, conversation_id, seed))
 
 
 class FLMAudioConversation:

@@ -25,8 +25,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields, load,
-                         resolve_factory, seed_all, whole)
+from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields,
+                         load_runtime, seed_all, whole)
 
 NAME = "freeze-omni"
 VERSION = "0.1.0"
@@ -177,14 +177,10 @@ class FreezeOmniAdapter(OneConversationAtATime):
         config = check_config(config)
         if config == self.config:
             return  # already loaded with this config: do not load the weights twice
-        if self.active is not None and not self.active.closed:
-            raise RuntimeError(f"configure while conversation {self.active.conversation_id!r} is open")
+        self._check_idle()
         self.config = self.runtime = None  # let the old model go before loading a new one
-        loader = resolve_factory(config["factory"]) if config["factory"] else load_official
-        runtime = load(loader, config, "model_path")
-        missing = {"vad", "pipeline", "tts", "bridge", "identity"} - set(runtime)
-        if missing:
-            raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
+        runtime = load_runtime(config, "model_path", {"vad", "pipeline", "tts", "bridge", "identity"},
+                               load_official)
         self.config, self.runtime, self.roles = config, runtime, {}
         self.system_role(config["system_role"])
 
@@ -206,13 +202,12 @@ class FreezeOmniAdapter(OneConversationAtATime):
     def start(self, conversation_id: str, seed: int, instruction: str = "") -> "FreezeOmniConversation":
         if self.runtime is None:
             raise RuntimeError("freeze-omni: Start before Configure")
-        with self._free:
-            if not self._wait_free():
-                raise RuntimeError(f"freeze-omni serves one conversation at a time; {self.active.conversation_id!r} "
-                                   "is still open (run this model with concurrency 1)")
+        seed = (seed + self.config["seed"]) % 2**63
+
+        def make():  # the role is built once the previous conversation has closed, as before
             role = self.system_role(instruction or self.config["system_role"])
-            self.active = FreezeOmniConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63, role)
-            return self.active
+            return FreezeOmniConversation(self, conversation_id, seed, role)
+        return self._open(NAME, make)
 
 
 class FreezeOmniConversation:

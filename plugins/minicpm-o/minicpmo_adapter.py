@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields, load,
-                         resolve_factory, seed_all, whole)
+from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields,
+                         load_runtime, seed_all, whole)
 
 NAME = "minicpm-o"
 VERSION = "0.1.0"
@@ -156,16 +156,11 @@ class MiniCPMOAdapter(OneConversationAtATime):
         config = check_config(config)
         if config == self.config:
             return  # already loaded with this config: do not load the weights twice
-        if self.active is not None and not self.active.closed:
-            raise RuntimeError(f"configure while conversation {self.active.conversation_id!r} is open")
+        self._check_idle()
         self.config = self.runtime = None  # let the old model go before loading a new one
         if config["ref_audio"]:
             read_wav_16k(config["ref_audio"])  # fail before loading 9B parameters
-        loader = resolve_factory(config["factory"]) if config["factory"] else load_official
-        runtime = load(loader, config, "checkpoint")
-        missing = {"duplex", "ops", "identity"} - set(runtime)
-        if missing:
-            raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
+        runtime = load_runtime(config, "checkpoint", {"duplex", "ops", "identity"}, load_official)
         ref = config["ref_audio"] or runtime.get("default_ref_audio", "")
         if ref:
             self.ref_audio, self.ref_audio_path = read_wav_16k(ref), ref
@@ -188,13 +183,9 @@ class MiniCPMOAdapter(OneConversationAtATime):
     def start(self, conversation_id: str, seed: int, instruction: str = "") -> "MiniCPMOConversation":
         if self.runtime is None:
             raise RuntimeError("minicpm-o: Start before Configure")
-        with self._free:
-            if not self._wait_free():
-                raise RuntimeError(f"minicpm-o serves one conversation at a time; {self.active.conversation_id!r} "
-                                   "is still open (run this model with concurrency 1)")
-            self.active = MiniCPMOConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63,
-                                               instruction or self.config["system_prompt"])
-            return self.active
+        seed = (seed + self.config["seed"]) % 2**63
+        prompt = instruction or self.config["system_prompt"]
+        return self._open(NAME, lambda: MiniCPMOConversation(self, conversation_id, seed, prompt))
 
 
 class MiniCPMOConversation:

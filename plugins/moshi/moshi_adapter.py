@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields, load,
-                         resolve_factory, seed_all, whole)
+from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, TorchOps, check_fields,
+                         load_runtime, whole)
 
 NAME = "moshi"
 VERSION = "0.1.0"
@@ -70,32 +70,6 @@ def check_config(config: dict) -> dict:
     if not out["hf_repo"] and not out["factory"]:
         raise ConfigError("hf_repo: expected a repository id such as kyutai/moshiko-pytorch-bf16")
     return out
-
-
-class TorchOps:
-    """numpy <-> torch for the official runtime."""
-
-    def __init__(self, device: str):
-        import torch
-
-        self.torch = torch
-        self.device = torch.device(device)
-
-    def from_numpy(self, array: np.ndarray):
-        return self.torch.from_numpy(np.ascontiguousarray(array, dtype=np.float32)).to(self.device)
-
-    def to_numpy(self, tensor) -> np.ndarray:
-        return tensor.detach().float().cpu().numpy()
-
-    def item(self, tensor) -> int:
-        return int(tensor.item())
-
-    def seed(self, seed: int) -> None:
-        # What moshi/server.py seed_all does, per conversation instead of per process.
-        seed_all(self.torch, seed)
-
-    def no_grad(self):
-        return self.torch.no_grad()
 
 
 def _snapshot_commit(path: Path) -> str:
@@ -152,14 +126,10 @@ class MoshiAdapter(OneConversationAtATime):
         config = check_config(config)
         if config == self.config:
             return  # already loaded with this config: do not load the weights twice
-        if self.active is not None and not self.active.closed:
-            raise RuntimeError(f"configure while conversation {self.active.conversation_id!r} is open")
+        self._check_idle()
         self.config = self.runtime = self.lm_gen = None  # let the old model go before loading a new one
-        loader = resolve_factory(config["factory"]) if config["factory"] else load_official
-        runtime = load(loader, config, "hf_repo")
-        missing = {"mimi", "lm", "lm_gen_class", "text_tokenizer", "ops", "identity"} - set(runtime)
-        if missing:
-            raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
+        runtime = load_runtime(config, "hf_repo", {"mimi", "lm", "lm_gen_class", "text_tokenizer", "ops", "identity"},
+                               load_official)
         # Library defaults < the checkpoint's lm_gen_config < the run file.
         sampling = dict(runtime.get("lm_gen_config") or {})
         sampling.update({k: config[k] for k in _SAMPLING if config[k] is not None})
@@ -187,12 +157,8 @@ class MoshiAdapter(OneConversationAtATime):
         if instruction:
             raise ValueError("moshi has no text instruction (it only hears the spoken preamble); "
                              "remove the instruction from the run file for this model")
-        with self._free:
-            if not self._wait_free():
-                raise RuntimeError(f"moshi serves one conversation at a time; {self.active.conversation_id!r} is still open "
-                                   "(run this model with concurrency 1)")
-            self.active = MoshiConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63)
-            return self.active
+        seed = (seed + self.config["seed"]) % 2**63
+        return self._open(NAME, lambda: MoshiConversation(self, conversation_id, seed))
 
 
 class MoshiConversation:

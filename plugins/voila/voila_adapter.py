@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields, load,
-                         resolve_factory, seed_all, whole)
+from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields,
+                         load_runtime, seed_all, whole)
 
 NAME = "voila"
 VERSION = "0.1.0"
@@ -287,14 +287,10 @@ class VoilaAdapter(OneConversationAtATime):
         config = check_config(config)
         if config == self.config:
             return  # already loaded with this config: do not load the weights twice
-        if self.active is not None and not self.active.closed:
-            raise RuntimeError(f"configure while conversation {self.active.conversation_id!r} is open")
+        self._check_idle()
         self.config = self.runtime = None  # let the old model go before loading a new one
-        loader = resolve_factory(config["factory"]) if config["factory"] else load_official
-        runtime = load(loader, config, "checkpoint")
-        missing = {"runner", "audio_tokenizer", "text_tokenizer", "ops", "identity"} - set(runtime)
-        if missing:
-            raise ConfigError(f"factory: the runtime lacks {', '.join(sorted(missing))}")
+        runtime = load_runtime(config, "checkpoint", {"runner", "audio_tokenizer", "text_tokenizer", "ops", "identity"},
+                               load_official)
         tok = runtime["audio_tokenizer"]
         probe = tok.encode(np.zeros(INPUT_RATE, np.float32), INPUT_RATE)
         if probe.shape[-1] != TOKENS_PER_SECOND:
@@ -318,12 +314,8 @@ class VoilaAdapter(OneConversationAtATime):
     def start(self, conversation_id: str, seed: int, instruction: str = "") -> "VoilaConversation":
         if self.runtime is None:
             raise RuntimeError("voila: Start before Configure")
-        with self._free:
-            if not self._wait_free():
-                raise RuntimeError(f"voila serves one conversation at a time; {self.active.conversation_id!r} is still open "
-                                   "(run this model with concurrency 1)")
-            self.active = VoilaConversation(self, conversation_id, (seed + self.config["seed"]) % 2**63, instruction)
-            return self.active
+        seed = (seed + self.config["seed"]) % 2**63
+        return self._open(NAME, lambda: VoilaConversation(self, conversation_id, seed, instruction))
 
 
 class VoilaConversation:

@@ -96,3 +96,30 @@ def test_one_conversation_at_a_time():
         assert a._wait_free()
     assert time.monotonic() - t0 < 10
     closer.join()
+
+
+def test_load_runtime_checks_the_runtime():
+    config = {"factory": "", "checkpoint": "org/model"}
+    assert kit.load_runtime(config, "checkpoint", {"a"}, lambda c: {"a": 1, "b": 2}) == {"a": 1, "b": 2}
+    with pytest.raises(kit.ConfigError, match=r"^factory: the runtime lacks b, c$"):
+        kit.load_runtime(config, "checkpoint", {"a", "b", "c"}, lambda c: {"a": 1})
+    # A factory, when named, replaces the official loader.
+    rt = kit.load_runtime({"factory": "standin_moshi:load", "device": "cpu", "hf_repo": ""}, "hf_repo",
+                          {"mimi", "identity"}, lambda c: pytest.fail("the official loader ran"))
+    assert rt["identity"]["library"].startswith("standin_moshi")
+
+
+def test_open_and_check_idle():
+    a = kit.OneConversationAtATime()
+    a._check_idle()
+    first = a._open("m", lambda: Conv(a))
+    first.conversation_id = "c1"
+    assert a.active is first
+    with pytest.raises(RuntimeError, match="configure while conversation 'c1' is open"):
+        a._check_idle()
+    a.start_wait_s = 0.05
+    with pytest.raises(RuntimeError, match="m serves one conversation at a time; 'c1' is still open"):
+        a._open("m", lambda: pytest.fail("made a second conversation"))
+    first.close()
+    a._check_idle()
+    assert a._open("m", lambda: Conv(a)) is a.active is not first
