@@ -135,6 +135,22 @@ class TorchOps:
         return self.torch.no_grad()
 
 
+def mimi_lm_step(mimi, lm_gen, ops, codes) -> tuple[np.ndarray, list[int]]:
+    """The inner loop of moshi/server.py, which FLM-Audio's server keeps: one LMGen.step
+    per code frame of `codes` (Mimi's encoding of one input frame); each step that yields
+    tokens has its audio tokens decoded by Mimi and gives one text token. Returns the
+    float32 samples and the text token ids, in order; the caller turns ids into text."""
+    pcm, text_ids = [], []
+    for c in range(codes.shape[-1]):
+        tokens = lm_gen.step(codes[:, :, c:c + 1])
+        if tokens is None:
+            continue
+        pcm.append(ops.to_numpy(mimi.decode(tokens[:, 1:]))[0, 0])
+        text_ids.append(ops.item(tokens[0, 0, 0]))
+    samples = np.concatenate(pcm).astype(np.float32) if pcm else np.zeros(0, dtype=np.float32)
+    return samples, text_ids
+
+
 @dataclass
 class StepOutput:
     samples: np.ndarray  # float32 at the conversation's output rate, possibly empty

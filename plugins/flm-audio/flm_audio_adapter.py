@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, TorchOps, check_fields,
-                         load_runtime, whole)
+                         load_runtime, mimi_lm_step, whole)
 
 NAME = "flm-audio"
 VERSION = "0.1.0"
@@ -233,19 +233,11 @@ class FLMAudioConversation:
         frame = np.asarray(frame, dtype=np.float32).reshape(-1)
         if frame.shape[0] != FRAME_SIZE:
             raise ValueError(f"flm-audio takes frames of exactly {FRAME_SIZE} samples at {SAMPLE_RATE} Hz, got {frame.shape[0]}")
-        pcm, text = [], []
         with self.ops.no_grad():
             codes = self.mimi.encode(self.ops.from_numpy(frame[None, None, :]))
-            for c in range(codes.shape[-1]):
-                tokens = self.lm_gen.step(codes[:, :, c:c + 1])
-                if tokens is None:
-                    continue
-                pcm.append(self.ops.to_numpy(self.mimi.decode(tokens[:, 1:]))[0, 0])
-                token = self.ops.item(tokens[0, 0, 0])
-                if token in TEXT_PAD_IDS:
-                    continue
-                text.append(self.segment.end() if token == self.wait_token else self.segment.put(token))
-        samples = np.concatenate(pcm).astype(np.float32) if pcm else np.zeros(0, dtype=np.float32)
+            samples, tokens = mimi_lm_step(self.mimi, self.lm_gen, self.ops, codes)
+        text = [self.segment.end() if t == self.wait_token else self.segment.put(t)
+                for t in tokens if t not in TEXT_PAD_IDS]
         return StepOutput(samples=samples, text="".join(text))
 
     def close(self) -> None:

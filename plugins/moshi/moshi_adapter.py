@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, TorchOps, check_fields,
-                         load_runtime, whole)
+                         load_runtime, mimi_lm_step, whole)
 
 NAME = "moshi"
 VERSION = "0.1.0"
@@ -184,7 +184,6 @@ class MoshiConversation:
         frame = np.asarray(frame, dtype=np.float32).reshape(-1)
         if frame.shape[0] != FRAME_SIZE:
             raise ValueError(f"moshi takes frames of exactly {FRAME_SIZE} samples at {SAMPLE_RATE} Hz, got {frame.shape[0]}")
-        pcm, text = [], []
         with self.ops.no_grad():
             codes = self.mimi.encode(self.ops.from_numpy(frame[None, None, :]))
             if self.frames == 0:
@@ -192,16 +191,9 @@ class MoshiConversation:
                 # still feeds that frame's codes to the LM.
                 self.mimi.reset_streaming()
             self.frames += 1
-            for c in range(codes.shape[-1]):
-                tokens = self.lm_gen.step(codes[:, :, c:c + 1])
-                if tokens is None:
-                    continue
-                pcm.append(self.ops.to_numpy(self.mimi.decode(tokens[:, 1:]))[0, 0])
-                token = self.ops.item(tokens[0, 0, 0])
-                if token not in TEXT_PAD_IDS:
-                    text.append(self.tok.id_to_piece(token).replace("\u2581", " "))
-        samples = np.concatenate(pcm).astype(np.float32) if pcm else np.zeros(0, dtype=np.float32)
-        return StepOutput(samples=samples, text="".join(text))
+            samples, tokens = mimi_lm_step(self.mimi, self.lm_gen, self.ops, codes)
+        text = "".join(self.tok.id_to_piece(t).replace("\u2581", " ") for t in tokens if t not in TEXT_PAD_IDS)
+        return StepOutput(samples=samples, text=text)
 
     def close(self) -> None:
         self.closed = True
