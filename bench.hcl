@@ -1,9 +1,9 @@
 # The embedded default benchmark: `make run` runs it, CPU only and offline.
 #
-# The shipped scenarios are spoken with flite, three baseline models play them, the
-# responses are transcribed with pocketsphinx and scored by the lexical judge. The
-# baselines bound the scores (a silent model never answers, an always-talking one never
-# stays silent); no real speech model runs here. Relative paths resolve against this
+# The shipped scenarios are spoken with flite; three baseline models and the reference
+# cascade play them; the responses are transcribed with pocketsphinx and scored by the
+# lexical judge. The baselines bound the scores (a silent model never answers, an
+# always-talking one never stays silent); no neural speech model runs here. Relative paths resolve against this
 # file's directory, the repository root. `duplexmpe validate bench.hcl` checks it.
 # The language is described in docs/run-files.md.
 
@@ -34,6 +34,13 @@ plugin "random_talk" {
   source = "bin/plugins/random-talk"
 }
 
+# The CPU reference cascade (Silero, PocketSphinx, the name policy, flite, barge-in): the
+# keyword-triggered baseline. Its measured compute time is charged to virtual time, so
+# its timing scores depend on this machine's speed and load.
+plugin "cascade" {
+  source = "bin/plugins/cascade"
+}
+
 plugin "pocketsphinx" {
   source = "bin/plugins/pocketsphinx"
   # Two decoders transcribe two conversations at once (one per core here).
@@ -57,7 +64,7 @@ dataset "shipped" {
 
 evaluation "default" {
   dataset     = dataset.shipped
-  models      = [plugin.silent, plugin.always_talk, plugin.random_talk]
+  models      = [plugin.silent, plugin.always_talk, plugin.random_talk, plugin.cascade]
   asr         = plugin.pocketsphinx
   judge       = plugin.lexical
   concurrency = var.concurrency
