@@ -169,6 +169,16 @@ func scoreRun(st *State, f *config.File, ev *config.Evaluation, s *store.Store, 
 		return err
 	}
 	asr, judge := asrAny.(sdk.ASR), judgeAny.(sdk.Judge)
+	// A failed transcription or judge call is a verdict (section 5), but one caused by a
+	// scorer process dying is not: such items are not saved, so the next score redoes them.
+	scorersAlive := func() error {
+		for i, c := range clients {
+			if c.Exited() {
+				return fmt.Errorf("the %s plugin %q stopped while scoring; its verdicts since then are not saved: run `duplexmpe score` again", scorers[i].Role, scorers[i].Plugin.Name)
+			}
+		}
+		return nil
+	}
 	key := scoringKey(scorers, ev.Protocol, ev.VAD)
 
 	ids, err := s.IDs()
@@ -185,8 +195,7 @@ func scoreRun(st *State, f *config.File, ev *config.Evaluation, s *store.Store, 
 	for _, id := range ids {
 		switch s.Status(id) {
 		case store.Failed:
-			var meta store.Meta
-			if err := readJSONFile(filepath.Join(s.ItemDir(id), "item.json"), &meta); err == nil {
+			if meta, _, err := s.LoadMeta(id); err == nil {
 				failed[meta.Model]++
 			}
 			continue
@@ -217,7 +226,7 @@ func scoreRun(st *State, f *config.File, ev *config.Evaluation, s *store.Store, 
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i], errs[i] = scoreItem(ctx, s, todo[i], det, ev, gold, asr, judge, key)
+				results[i], errs[i] = scoreItem(ctx, s, todo[i], det, ev, gold, asr, judge, key, scorersAlive)
 				bar.Clip(errs[i] == nil)
 			}
 		}()
@@ -303,7 +312,7 @@ func reportMeta(m store.Manifest, scorers []scorer) report.Meta {
 }
 
 // scoreItem scores one stored conversation and saves its verdicts.
-func scoreItem(ctx context.Context, s *store.Store, id string, det *vad.Detector, ev *config.Evaluation, golds map[string]string, asr sdk.ASR, judge sdk.Judge, key string) (score.Scored, error) {
+func scoreItem(ctx context.Context, s *store.Store, id string, det *vad.Detector, ev *config.Evaluation, golds map[string]string, asr sdk.ASR, judge sdk.Judge, key string, alive func() error) (score.Scored, error) {
 	it, err := s.Load(id)
 	if err != nil {
 		return score.Scored{}, err
@@ -329,6 +338,9 @@ func scoreItem(ctx context.Context, s *store.Store, id string, det *vad.Detector
 	}
 	sc, err := score.Judge(ctx, in, it.Record.Audible, asr, judge, ev.Protocol)
 	if err != nil {
+		return score.Scored{}, err
+	}
+	if err := alive(); err != nil {
 		return score.Scored{}, err
 	}
 	if err := s.SaveVerdicts(id, scoredItem{Key: key, Scored: sc}); err != nil {
