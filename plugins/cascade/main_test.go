@@ -176,9 +176,10 @@ func hasText(rec *session.Record, text string) bool {
 }
 
 // The name policy through the real scheduler and scorer: the explicit T is answered
-// (fresh onset) and the implicit one is not; the N4 question to Aria is answered in the
+// (fresh onset); the N4 question to Aria is answered in the
 // gap and the answer is flushed when the resolution starts (eligible, yielded); the N1
-// mention, the N3 self-talk and the preamble naming Aria get no answer.
+// mention, the N3 self-talk and the preamble naming Aria get no answer. (The implicit
+// version of a T is left alone: TestShippedPairThroughScheduler.)
 //
 // The compute charge is fixed (1.2 s, about what transcribing and synthesising takes on
 // a quiet core here), so the timing, and the test, do not depend on the machine's load.
@@ -205,12 +206,6 @@ func TestNamePolicyThroughScheduler(t *testing.T) {
 	}
 	if len(rec.Episodes) > 0 && rec.Episodes[0].Start < rec.Timeline.Turns[0].Start {
 		t.Errorf("answered the preamble: episodes %v", rec.Episodes)
-	}
-
-	rec, events = play(t, m, spokenConversation(t, "implicit", shortPreamble, implicit(explicitLines)))
-	logRecord(t, rec, events)
-	if tv := eventsByLabel(events, protocol.LabelT)[0].T; tv.Presence {
-		t.Errorf("implicit T under the name policy: responded: %+v", tv)
 	}
 }
 
