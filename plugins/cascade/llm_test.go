@@ -113,3 +113,21 @@ func TestLLMEndpointErrorFailsTheConversation(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// With the name policy and an endpoint, the answer is a plain (not JSON) completion.
+func TestEndpointAnswer(t *testing.T) {
+	si := &standIn{t: t, key: "k"}
+	srv := httptest.NewServer(si)
+	defer srv.Close()
+	c := newChatClient(srv.URL+"/v1/", "m", "k", 0)
+	got, err := c.answer(context.Background(), "aria", []string{"the chicken goes in at six twenty"}, "aria when does the chicken come out")
+	if err != nil || got != "Seven oh five." {
+		t.Fatalf("answer = %q, %v", got, err)
+	}
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	req := si.reqs[0]
+	if req.Format != nil || !strings.Contains(req.Messages[0].Content, "aria") || !strings.Contains(req.Messages[1].Content, "- the chicken goes in at six twenty\n") {
+		t.Errorf("request %+v", req)
+	}
+}
