@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -128,9 +129,9 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 	id := map[string]string{
 		"policy":         s.policy,
 		"names":          strings.Join(s.names, ","),
-		"vad":            det.Model() + " " + det.ModelPath(),
+		"vad":            det.Model() + " sha256:" + fileDigest(det.ModelPath()),
 		"vad_settings":   fmt.Sprintf("threshold=%g min_speech=%g end_silence=%g", s.vad.Threshold, s.vad.MinSpeech, s.vad.MergePause),
-		"asr":            "pocketsphinx en-us " + sphinx.DefaultModel().HMM,
+		"asr":            "libpocketsphinx " + debianVersion("libpocketsphinx3") + ", pocketsphinx-en-us " + debianVersion("pocketsphinx-en-us"),
 		"tts":            "flite " + fv + " voice " + s.voice,
 		"flite_sha256":   fsum,
 		"compute_charge": chargeIdentity(s),
@@ -163,6 +164,26 @@ func defaultNamesAny() []any {
 		out[i] = n
 	}
 	return out
+}
+
+// fileDigest is the hex SHA-256 of a file, or "unreadable" (the identity still says
+// which model version ran).
+func fileDigest(path string) string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "unreadable"
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
+
+// debianVersion is an installed Debian package's version.
+func debianVersion(pkg string) string {
+	out, err := exec.Command("dpkg-query", "-W", "-f=${Version}", pkg).Output()
+	if err != nil || len(out) == 0 {
+		return "(version unknown)"
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func chargeIdentity(s settings) string {
