@@ -14,9 +14,30 @@ calls `serve`, which wraps the adapter in a `duplexmpe_plugin.Model`:
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from types import ModuleType
 
 import duplexmpe_plugin as sdk
+
+
+def shared_code_digest(directory: Path = Path(__file__).resolve().parent) -> str:
+    """SHA-256 over the shared adapter code (every .py file under `directory`, tests
+    excepted, by relative name and content). An adapter's h1: pin covers only its own
+    directory; this digest in its identity makes the run manifest and the item ids
+    change whenever the code it imports from here changes."""
+    h = hashlib.sha256()
+    for path in sorted(directory.rglob("*.py")):
+        rel = path.relative_to(directory)
+        if rel.parts[0] == "tests" or "__pycache__" in rel.parts:
+            continue
+        h.update(rel.as_posix().encode() + b"\0")
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    return "sha256:" + h.hexdigest()
+
+
+SHARED_CODE_DIGEST = shared_code_digest()
 
 
 class AdapterConversation(sdk.Conversation):
@@ -49,7 +70,7 @@ class AdapterPlugin(sdk.Model):
         self.adapter = adapter
 
     def identity(self):
-        return self.adapter.identity()
+        return {**self.adapter.identity(), "shared_code": SHARED_CODE_DIGEST}
 
     def configure(self, config):
         self.adapter.configure(config)
