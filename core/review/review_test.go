@@ -213,3 +213,19 @@ func TestExportSheetWithClips(t *testing.T) {
 		}
 	}
 }
+
+// Text that a spreadsheet would run as a formula is written as plain text.
+func TestSheetCellsAreNeverFormulas(t *testing.T) {
+	for in, want := range map[string]string{
+		"=HYPERLINK(\"http://x\")": "'=HYPERLINK(\"http://x\")",
+		"+1 555":                   "'+1 555",
+		"-5 degrees":               "'-5 degrees",
+		"@sum":                     "'@sum",
+		"nine dollars":             "nine dollars",
+		"":                         "",
+	} {
+		if got := plainCell(in); got != want {
+			t.Errorf("plainCell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

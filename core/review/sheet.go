@@ -36,6 +36,16 @@ func LabelsFor(event string) []string {
 	return nil
 }
 
+// plainCell keeps a spreadsheet from running free text (a transcript comes from the
+// model's speech) as a formula: text that starts like one gets a leading quote, which
+// spreadsheets show as text.
+func plainCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
 // WriteSheet writes dir/sheet.csv and dir/sheet.html (which plays each row's clip).
 func WriteSheet(dir string, rows []Row) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -46,7 +56,7 @@ func WriteSheet(dir string, rows []Row) error {
 	w.Write(Columns)
 	for _, r := range rows {
 		w.Write([]string{r.ID, r.Item, r.Model, r.Condition, r.ScenarioID, strconv.Itoa(r.Turn), r.Event, r.TurnLabel,
-			r.TurnText, r.GoldAnswer, r.Transcript, r.JudgeLabel, r.Audio, ""})
+			plainCell(r.TurnText), plainCell(r.GoldAnswer), plainCell(r.Transcript), r.JudgeLabel, r.Audio, ""})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
