@@ -6,6 +6,10 @@
 //		plugintest.Run(t, pluginhost.Spec{Name: "mine", Source: "bin/plugins/mine"}, plugintest.Options{})
 //	}
 //
+// A Go plugin's own tests build it with BuildGo (once per test binary) instead:
+//
+//	spec := pluginhost.Spec{Name: "mine", Source: plugintest.BuildGo(t, ".")}
+//
 // or for a Python plugin: Spec{Name: "mine", Command: []string{".venv/bin/python", "-m", "mine"}, Dir: "plugins/mine"}.
 //
 // Each check is a subtest, so a failure reads as e.g. "TestConformance/model/wrong_size_frame":

@@ -2,11 +2,10 @@ package plugintest_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -17,35 +16,23 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	buildOut  []byte
-)
+// testPluginBin is the last path testPlugin returned, for TestMain to check RemoveBuilt.
+var testPluginBin string
 
 // testPlugin builds internal/testplugin (every kind) once per test binary.
 func testPlugin(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "plugintest-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "testplugin")
-		buildOut, buildErr = exec.Command("go", "build", "-o", binPath, "./internal/testplugin").CombinedOutput()
-	})
-	if buildErr != nil {
-		t.Fatalf("build testplugin: %v\n%s", buildErr, buildOut)
-	}
-	return binPath
+	testPluginBin = plugintest.BuildGo(t, "./internal/testplugin")
+	return testPluginBin
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
+	bin := testPluginBin
+	plugintest.RemoveBuilt()
+	if _, err := os.Stat(bin); bin != "" && !os.IsNotExist(err) {
+		fmt.Fprintf(os.Stderr, "RemoveBuilt left %s behind (%v)\n", bin, err)
+		code = 1
 	}
 	os.Exit(code)
 }
