@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,35 +17,14 @@ import (
 
 const testKey = "sk-ant-standin-0123456789SECRET"
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-)
-
 func buildPlugin(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "anthropic-plugin-")
-		if buildErr != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "anthropic"), ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return filepath.Join(binDir, "anthropic")
+	return plugintest.BuildGo(t, ".")
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	plugintest.RemoveBuilt()
 	os.Exit(code)
 }
 

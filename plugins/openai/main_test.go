@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,36 +17,15 @@ import (
 
 const testKey = "sk-standin-0123456789abcdefSECRET"
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-)
-
 // buildPlugin builds this directory's plugin binary once for the package's tests.
 func buildPlugin(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "openai-plugin-")
-		if buildErr != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "openai"), ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return filepath.Join(binDir, "openai")
+	return plugintest.BuildGo(t, ".")
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	plugintest.RemoveBuilt()
 	os.Exit(code)
 }
 

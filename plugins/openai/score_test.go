@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,17 +13,8 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/cli"
 	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standin"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
-
-// buildGo builds the Go plugin in ../<dir> into out.
-func buildGo(t *testing.T, dir, out string) string {
-	t.Helper()
-	bin := filepath.Join(out, dir)
-	if b, err := exec.Command("go", "build", "-o", bin, "../"+dir).CombinedOutput(); err != nil {
-		t.Fatalf("go build ../%s: %v\n%s", dir, err, b)
-	}
-	return bin
-}
 
 const runFileTemplate = `
 plugin "oai" {
@@ -91,13 +81,12 @@ func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 	s := standin.NewOpenAI(t, testKey)
 	s.SetProseSpeech(true)
 	dir := t.TempDir()
-	bins := t.TempDir()
 	runFile := filepath.Join(dir, "run.hcl")
 	usageLog := filepath.Join(dir, "run", "openai-usage.jsonl")
 	claude := standin.NewAnthropic(t, anthropicKey)
 	text := fmt.Sprintf(runFileTemplate, buildPlugin(t), s.URL+"/v1", filepath.Join(dir, "cache"), usageLog,
-		buildGo(t, "anthropic", bins), claude.URL+"/v1", filepath.Join(dir, "cache"),
-		buildGo(t, "always-talk", bins), buildGo(t, "lexical-judge", bins))
+		plugintest.BuildGo(t, "../anthropic"), claude.URL+"/v1", filepath.Join(dir, "cache"),
+		plugintest.BuildGo(t, "../always-talk"), plugintest.BuildGo(t, "../lexical-judge"))
 	if err := os.WriteFile(runFile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
