@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,14 +15,17 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
-// build compiles this plugin into a temporary directory: the tests run the real binary.
+// build compiles this plugin once per test binary: the tests run the real binary.
 func build(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "plugin-go")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return plugintest.BuildGo(t, ".")
+}
+
+// TestMain deletes the plugin binary plugintest.BuildGo made.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	plugintest.RemoveBuilt()
+	os.Exit(code)
 }
 
 func TestConformance(t *testing.T) {

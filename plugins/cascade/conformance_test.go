@@ -12,14 +12,14 @@ import (
 
 // The conformance suite against the real binary, over real gRPC.
 func TestConformance(t *testing.T) {
-	plugintest.Run(t, pluginhost.Spec{Name: "cascade", Source: pluginBin}, plugintest.Options{})
+	plugintest.Run(t, pluginhost.Spec{Name: "cascade", Source: pluginBin(t)}, plugintest.Options{})
 }
 
 // After Configure, Describe names every piece that decides the results, by version or
 // digest, and none by a path of this machine.
 func TestIdentity(t *testing.T) {
 	ctx := context.Background()
-	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "cascade", Source: pluginBin}, testLogger(t))
+	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "cascade", Source: pluginBin(t)}, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

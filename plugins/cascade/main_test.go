@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,30 +15,22 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/vad"
 	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
 // These tests run the cascade as a real plugin process over real gRPC, with the real
 // Silero, PocketSphinx and flite, on conversations spoken by flite.
 
-var pluginBin string
+// pluginBin builds the cascade plugin once per test binary.
+func pluginBin(t testing.TB) string {
+	t.Helper()
+	return plugintest.BuildGo(t, ".")
+}
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "cascade-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	pluginBin = filepath.Join(dir, "cascade")
-	build := exec.Command("go", "build", "-o", pluginBin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the cascade plugin:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
 	code := m.Run()
 	pluginhost.KillAll()
-	os.RemoveAll(dir)
+	plugintest.RemoveBuilt()
 	os.Exit(code)
 }
 
@@ -63,7 +52,7 @@ func detector(t testing.TB) *vad.Detector {
 func startCascade(t testing.TB, config map[string]any, env map[string]string) sdk.Model {
 	t.Helper()
 	ctx := context.Background()
-	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "cascade", Source: pluginBin, Env: env}, testLogger(t))
+	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "cascade", Source: pluginBin(t), Env: env}, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
