@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standin"
@@ -29,24 +28,17 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// testConfig points the plugin at the stand-in, with a private cache and quick retries.
-func testConfig(t *testing.T, s *standin.OpenAI, extra map[string]any) map[string]any {
-	cfg := map[string]any{}
-	for _, f := range fields {
-		cfg[f.Name] = f.Default
-	}
-	cfg["base_url"] = s.URL + "/v1"
-	cfg["cache_dir"] = t.TempDir()
-	cfg["retry_backoff"] = 0.01
-	for k, v := range extra {
-		cfg[k] = v
-	}
-	return cfg
+// hostedPlugin is this plugin as its tests run it against the stand-in.
+func hostedPlugin(t testing.TB) standin.Plugin {
+	return standin.Plugin{Name: "openai", Binary: buildPlugin(t), Env: map[string]string{"OPENAI_API_KEY": testKey}, Fields: fields}
 }
 
-func spec(t *testing.T, logFile string) pluginhost.Spec {
-	return pluginhost.Spec{Name: "openai", Source: buildPlugin(t), Env: map[string]string{"OPENAI_API_KEY": testKey}, LogFile: logFile}
+// testConfig points the plugin at the stand-in, with a private cache and quick retries.
+func testConfig(t *testing.T, s *standin.OpenAI, extra map[string]any) map[string]any {
+	return hostedPlugin(t).Config(t, s.URL+"/v1", extra)
 }
+
+func spec(t *testing.T, logFile string) pluginhost.Spec { return hostedPlugin(t).Spec(logFile) }
 
 // The conformance suite through a real process and real gRPC, against the stand-in:
 // all four kinds (llm, judge, asr, tts).
@@ -62,17 +54,7 @@ func TestConformance(t *testing.T) {
 
 func start(t *testing.T, s *standin.OpenAI, logFile string, extra map[string]any) *pluginhost.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := pluginhost.Start(ctx, spec(t, logFile), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Kill)
-	if err := c.Configure(ctx, testConfig(t, s, extra)); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return hostedPlugin(t).Start(t, s.URL+"/v1", logFile, extra)
 }
 
 // Judge verdicts over gRPC: the stand-in grades, the plugin parses strictly; a reply that
