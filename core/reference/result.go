@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/duplexmpe/duplexmpe/core/dataset"
-	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 )
 
 // File names written by Write.
@@ -105,17 +104,17 @@ func Tables(r Result) []Table {
 		main := Table{Title: "Text reference" + suffix, Header: []string{"model", "condition", "scenarios", "response", "accuracy", "silence",
 			"N1", "N2", "N3", "N2 human", "N2 device", "unparseable"}}
 		for _, e := range run.Summary.Entries {
-			main.Rows = append(main.Rows, []string{model, e.Condition, fmt.Sprint(e.Scenarios), rateText(e.Response), rateText(e.Accuracy), rateText(e.Silence),
-				rateText(e.SilenceByLabel["N1"]), rateText(e.SilenceByLabel["N2"]), rateText(e.SilenceByLabel["N3"]),
-				rateText(e.SilenceByAddressee["human"]), rateText(e.SilenceByAddressee["device"]),
+			main.Rows = append(main.Rows, []string{model, e.Condition, fmt.Sprint(e.Scenarios), textfmt.Rate(e.Response), textfmt.Rate(e.Accuracy), textfmt.Rate(e.Silence),
+				textfmt.Rate(e.SilenceByLabel["N1"]), textfmt.Rate(e.SilenceByLabel["N2"]), textfmt.Rate(e.SilenceByLabel["N3"]),
+				textfmt.Rate(e.SilenceByAddressee["human"]), textfmt.Rate(e.SilenceByAddressee["device"]),
 				fmt.Sprintf("%d/%d", e.Unparseable, e.Decisions)})
 		}
 		p := run.Summary.Paired
 		m := p.Response
 		paired := Table{Title: "Text reference: explicit vs implicit (paired McNemar)" + suffix,
 			Header: []string{"model", "measure", "pairs", "explicit", "implicit", "b (explicit only)", "c (implicit only)", "difference", "p (exact McNemar)"},
-			Rows: [][]string{{model, "response", fmt.Sprint(p.Pairs), pairedRate(m.RateFirst, p.Pairs), pairedRate(m.RateSecond, p.Pairs),
-				fmt.Sprint(m.B), fmt.Sprint(m.C), signed(m.Difference), pText(m.P)}}}
+			Rows: [][]string{{model, "response", fmt.Sprint(p.Pairs), textfmt.Paired(m.RateFirst, p.Pairs), textfmt.Paired(m.RateSecond, p.Pairs),
+				fmt.Sprint(m.B), fmt.Sprint(m.C), textfmt.Signed(m.Difference), textfmt.P(m.P)}}}
 		out = append(out, main, paired)
 	}
 	return out
@@ -166,42 +165,4 @@ func shortHash(h string) string {
 		return h[:len("sha256:")+12]
 	}
 	return h
-}
-
-// The three formatters below print exactly as core/report does, so the reference
-// section reads like the speech models' tables.
-
-func rateText(r score.Rate) string {
-	if !r.Available {
-		if r.Text != "" {
-			return r.Text
-		}
-		return fmt.Sprintf("n/a (n=%d)", r.N)
-	}
-	return fmt.Sprintf("%.3f (%d/%d) [%.3f, %.3f]", r.Rate, r.K, r.N, r.Lo, r.Hi)
-}
-
-func pairedRate(rate float64, units int) string {
-	if units == 0 {
-		return "n/a (n=0)"
-	}
-	return fmt.Sprintf("%.3f (%d/%d)", rate, int(rate*float64(units)+0.5), units)
-}
-
-func signed(v float64) string {
-	if math.Abs(v) < 0.0005 {
-		v = 0
-	}
-	return fmt.Sprintf("%+.3f", v)
-}
-
-func pText(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "n/a"
-	case p != 0 && p < 0.001:
-		return fmt.Sprintf("%.1e", p)
-	default:
-		return fmt.Sprintf("%.3f", p)
-	}
 }

@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
+	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/stats"
 )
@@ -37,23 +37,6 @@ func measureTitle(key string) string {
 	return key
 }
 
-// rateText is a rate as every format shows it: "0.950 (19/20) [0.764, 0.991]", or the
-// summary's "n/a (n=k)" when the rate is not available (no events, or yield below
-// min_eligible eligible events).
-func rateText(r score.Rate) string {
-	if !r.Available {
-		if r.Text != "" {
-			return r.Text
-		}
-		return fmt.Sprintf("n/a (n=%d)", r.N)
-	}
-	return fmt.Sprintf("%.3f (%d/%d) %s", r.Rate, r.K, r.N, intervalText(r))
-}
-
-func intervalText(r score.Rate) string {
-	return fmt.Sprintf("[%.3f, %.3f]", r.Lo, r.Hi)
-}
-
 // countText is a count out of a total with its share: "12/20 (0.600)".
 func countText(k, n int) string {
 	if n == 0 {
@@ -62,29 +45,11 @@ func countText(k, n int) string {
 	return fmt.Sprintf("%d/%d (%.3f)", k, n, float64(k)/float64(n))
 }
 
-func signed(v float64) string {
-	if math.Abs(v) < 0.0005 {
-		v = 0 // no "-0.000"
-	}
-	return fmt.Sprintf("%+.3f", v)
-}
-
-func pText(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "n/a"
-	case p != 0 && p < 0.001:
-		return fmt.Sprintf("%.1e", p)
-	default:
-		return fmt.Sprintf("%.3f", p)
-	}
-}
-
 func differenceText(d stats.Difference) string {
 	if !d.OK {
 		return "n/a"
 	}
-	return fmt.Sprintf("%s [%s, %s]", signed(d.Estimate), signed(d.Lo), signed(d.Hi))
+	return fmt.Sprintf("%s [%s, %s]", textfmt.Signed(d.Estimate), textfmt.Signed(d.Lo), textfmt.Signed(d.Hi))
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/stats"
 )
@@ -417,7 +418,7 @@ func TestMainTableListsEveryEntryAligned(t *testing.T) {
 		if !strings.HasPrefix(top[col:], want) {
 			t.Errorf("%q: fresh onset column does not start with %q", top, want)
 		}
-		if !strings.HasPrefix(bottom[col:], intervalText(e.FreshOnset)) {
+		if !strings.HasPrefix(bottom[col:], textfmt.Interval(e.FreshOnset)) {
 			t.Errorf("%q: interval not under its rate", bottom)
 		}
 	}

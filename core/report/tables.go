@@ -6,6 +6,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/reference"
+	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
@@ -61,7 +62,7 @@ func mainSection(s score.Summary) section {
 	for _, e := range s.Entries {
 		row := append(entryCells(e), strconv.Itoa(e.Items))
 		for _, mi := range measures {
-			row = append(row, rateText(mi.rate(e)))
+			row = append(row, textfmt.Rate(mi.rate(e)))
 		}
 		t.add(row...)
 	}
@@ -80,23 +81,14 @@ func pairedSection(s score.Summary) section {
 			m    score.McNemar
 		}{{measureTitle(score.MeasurePresence), pr.Presence}, {measureTitle(score.MeasureFreshOnset), pr.FreshOnset}} {
 			t.add(pr.Model, x.name, strconv.Itoa(pr.Pairs),
-				pairedRate(x.m.RateFirst, x.m.Units), pairedRate(x.m.RateSecond, x.m.Units),
-				strconv.Itoa(x.m.B), strconv.Itoa(x.m.C), signed(x.m.Difference), pText(x.m.P))
+				textfmt.Paired(x.m.RateFirst, x.m.Units), textfmt.Paired(x.m.RateSecond, x.m.Units),
+				strconv.Itoa(x.m.B), strconv.Itoa(x.m.C), textfmt.Signed(x.m.Difference), textfmt.P(x.m.P))
 		}
 	}
 	return section{ID: "paired", Title: "Explicit vs implicit (paired McNemar)",
 		Intro: "Per model, over the scenario pairs scored in both versions. b: pairs responding only in the explicit version; c: only in the implicit version; " +
 			"difference = (b - c) / pairs; p = min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2).",
 		Tables: []table{t}}
-}
-
-// pairedRate shows a paired rate with its count: the rate times the pairs is a whole number.
-func pairedRate(rate float64, units int) string {
-	if units == 0 {
-		return "n/a (n=0)"
-	}
-	k := int(rate*float64(units) + 0.5)
-	return fmt.Sprintf("%.3f (%d/%d)", rate, k, units)
 }
 
 func tOutcomeSection(s score.Summary) section {
@@ -137,7 +129,7 @@ func accuracySection(s score.Summary, m Meta) section {
 	t := table{Header: []string{"model", "condition", "accuracy"}}
 	t.Header = append(t.Header, kinds...)
 	for _, e := range s.Entries {
-		row := append(entryCells(e), rateText(e.Accuracy))
+		row := append(entryCells(e), textfmt.Rate(e.Accuracy))
 		for _, k := range kinds {
 			row = append(row, countText(e.AccuracyFailures[k], e.Accuracy.N))
 		}
@@ -172,12 +164,12 @@ func silenceSection(s score.Summary) section {
 		t.Header = append(t.Header, "N2 to "+a)
 	}
 	for _, e := range s.Entries {
-		row := append(entryCells(e), rateText(e.Silence))
+		row := append(entryCells(e), textfmt.Rate(e.Silence))
 		for _, l := range []string{protocol.LabelN1, protocol.LabelN2, protocol.LabelN3} {
-			row = append(row, rateText(e.SilenceByLabel[l]))
+			row = append(row, textfmt.Rate(e.SilenceByLabel[l]))
 		}
 		for _, a := range addressees {
-			row = append(row, rateText(e.SilenceByAddressee[a]))
+			row = append(row, textfmt.Rate(e.SilenceByAddressee[a]))
 		}
 		t.add(row...)
 	}
@@ -203,13 +195,13 @@ func yieldSection(s score.Summary, p protocol.Params) section {
 		"excluded: spoke during question", "excluded: no onset in gap", "excluded: not speaking at r", "yield over all N4 events", "window response (diag.)"}}
 	for _, e := range s.Entries {
 		all := e.YieldAll.N
-		row := append(entryCells(e), strconv.Itoa(all), countText(e.Yield.N, all), rateText(e.Yield),
+		row := append(entryCells(e), strconv.Itoa(all), countText(e.Yield.N, all), textfmt.Rate(e.Yield),
 			countText(e.YieldFailures[score.YieldFailStillVoicing], e.Yield.N),
 			countText(e.YieldFailures[score.YieldFailResumed], e.Yield.N))
 		for _, x := range excl {
 			row = append(row, countText(e.Exclusions[x], all))
 		}
-		row = append(row, rateText(e.YieldAll), rateText(e.WindowResponse))
+		row = append(row, textfmt.Rate(e.YieldAll), textfmt.Rate(e.WindowResponse))
 		t.add(row...)
 	}
 	return section{ID: "yield", Title: "Answering-window yield",
@@ -220,7 +212,7 @@ func yieldSection(s score.Summary, p protocol.Params) section {
 }
 
 func measureRow(prefix []string, ms score.Measures) []string {
-	return append(prefix, rateText(ms.FreshOnset), rateText(ms.Accuracy), rateText(ms.Silence), rateText(ms.Yield))
+	return append(prefix, textfmt.Rate(ms.FreshOnset), textfmt.Rate(ms.Accuracy), textfmt.Rate(ms.Silence), textfmt.Rate(ms.Yield))
 }
 
 func scoredHeader(first ...string) []string {
@@ -276,12 +268,12 @@ func sweepSection(s score.Summary) section {
 		t.Header = append(t.Header, fmt.Sprintf("fails above %g ms", thr))
 	}
 	for _, e := range s.Entries {
-		row := append(entryCells(e), rateText(e.Silence))
+		row := append(entryCells(e), textfmt.Rate(e.Silence))
 		for _, thr := range score.SweepThresholdsMS {
 			cell := "n/a"
 			for _, tr := range e.SilenceSweep {
 				if tr.ThresholdMS == thr {
-					cell = rateText(tr.Rate)
+					cell = textfmt.Rate(tr.Rate)
 				}
 			}
 			row = append(row, cell)
@@ -308,8 +300,8 @@ func spearmanSection(s score.Summary) section {
 func comparisonSection(s score.Summary) section {
 	t := table{Header: []string{"condition", "measure", "model A", "model B", "pairs", "rate A", "rate B", "A - B [bootstrap 95% CI]", "b (A only)", "c (B only)", "p (McNemar)", "p (Bonferroni)"}}
 	for _, c := range s.Comparisons {
-		t.add(c.Condition, measureTitle(c.Measure), c.A, c.B, strconv.Itoa(c.Pairs), rateText(c.RateA), rateText(c.RateB),
-			comparisonDifference(c), strconv.Itoa(c.Test.B), strconv.Itoa(c.Test.C), pText(c.Test.P), pText(c.PAdjusted))
+		t.add(c.Condition, measureTitle(c.Measure), c.A, c.B, strconv.Itoa(c.Pairs), textfmt.Rate(c.RateA), textfmt.Rate(c.RateB),
+			comparisonDifference(c), strconv.Itoa(c.Test.B), strconv.Itoa(c.Test.C), textfmt.P(c.Test.P), textfmt.P(c.PAdjusted))
 	}
 	resamples := s.Protocol.BootstrapResamples
 	intro := fmt.Sprintf("Every pair of models on every scored measure within a condition, on the scenario pairs both were scored on. "+

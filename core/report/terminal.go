@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
@@ -25,12 +26,12 @@ func MainTable(w io.Writer, s score.Summary) error {
 		for _, mi := range measures {
 			r := mi.rate(e)
 			if !r.Available {
-				top = append(top, rateText(r))
+				top = append(top, textfmt.Rate(r))
 				bottom = append(bottom, "")
 				continue
 			}
 			top = append(top, fmt.Sprintf("%.3f (%d/%d)", r.Rate, r.K, r.N))
-			bottom = append(bottom, intervalText(r))
+			bottom = append(bottom, textfmt.Interval(r))
 		}
 		fmt.Fprintln(tw, strings.Join(top, "\t")+"\t")
 		fmt.Fprintln(tw, strings.Join(bottom, "\t")+"\t")
