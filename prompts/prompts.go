@@ -9,6 +9,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"strings"
 	"text/template"
 )
@@ -28,9 +29,15 @@ type Prompt struct {
 	User   string
 }
 
-// Hash is "sha256:<hex>" of a template's bytes.
-func Hash(name string) (string, error) {
-	raw, err := files.ReadFile(name)
+// Hash is "sha256:<hex>" of one of this package's templates.
+func Hash(name string) (string, error) { return HashFS(files, name) }
+
+// Render fills one of this package's templates (see RenderFS).
+func Render(name string, data any) (Prompt, error) { return RenderFS(files, name, data) }
+
+// HashFS is "sha256:<hex>" of a template's bytes in fsys.
+func HashFS(fsys fs.FS, name string) (string, error) {
+	raw, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return "", err
 	}
@@ -38,9 +45,11 @@ func Hash(name string) (string, error) {
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
-// Render fills a template and splits it at its "SYSTEM:" and "USER:" markers.
-func Render(name string, data any) (Prompt, error) {
-	raw, err := files.ReadFile(name)
+// RenderFS fills the template name of fsys (missing keys are errors) and splits the
+// text at its "SYSTEM:" and "USER:" markers. Every prompt package of the harness (script
+// generation, judge, text reference) renders through it.
+func RenderFS(fsys fs.FS, name string, data any) (Prompt, error) {
+	raw, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return Prompt{}, err
 	}
@@ -52,8 +61,7 @@ func Render(name string, data any) (Prompt, error) {
 	if err := t.Execute(&b, data); err != nil {
 		return Prompt{}, fmt.Errorf("prompt %s: %w", name, err)
 	}
-	text := b.String()
-	_, rest, ok := strings.Cut(text, "SYSTEM:\n")
+	_, rest, ok := strings.Cut(b.String(), "SYSTEM:\n")
 	if !ok {
 		return Prompt{}, fmt.Errorf("prompt %s: no SYSTEM: section", name)
 	}

@@ -13,8 +13,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/template"
 
+	"github.com/duplexmpe/duplexmpe/prompts"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -31,10 +31,7 @@ const (
 )
 
 // Prompt is a rendered template: a system message and a user message.
-type Prompt struct {
-	System string
-	User   string
-}
+type Prompt = prompts.Prompt
 
 // Hash is "sha256:<hex>" over both templates (name, NUL, bytes, NUL; in name order).
 func Hash() string {
@@ -59,27 +56,11 @@ func RenderAnswer(q sdk.AnswerQuery) (Prompt, error) { return render(Answer, q) 
 func RenderSpeech(q sdk.SpeechQuery) (Prompt, error) { return render(Speech, q) }
 
 func render(name string, data any) (Prompt, error) {
-	raw, err := files.ReadFile(name)
+	p, err := prompts.RenderFS(files, name, data)
 	if err != nil {
-		return Prompt{}, err
+		return Prompt{}, fmt.Errorf("judge %w", err)
 	}
-	t, err := template.New(name).Option("missingkey=error").Parse(string(raw))
-	if err != nil {
-		return Prompt{}, fmt.Errorf("judge prompt %s: %w", name, err)
-	}
-	var b strings.Builder
-	if err := t.Execute(&b, data); err != nil {
-		return Prompt{}, fmt.Errorf("judge prompt %s: %w", name, err)
-	}
-	_, rest, ok := strings.Cut(b.String(), "SYSTEM:\n")
-	if !ok {
-		return Prompt{}, fmt.Errorf("judge prompt %s: no SYSTEM: section", name)
-	}
-	sys, user, ok := strings.Cut(rest, "\nUSER:\n")
-	if !ok {
-		return Prompt{}, fmt.Errorf("judge prompt %s: no USER: section", name)
-	}
-	return Prompt{System: strings.TrimSpace(sys), User: strings.TrimSpace(user)}, nil
+	return p, nil
 }
 
 // ParseAnswer reads a reply to RenderAnswer. Anything but exactly one JSON object

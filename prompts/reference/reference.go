@@ -5,12 +5,10 @@
 package reference
 
 import (
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
-	"fmt"
 	"strings"
-	"text/template"
+
+	"github.com/duplexmpe/duplexmpe/prompts"
 )
 
 //go:embed *.tmpl
@@ -33,52 +31,22 @@ type Data struct {
 }
 
 // Prompt is a rendered template: a system message and a user message.
-type Prompt struct {
-	System string
-	User   string
-}
+type Prompt = prompts.Prompt
 
 // Hash is "sha256:<hex>" of a template's bytes.
-func Hash(name string) (string, error) {
-	raw, err := files.ReadFile(name)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(raw)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
-}
+func Hash(name string) (string, error) { return prompts.HashFS(files, name) }
 
 // Render fills a template and splits it at its "SYSTEM:" and "USER:" markers. Line
 // breaks inside a turn's text are folded to spaces, so every turn stays one line and
 // the current turn stays the last line of the user message.
 func Render(name string, d Data) (Prompt, error) {
-	raw, err := files.ReadFile(name)
-	if err != nil {
-		return Prompt{}, err
-	}
-	t, err := template.New(name).Option("missingkey=error").Parse(string(raw))
-	if err != nil {
-		return Prompt{}, fmt.Errorf("prompt %s: %w", name, err)
-	}
 	d.Current = oneLine(d.Current)
 	hist := make([]Line, len(d.History))
 	for i, l := range d.History {
 		hist[i] = oneLine(l)
 	}
 	d.History = hist
-	var b strings.Builder
-	if err := t.Execute(&b, d); err != nil {
-		return Prompt{}, fmt.Errorf("prompt %s: %w", name, err)
-	}
-	_, rest, ok := strings.Cut(b.String(), "SYSTEM:\n")
-	if !ok {
-		return Prompt{}, fmt.Errorf("prompt %s: no SYSTEM: section", name)
-	}
-	sys, user, ok := strings.Cut(rest, "\nUSER:\n")
-	if !ok {
-		return Prompt{}, fmt.Errorf("prompt %s: no USER: section", name)
-	}
-	return Prompt{System: strings.TrimSpace(sys), User: strings.TrimSpace(user)}, nil
+	return prompts.RenderFS(files, name, d)
 }
 
 func oneLine(l Line) Line {
