@@ -565,19 +565,20 @@ func (s *scheduler) loop(ctx context.Context, c sdk.Conversation, rec *Record) e
 		missed := errors.Is(stepCtx.Err(), context.DeadlineExceeded)
 		cancel()
 		lat = append(lat, took)
-		at := fmt.Sprintf("frame %d (t=%.3f s)", k, float64(k)*frameSec)
+		// Formatted only when a failure needs it: this loop runs once per frame.
+		at := func() string { return fmt.Sprintf("frame %d (t=%.3f s)", k, float64(k)*frameSec) }
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return ctx.Err()
 		case s.opts.FrameDeadline > 0 && (took > s.opts.FrameDeadline || missed):
-			rec.Failure = fmt.Sprintf("model exceeded the per-frame deadline of %s at %s: the step took %s", s.opts.FrameDeadline, at, took.Round(time.Millisecond))
+			rec.Failure = fmt.Sprintf("model exceeded the per-frame deadline of %s at %s: the step took %s", s.opts.FrameDeadline, at(), took.Round(time.Millisecond))
 			return nil
 		case err != nil:
-			rec.Failure = fmt.Sprintf("model failed at %s: %v", at, err)
+			rec.Failure = fmt.Sprintf("model failed at %s: %v", at(), err)
 			return nil
 		}
 		if bad := badSample(out.Samples); bad >= 0 {
-			rec.Failure = fmt.Sprintf("model replied to %s with a non-finite sample at index %d", at, bad)
+			rec.Failure = fmt.Sprintf("model replied to %s with a non-finite sample at index %d", at(), bad)
 			return nil
 		}
 		if out.Flush {
@@ -585,7 +586,7 @@ func (s *scheduler) loop(ctx context.Context, c sdk.Conversation, rec *Record) e
 		}
 		s.playback = append(s.playback, out.Samples...)
 		if float64(len(s.playback)) > maxQueued*float64(s.f.OutputRate) {
-			rec.Failure = fmt.Sprintf("model queued more than %g s of unplayed audio by %s", maxQueued, at)
+			rec.Failure = fmt.Sprintf("model queued more than %g s of unplayed audio by %s", maxQueued, at())
 			return nil
 		}
 		if out.Text != "" {
