@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/vad"
@@ -233,14 +234,11 @@ func openOrCreateStore(dir string, man store.Manifest) (*store.Store, error) {
 	return s, nil
 }
 
+// writeJSONFile writes v as indented JSON, atomically.
 func writeJSONFile(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return dataset.WriteFileAtomic(path, append(data, '\n'))
 }
