@@ -9,7 +9,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 )
 
 // WAV format tags (the wFormatTag of the fmt chunk).
@@ -247,23 +248,11 @@ func quantize16(v float32) int16 {
 	return int16(max(-32768, min(32767, s)))
 }
 
-// WriteWAV writes p to path as 16-bit PCM, atomically: a reader never sees a half-written
-// file (temporary file in the same folder, then rename).
+// WriteWAV writes p to path as 16-bit PCM, atomically and durably (core/atomicfile): a
+// reader never sees a half-written file.
 func WriteWAV(path string, p PCM) error { return WriteWAVAs(path, p, PCM16) }
 
 // WriteWAVAs is WriteWAV with a chosen encoding.
 func WriteWAVAs(path string, p PCM, enc Encoding) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if err := EncodeWAVAs(tmp, p, enc); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, func(w io.Writer) error { return EncodeWAVAs(w, p, enc) })
 }

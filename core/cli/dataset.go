@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/construct"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 )
@@ -115,7 +116,7 @@ func newDatasetGenerateCmd(st *State) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := dataset.WriteFileAtomic(resolvePath(st, out), raw); err != nil {
+			if err := atomicfile.WriteFile(resolvePath(st, out), raw); err != nil {
 				return err
 			}
 			fmt.Fprintf(st.Stdout, "%s: %d pairs (%d scenarios), seed %d\n", out, spec.Pairs, len(scs), spec.Seed)

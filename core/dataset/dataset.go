@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 )
 
 // File names inside a dataset directory.
@@ -344,10 +346,10 @@ func Save(dir string, m Manifest, scs []Scenario) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, ScenariosFile), jsonl); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, ScenariosFile), jsonl); err != nil {
 		return nil, err
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, ManifestFile), append(mraw, '\n')); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, ManifestFile), append(mraw, '\n')); err != nil {
 		return nil, err
 	}
 	lines := make([]int, len(scs))
@@ -392,39 +394,6 @@ func CountOf(scs []Scenario) Counts {
 	c.Pairs = len(pairs)
 	c.Clips = len(clips)
 	return c
-}
-
-// WriteFileAtomic writes data to a temporary file in the target's directory, syncs it
-// and renames it over path, so a reader never sees a half-written file.
-func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return nil
 }
 
 // SortedKeys returns a map's keys in order (for stable output).

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 )
 
 // LockFileName is the lock file's name, next to the run file.
@@ -345,30 +346,9 @@ func stringList(ss []string) cty.Value {
 	return cty.ListVal(vals)
 }
 
-// Write saves the lock atomically: a temporary file in the same directory, synced,
-// then renamed over path.
+// Write saves the lock atomically and durably (core/atomicfile).
 func (l *Lock) Write(path string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".duplexmpe.lock.*.tmp")
-	if err != nil {
-		return fmt.Errorf("write lock file: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if _, err := tmp.Write(l.Format()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write lock file: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write lock file: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write lock file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write lock file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.WriteFile(path, l.Format()); err != nil {
 		return fmt.Errorf("write lock file: %w", err)
 	}
 	l.path = path

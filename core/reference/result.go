@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 )
 
@@ -60,10 +60,10 @@ func Write(dir string, r Result) error {
 	if err != nil {
 		return err
 	}
-	if err := dataset.WriteFileAtomic(filepath.Join(dir, JSONFile), append(raw, '\n')); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, JSONFile), append(raw, '\n')); err != nil {
 		return err
 	}
-	return dataset.WriteFileAtomic(filepath.Join(dir, MarkdownFile), Markdown(r))
+	return atomicfile.WriteFile(filepath.Join(dir, MarkdownFile), Markdown(r))
 }
 
 // Load reads a reference.json.

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 )
 
 // Sheet file names.
@@ -62,14 +62,14 @@ func WriteSheet(dir string, rows []Row) error {
 	if err := w.Error(); err != nil {
 		return err
 	}
-	if err := dataset.WriteFileAtomic(filepath.Join(dir, CSVFile), b.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, CSVFile), b.Bytes()); err != nil {
 		return err
 	}
 	b.Reset()
 	if err := page.Execute(&b, rows); err != nil {
 		return err
 	}
-	return dataset.WriteFileAtomic(filepath.Join(dir, HTMLFile), b.Bytes())
+	return atomicfile.WriteFile(filepath.Join(dir, HTMLFile), b.Bytes())
 }
 
 var page = template.Must(template.New("sheet").Parse(`<!DOCTYPE html>

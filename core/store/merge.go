@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 )
 
 // MergeReport counts what Merge did.
@@ -98,14 +100,18 @@ func sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
 }
 
-// copyItem copies the item directory src over dst: into a temporary sibling, then the
-// old dst is removed and the copy renamed into place. Markers are copied last.
+// copyItem copies the item directory src over dst: into a temporary sibling (every file
+// written durably, markers last), then the old dst is removed, the copy renamed into
+// place and the items directory synced.
 func copyItem(src, dst string) error {
 	tmp, err := os.MkdirTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+		return err
+	}
 	ents, err := os.ReadDir(src)
 	if err != nil {
 		return err
@@ -132,7 +138,10 @@ func copyItem(src, dst string) error {
 	if err := os.RemoveAll(dst); err != nil {
 		return err
 	}
-	return os.Rename(tmp, dst)
+	if err := os.Rename(tmp, dst); err != nil {
+		return err
+	}
+	return atomicfile.SyncDir(filepath.Dir(dst))
 }
 
 func copyFile(src, dst string) error {
@@ -141,17 +150,8 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
+	return atomicfile.Write(dst, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
 		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	})
 }

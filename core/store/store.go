@@ -11,8 +11,9 @@
 //	                      verdicts.json   written later by scoring
 //	                      done | failed   the marker, written last
 //
-// Every file is written atomically (a temporary file in the same folder, then rename),
-// and the marker goes last: a crash never leaves an item that looks finished. An item
+// Every file, audible.wav included, is written atomically and durably (core/atomicfile:
+// a temporary file in the same folder, fsynced, renamed, then the folder fsynced), and the
+// marker goes last: a crash never leaves an item that looks finished. An item
 // without a marker is treated as never run. Resuming a run reuses done items and runs
 // failed and unmarked ones again.
 package store
@@ -28,6 +29,7 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/session"
@@ -284,6 +286,10 @@ func (s *Store) Save(meta Meta, rec *session.Record) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
+	// The item's own entry must be on disk before its marker can be.
+	if err := atomicfile.SyncDir(filepath.Dir(dir)); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
 	episodes := rec.Episodes
 	if episodes == nil {
 		episodes = []timeline.Episode{}
@@ -412,25 +418,9 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-// writeFile writes atomically: temporary file in the same folder, synced, then renamed.
+// writeFile writes atomically and durably (core/atomicfile).
 func writeFile(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("store: %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("store: %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("store: %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.WriteFile(path, b); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
@@ -304,4 +306,42 @@ func FuzzParseShard(f *testing.F) {
 			t.Fatalf("%+v does not round-trip: %+v %v", sh, back, err)
 		}
 	})
+}
+
+// Issue 15: item files were owner-only (0600, the mode of temporary files), so a group
+// sharing a run directory could not read them. Every file of an item, audible.wav
+// included, now has the mode os.WriteFile(path, data, 0644) gives.
+func TestItemFilesAreReadableByOthers(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	s, err := Create(dir, manifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := "0123456789abcdef0123456789abcdef"
+	if err := s.Save(meta(id), record("")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveVerdicts(id, map[string]string{"t": "correct"}); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(s.ItemDir(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+		info, _ := e.Info()
+		if info.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v; want -rw-r--r--", e.Name(), info.Mode().Perm())
+		}
+	}
+	if !slices.Contains(names, "audible.wav") || !slices.Contains(names, "done") {
+		t.Errorf("item files %v lack audible.wav or the marker", names)
+	}
+	if info, _ := os.Stat(filepath.Join(dir, manifestFile)); info.Mode().Perm() != 0o644 {
+		t.Errorf("manifest.json: mode %v", info.Mode().Perm())
+	}
 }
