@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/score/explain"
 )
 
 func runExplain(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -23,13 +25,13 @@ func runExplain(t *testing.T, stdin string, args ...string) (int, string, string
 	return code, out.String(), errb.String()
 }
 
-func explainJSON(t *testing.T, input string) ExplainResult {
+func explainJSON(t *testing.T, input string) explain.Result {
 	t.Helper()
 	code, out, errs := runExplain(t, input, "--timeline", "-", "--json")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var res ExplainResult
+	var res explain.Result
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
@@ -37,7 +39,7 @@ func explainJSON(t *testing.T, input string) ExplainResult {
 }
 
 // verdicts flattens each turn's verdicts into one comparable string.
-func verdicts(res ExplainResult) []string {
+func verdicts(res explain.Result) []string {
 	var out []string
 	for _, t := range res.Turns {
 		s := t.Label
@@ -180,7 +182,7 @@ func TestExplainExamples(t *testing.T) {
 			t.Errorf("%s: exit %d: %s", f, code, errs)
 			continue
 		}
-		var res ExplainResult
+		var res explain.Result
 		if err := json.Unmarshal([]byte(out), &res); err != nil {
 			t.Fatal(err)
 		}
@@ -275,28 +277,4 @@ func TestExplainCommandLine(t *testing.T) {
 	if code != ExitFailed || !strings.Contains(errs, "no/such/file.json") {
 		t.Errorf("missing file: exit %d, %s", code, errs)
 	}
-}
-
-func FuzzParseExplainInput(f *testing.F) {
-	files, _ := filepath.Glob("../../examples/timelines/*.json")
-	for _, p := range files {
-		if b, err := os.ReadFile(p); err == nil {
-			f.Add(b)
-		}
-	}
-	f.Add([]byte(`{"turns":[{"label":"N4_Q","start":0,"end":2},{"label":"N4_R","start":5,"end":6}],"speech":[[1,2]],"protocol":{"n4_gap":3}}`))
-	f.Add([]byte(`{"turns":[{"label":"T","start":1e308,"end":1e309}]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		in, err := ParseExplainInput(data)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "line ") {
-				t.Errorf("error without a line: %v", err)
-			}
-			return
-		}
-		res := Explain(in)
-		if len(res.Turns) != len(in.Timeline.Turns) {
-			t.Errorf("%d turns in, %d explained", len(in.Timeline.Turns), len(res.Turns))
-		}
-	})
 }
