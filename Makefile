@@ -9,6 +9,11 @@ BIN     := bin
 CACHE   := .cache
 VENV    := .venv
 export GOFLAGS ?= -buildvcs=true
+# Plugins are built reproducibly: no checkout path and no VCS stamp in the binary, so its
+# sha256 (what pins and locks it, docs/run-files.md) changes with its code and nothing
+# else. The harness keeps its VCS stamp for `duplexmpe version`. sdk/plugintest's
+# ReproducibleBuild uses the same flags; a test checks that they agree.
+PLUGIN_BUILD_FLAGS := -trimpath -buildvcs=false
 
 # Areas append: DEPS (targets that install or fetch), PYTEST_PATHS (pytest roots),
 # TEST_EXTRA (more test targets), BENCH_EXTRA (more benchmark targets).
@@ -42,8 +47,8 @@ build:
 	$(GO) build -o $(BIN)/duplexmpe ./core/cmd/duplexmpe
 	@mkdir -p $(BIN)/plugins
 	@for d in $(GO_PLUGIN_DIRS); do \
-		echo "$(GO) build -o $(BIN)/plugins/$$(basename $$d) ./$$d"; \
-		$(GO) build -o $(BIN)/plugins/$$(basename $$d) ./$$d || exit 1; \
+		echo "$(GO) build $(PLUGIN_BUILD_FLAGS) -o $(BIN)/plugins/$$(basename $$d) ./$$d"; \
+		$(GO) build $(PLUGIN_BUILD_FLAGS) -o $(BIN)/plugins/$$(basename $$d) ./$$d || exit 1; \
 	done
 
 run: deps build

@@ -16,6 +16,14 @@ var built struct {
 	bins map[string]string
 }
 
+// ReproducibleBuild is the `go build` command line, less "go", that builds a plugin the
+// way the Makefile does: -trimpath and -buildvcs=false, so the binary, and with it the
+// sha256 that pins it, depends on the plugin's code and nothing else (no checkout path,
+// no VCS revision or dirty flag: an untracked file or a new commit leaves it alone).
+func ReproducibleBuild(args ...string) []string {
+	return append([]string{"build", "-trimpath", "-buildvcs=false"}, args...)
+}
+
 // BuildGo compiles the Go main package in pkgDir (relative to the test's working
 // directory, typically ".") into a temporary directory shared by the whole test
 // process, once per process, and returns the binary's path for a pluginhost.Spec's
@@ -43,7 +51,7 @@ func BuildGo(t testing.TB, pkgDir string) string {
 		t.Fatalf("plugintest.BuildGo: %v", err)
 	}
 	bin := filepath.Join(sub, filepath.Base(abs))
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd := exec.Command("go", ReproducibleBuild("-o", bin, ".")...)
 	cmd.Dir = abs
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkgDir, err, out)
