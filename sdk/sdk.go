@@ -7,7 +7,11 @@
 // plugin.
 package sdk
 
-import "context"
+import (
+	"context"
+	"strconv"
+	"strings"
+)
 
 // ProtocolVersion is the plugin protocol major version: the go-plugin protocol version
 // and the proto package duplexmpe.v1.
@@ -29,20 +33,48 @@ const (
 	KindLLM   = "llm"
 )
 
-// Info is what a plugin says about itself (the Describe call).
+// Capabilities a plugin may declare in Info.Capabilities: optional features of the
+// contract, which the host uses only when they are declared.
+const (
+	// CapText: the model emits a text channel (Output.Text), which the host records.
+	CapText = "model.text"
+	// CapInstruction: the model honours ConversationStart.Instruction. The host refuses
+	// to send an instruction to a model that does not declare it, since it would be
+	// silently ignored.
+	CapInstruction = "model.instruction"
+	// CapConcurrency is the prefix by which a model says how many conversations it can
+	// play at once: "model.concurrency=4" (see Concurrency).
+	CapConcurrency = "model.concurrency="
+)
+
+// Concurrency is N of a "model.concurrency=N" capability with N > 0; 0 when caps declare
+// none (the host then plays one conversation at a time).
+func Concurrency(caps []string) int {
+	for _, c := range caps {
+		if v, ok := strings.CutPrefix(c, CapConcurrency); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// Info is what a plugin says about itself (the Describe call). The JSON form is what
+// `duplexmpe plugins --json` prints.
 type Info struct {
-	Name        string
-	Version     string
-	Description string
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	Description string `json:"description,omitempty"`
 	// Kinds is filled in by Serve from the interfaces the plugin implements; the host
 	// sees what the plugin actually serves.
-	Kinds           []string
-	ProtocolVersion int
-	Capabilities    []string
-	Config          []ConfigField
+	Kinds           []string      `json:"kinds"`
+	ProtocolVersion int           `json:"protocol_version"`
+	Capabilities    []string      `json:"capabilities,omitempty"`
+	Config          []ConfigField `json:"config"`
 	// Identity of what the plugin wraps: model id, revision, weights digest, library
 	// versions, prompt hash. Reported after Configure.
-	Identity map[string]string
+	Identity map[string]string `json:"identity,omitempty"`
 }
 
 // Config field types.
@@ -57,12 +89,12 @@ const (
 
 // ConfigField describes one attribute of the plugin's config block.
 type ConfigField struct {
-	Name        string
-	Type        string
-	Required    bool
-	Default     any // a JSON-compatible value, or nil
-	Description string
-	Allowed     []string // for TypeString: the accepted values, when non-empty
+	Name        string   `json:"name"`
+	Type        string   `json:"type"`
+	Required    bool     `json:"required,omitempty"`
+	Default     any      `json:"default,omitempty"` // a JSON-compatible value, or nil
+	Description string   `json:"description,omitempty"`
+	Allowed     []string `json:"allowed,omitempty"` // for TypeString: the accepted values, when non-empty
 }
 
 // Plugin is implemented by every plugin.
