@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/duplexmpe/duplexmpe/core/app"
 )
 
 // Exit codes are stable: scripts depend on them.
@@ -111,8 +113,9 @@ func Run(st *State) int {
 		return ExitOK
 	}
 	var ue usageError
+	var aue *app.UsageError
 	switch {
-	case errors.As(err, &ue) || isCobraUsageError(err):
+	case errors.As(err, &ue) || errors.As(err, &aue) || isCobraUsageError(err):
 		fmt.Fprintf(st.Stderr, "Error: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
 		return ExitUsage
 	case errors.Is(err, ErrReported):

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
@@ -242,37 +241,5 @@ func TestPinnedExample(t *testing.T) {
 	}
 	if err := conv.Close(); err != nil {
 		t.Error(err)
-	}
-}
-
-func TestCheckAgainstLock(t *testing.T) {
-	bin := examplePlugin(t)
-	dir := t.TempDir()
-	copyExecutable(t, bin, filepath.Join(dir, "beeper"))
-	writeFile(t, filepath.Join(dir, "run.hcl"), "plugin \"beeper\" {\n  source = \"beeper\"\n}\n")
-	load := func() *config.File {
-		f, err := loadRunFile(&State{Getwd: func() (string, error) { return dir, nil }, Stderr: &strings.Builder{}}, "run.hcl", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
-	f := load()
-	if err := checkAgainstLock(f, f.Plugin("beeper")); err != nil {
-		t.Errorf("no lock file: %v", err)
-	}
-	if code, _, stderr := runInDir(t, dir, nil, "lock", "run.hcl"); code != ExitOK {
-		t.Fatalf("lock: %s", stderr)
-	}
-	if err := checkAgainstLock(f, f.Plugin("beeper")); err != nil {
-		t.Errorf("locked: %v", err)
-	}
-	appendByte(t, filepath.Join(dir, "beeper"))
-	if err := checkAgainstLock(f, f.Plugin("beeper")); err == nil || !strings.Contains(err.Error(), `plugin "beeper"`) {
-		t.Errorf("changed binary: %v", err)
-	}
-	writeFile(t, filepath.Join(dir, ".duplexmpe.lock.hcl"), "plugin {")
-	if err := checkAgainstLock(f, f.Plugin("beeper")); err == nil || !strings.Contains(err.Error(), "lock file") {
-		t.Errorf("bad lock file: %v", err)
 	}
 }

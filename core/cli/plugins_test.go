@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 )
 
 var (
@@ -187,9 +189,15 @@ func TestPluginsJSON(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var reports []pluginReport
+	var reports []pluginstart.Report
 	if err := json.Unmarshal([]byte(stdout), &reports); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	// The field names scripts read.
+	for _, key := range []string{`"describe": {`, `"name": "example-beeper"`, `"protocol_version": 1`, `"kinds": [`, `"config": [`, `"default": 0.05`, `"uses": []`, `"failed": false`} {
+		if !strings.Contains(stdout, key) {
+			t.Errorf("the JSON has no %s:\n%s", key, stdout)
+		}
 	}
 	if len(reports) != 1 {
 		t.Fatalf("reports = %+v", reports)
@@ -246,4 +254,56 @@ dataset "d" {
 	inOrder(t, "stderr", stderr,
 		"Error: Unknown voice", "on run.hcl line 8", `gives speaker B the voice "abw", which plugin "flite" does not offer`, `Did you mean "awb"?`,
 		"Error: Unknown voice", `gives speaker D the voice "nobody"`, "1 plugin failed: flite")
+}
+
+// `plugins test` runs the conformance suite against real plugin processes of a run file:
+// a Go baseline with its config block, the Go example and the Python example (through
+// its run.sh). A plugin that breaks a rule fails, named with the check it failed.
+func TestPluginsTestRunsTheConformanceSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real plugins")
+	}
+	pyDir, err := filepath.Abs("../../examples/plugin-python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("../../.venv/bin/python"); err != nil {
+		t.Skip("the Python example needs the repository's .venv: run `make deps-py` first")
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "run.hcl"), `plugin "silent" {
+  source = "`+buildPlugin(t, "plugins/silent")+`"
+  config {
+    frame_ms = 1000
+  }
+}
+plugin "beeper" {
+  source = "`+examplePlugin(t)+`"
+}
+plugin "py" {
+  command = ["./run.sh"]
+  dir     = "`+pyDir+`"
+}
+plugin "loud" {
+  source = "`+buildPlugin(t, "sdk/plugintest/internal/testplugin")+`"
+  env    = { TESTPLUGIN_FAULT = "loud" }
+}
+`)
+	code, stdout, stderr := runInDir(t, dir, nil, "plugins", "test", "run.hcl")
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitFailed, stdout, stderr)
+	}
+	inOrder(t, "stdout", stdout, `plugin "silent": ok`, `plugin "beeper": ok`, `plugin "py": ok`,
+		`plugin "loud": FAILED`, "model/frames", "output sample")
+	if !strings.Contains(stderr, "loud: model/frames") || strings.Contains(stderr, "silent:") {
+		t.Errorf("stderr does not name exactly the failed check:\n%s", stderr)
+	}
+
+	code, stdout, stderr = runInDir(t, dir, nil, "plugins", "test", "run.hcl", "--plugin", "py")
+	if code != ExitOK || !strings.Contains(stdout, `plugin "py": ok`) || strings.Contains(stdout, "silent") {
+		t.Errorf("--plugin py: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, _, stderr = runInDir(t, dir, nil, "plugins", "test", "run.hcl", "--plugin", "nosuch"); code != ExitUsage || !strings.Contains(stderr, "nosuch") {
+		t.Errorf("--plugin nosuch: exit %d, %s", code, stderr)
+	}
 }

@@ -1,21 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/duplexmpe/duplexmpe/core/config"
-	"github.com/duplexmpe/duplexmpe/core/construct"
-	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/app"
 	"github.com/duplexmpe/duplexmpe/core/reference"
-	prompt "github.com/duplexmpe/duplexmpe/prompts/reference"
-	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
 func init() { register(newReferenceCmd) }
@@ -59,7 +51,7 @@ func newReferenceCmd(st *State) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			jobs, err := referenceJobs(f, args[0], refName)
+			jobs, err := app.ReferenceJobs(f, args[0], refName)
 			if err != nil {
 				return err
 			}
@@ -92,27 +84,22 @@ func newReferenceCmd(st *State) *cobra.Command {
 						"or give --llm PLUGIN, --judge PLUGIN and --out DIR", args[0])
 				}
 			}
+			s, err := newStarter(st, f)
+			if err != nil {
+				return err
+			}
 			for _, j := range jobs {
 				if len(jobs) > 1 {
 					fmt.Fprintf(st.Stdout, "reference %s:\n", j.Name)
 				}
-				ds, err := referenceDataset(f, args[0], j.Dataset)
+				res, err := app.RunReference(st.Ctx, s, args[0], j, newUI(st))
 				if err != nil {
-					return err
-				}
-				opts := reference.Options{Duty: construct.DefaultPreamble, Retries: j.Retries, MaxTokens: j.MaxTokens,
-					Temperature: j.Temperature, Seed: j.Seed}
-				if d, err := referenceDuty(ds.block, ds.data); err != nil {
-					return err
-				} else if d != "" {
-					opts.Duty = d
-				}
-				if err := runReference(st, f, args[0], ds, j.LLM, j.Judge, j.Runs, opts, j.Out); err != nil {
 					if j.Name != "" {
 						err = fmt.Errorf("reference %q: %w", j.Name, err)
 					}
-					return err
+					return reported(st, f, args[0], err)
 				}
+				printReference(st, res)
 			}
 			return nil
 		},
@@ -132,192 +119,8 @@ func newReferenceCmd(st *State) *cobra.Command {
 	return cmd
 }
 
-// referenceJobs are the reference runs a command does: the block --reference names, or
-// every reference block of the file, or, in a file without any, one made of flags alone
-// (its settings start at the defaults). Copies, so flags can override them.
-func referenceJobs(f *config.File, file, name string) ([]config.Reference, error) {
-	if name != "" {
-		r := f.Reference(name)
-		if r == nil {
-			var names []string
-			for _, r := range f.References {
-				names = append(names, r.Name)
-			}
-			hint := "declare it with reference \"" + name + "\" { ... }"
-			if s := config.Suggest(name, names); s != "" {
-				hint = fmt.Sprintf("did you mean %q?", s)
-			} else if len(names) > 0 {
-				hint = "the file declares " + strings.Join(names, ", ")
-			}
-			return nil, UsageErrorf("--reference %q: %s has no such reference block; %s", name, file, hint)
-		}
-		return []config.Reference{*r}, nil
-	}
-	if len(f.References) == 0 {
-		return []config.Reference{{Runs: 1, Retries: reference.DefaultRetries}}, nil
-	}
-	var jobs []config.Reference
-	for _, r := range f.References {
-		jobs = append(jobs, *r)
-	}
-	return jobs, nil
-}
-
-// referenceDirFor is the directory of the text reference run an evaluation shows beside
-// its speech models (its reference = reference.x): the block's out, when its
-// reference.json exists. Without one it says on w how to make it and returns "", so
-// that scoring still writes the report.
-func referenceDirFor(w io.Writer, f *config.File, ev *config.Evaluation) string {
-	if ev.Reference == "" {
-		return ""
-	}
-	r := f.Reference(ev.Reference)
-	if r == nil {
-		return ""
-	}
-	if _, err := os.Stat(filepath.Join(r.Out, reference.JSONFile)); err != nil {
-		fmt.Fprintf(w, "note: evaluation %q shows reference %q, which has no result yet (%s); run `duplexmpe reference %s --reference %s`, then `duplexmpe report` again\n",
-			ev.Name, r.Name, filepath.Join(r.Out, reference.JSONFile), f.Path, r.Name)
-		return ""
-	}
-	return r.Out
-}
-
-type referenceData struct {
-	block *config.Dataset
-	data  *dataset.Dataset
-}
-
-// referenceDataset loads the scenarios of a dataset block: the built set when there is
-// one, else the block's scenarios.
-func referenceDataset(f *config.File, file, name string) (referenceData, error) {
-	var block *config.Dataset
-	switch {
-	case name != "":
-		if block = f.Dataset(name); block == nil {
-			return referenceData{}, UsageErrorf("--dataset %q: %s has no such dataset block", name, file)
-		}
-	case len(f.Datasets) == 1:
-		block = f.Datasets[0]
-	case len(f.Datasets) == 0:
-		return referenceData{}, fmt.Errorf("%s has no dataset block; add dataset \"name\" { scenarios = ..., tts = plugin.x }", file)
-	default:
-		return referenceData{}, UsageErrorf("%s has %d dataset blocks; choose one with --dataset NAME", file, len(f.Datasets))
-	}
-	src := block.Out
-	if _, err := os.Stat(filepath.Join(block.Out, dataset.ManifestFile)); err != nil {
-		if block.Scenarios == "" {
-			return referenceData{}, fmt.Errorf("dataset %q is generated and not built yet (%s has no %s); run `duplexmpe build %s` first",
-				block.Name, block.Out, dataset.ManifestFile, file)
-		}
-		src = block.Scenarios
-	}
-	d, vs, err := dataset.ValidatePath(src)
-	if err != nil {
-		return referenceData{}, fmt.Errorf("dataset %q: %w", block.Name, err)
-	}
-	// Only the scripts matter here: clips and the preamble audio are not used.
-	var bad []string
-	for _, v := range vs {
-		switch v.Rule {
-		case dataset.RuleClipMissing, dataset.RuleClipUnreadable, dataset.RuleClipDuration,
-			dataset.RulePreamble, dataset.RuleManifestHash, dataset.RuleManifestCounts:
-		default:
-			bad = append(bad, v.String())
-		}
-	}
-	if len(bad) > 0 {
-		return referenceData{}, fmt.Errorf("dataset %q: %d violations; fix them (`duplexmpe dataset validate %s`):\n%s",
-			block.Name, len(bad), src, strings.Join(bad, "\n"))
-	}
-	return referenceData{block: block, data: d}, nil
-}
-
-// referenceDuty is the duty instruction the speech models hear: the built dataset's
-// preamble text, else the block's preamble file; "" means the default preamble.
-func referenceDuty(block *config.Dataset, d *dataset.Dataset) (string, error) {
-	if d.Manifest != nil && d.Manifest.Preamble != nil && d.Manifest.Preamble.Text != "" {
-		return d.Manifest.Preamble.Text, nil
-	}
-	if block.Preamble == "" || block.Preamble == "default" {
-		return "", nil
-	}
-	raw, err := os.ReadFile(block.Preamble)
-	if err != nil {
-		return "", fmt.Errorf("dataset %q: preamble: %w", block.Name, err)
-	}
-	return strings.Join(strings.Fields(string(raw)), " "), nil
-}
-
-func runReference(st *State, f *config.File, file string, ds referenceData, llmName, judgeName string, runs int, opts reference.Options, out string) error {
-	ctx := st.Ctx
-	logger := pluginLogger(st)
-	start := func(name, kind string) (reference.Plugin, any, func(), error) {
-		block := f.Plugin(name)
-		if block == nil {
-			return reference.Plugin{}, nil, nil, UsageErrorf("--%s %q: %s declares no such plugin block", kind, name, file)
-		}
-		c, err := startConfigured(st, ctx, f, block, logger)
-		if err != nil {
-			return reference.Plugin{}, nil, nil, err
-		}
-		info, err := c.Describe(ctx)
-		if err != nil {
-			c.Kill()
-			return reference.Plugin{}, nil, nil, err
-		}
-		p := reference.Plugin{Name: name, Plugin: info.Name, Version: info.Version, Identity: info.Identity}
-		var impl any
-		if kind == sdk.KindLLM {
-			impl, err = c.LLM()
-		} else {
-			impl, err = c.Judge()
-		}
-		if err != nil {
-			c.Kill()
-			return reference.Plugin{}, nil, nil, fmt.Errorf("plugin %q: %w", name, err)
-		}
-		return p, impl, c.Kill, nil
-	}
-	llmInfo, llm, killLLM, err := start(llmName, sdk.KindLLM)
-	if err != nil {
-		return err
-	}
-	defer killLLM()
-	judgeInfo, judge, killJudge, err := start(judgeName, sdk.KindJudge)
-	if err != nil {
-		return err
-	}
-	defer killJudge()
-
-	hash, _ := prompt.Hash(prompt.Decide)
-	res := reference.Result{FormatVersion: reference.FormatVersion, Dataset: ds.block.Name,
-		LLM: llmInfo, Judge: judgeInfo, Prompt: prompt.Decide, PromptHash: hash, Options: opts}
-	if ds.data.Manifest != nil {
-		res.DatasetHash = ds.data.Manifest.ContentHash
-	}
-	scs := ds.data.Scenarios
-	for i := range runs {
-		bar := newCountBar(ctx, st.Stderr, "deciding", fmt.Sprintf("%s (run %d/%d)", ds.block.Name, i+1, runs), "scenarios")
-		bar.Start(len(scs))
-		decisions, err := reference.Run(ctx, llm.(sdk.LLM), judge.(sdk.Judge), scs, opts, func() { bar.Clip(true) })
-		bar.finish(err == nil)
-		res.Runs = append(res.Runs, reference.RunResult{Decisions: decisions, Summary: reference.Summarize(decisions)})
-		if err != nil {
-			// Keep what was decided: a partial run is written, clearly marked by its count.
-			if werr := reference.Write(out, res); werr != nil {
-				err = errors.Join(err, werr)
-			}
-			return fmt.Errorf("reference run %d stopped after %d decisions (written to %s): %w", i+1, len(decisions), out, err)
-		}
-	}
-	if len(res.Runs) >= 2 {
-		g := reference.Agree(res.Runs[0].Decisions, res.Runs[1].Decisions)
-		res.Agreement = &g
-	}
-	if err := reference.Write(out, res); err != nil {
-		return err
-	}
+func printReference(st *State, r *app.ReferenceResult) {
+	res := r.Result
 	for i, run := range res.Runs {
 		for _, e := range run.Summary.Entries {
 			fmt.Fprintf(st.Stdout, "run %d %-9s response %s  accuracy %s  silence %s  unparseable %d/%d\n", i+1, e.Condition,
@@ -330,8 +133,7 @@ func runReference(st *State, f *config.File, file string, ds referenceData, llmN
 	if g := res.Agreement; g != nil {
 		fmt.Fprintf(st.Stdout, "agreement between runs 1 and 2: %.1f%% (%d/%d decisions)\n", 100*g.Rate, g.Agree, g.Turns)
 	}
-	fmt.Fprintf(st.Stdout, "wrote %s and %s\n", filepath.Join(out, reference.JSONFile), filepath.Join(out, reference.MarkdownFile))
-	return nil
+	fmt.Fprintf(st.Stdout, "wrote %s and %s\n", filepath.Join(r.Out, reference.JSONFile), filepath.Join(r.Out, reference.MarkdownFile))
 }
 
 func shortRate(k, n int) string {

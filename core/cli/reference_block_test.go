@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/app"
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/reference"
 	"github.com/duplexmpe/duplexmpe/core/report"
@@ -174,7 +175,8 @@ evaluation "plain" {
 		t.Fatal(diags)
 	}
 	var note bytes.Buffer
-	if got := referenceDirFor(&note, f, f.Evaluation("e")); got != "" ||
+	ui := app.UI{Notef: func(format string, args ...any) { fmt.Fprintf(&note, format, args...) }}
+	if got := app.ReferenceDirFor(f, f.Evaluation("e"), ui); got != "" ||
 		!strings.Contains(note.String(), "duplexmpe reference "+filepath.Join(dir, "eval.hcl")+" --reference twice") {
 		t.Errorf("before the reference run: %q, note %q", got, note.String())
 	}
@@ -182,10 +184,10 @@ evaluation "plain" {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	note.Reset()
-	if got := referenceDirFor(&note, f, f.Evaluation("e")); got != filepath.Join(dir, "refs", "twice") || note.Len() != 0 {
+	if got := app.ReferenceDirFor(f, f.Evaluation("e"), ui); got != filepath.Join(dir, "refs", "twice") || note.Len() != 0 {
 		t.Errorf("after the reference run: %q, note %q", got, note.String())
 	}
-	if got := referenceDirFor(&note, f, f.Evaluation("plain")); got != "" || note.Len() != 0 {
+	if got := app.ReferenceDirFor(f, f.Evaluation("plain"), ui); got != "" || note.Len() != 0 {
 		t.Errorf("an evaluation without reference: %q, note %q", got, note.String())
 	}
 }

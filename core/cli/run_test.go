@@ -4,17 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/report"
-	"github.com/duplexmpe/duplexmpe/core/store"
-	"github.com/duplexmpe/duplexmpe/core/vad"
 )
 
 // runFixture writes a run file over the first shipped pair, with real plugin processes:
@@ -235,63 +231,5 @@ dataset "gen" {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "dataset.json")); err == nil {
 		t.Error("the changed plugin built a dataset")
-	}
-}
-
-// Verdicts produced while a scorer process was dying are not saved: the next score redoes
-// the item instead of reusing failures that were the plugin's, not the model's.
-func TestScoringDoesNotSaveVerdictsOfADeadScorer(t *testing.T) {
-	dir, runFile := runFixture(t, "3s")
-	if code, out, errs := runCLI(t, dir, "run", runFile); code != ExitOK {
-		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
-	}
-	s, err := store.Open(filepath.Join(dir, "runs", "e"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, err := s.IDs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var id string
-	for _, i := range ids {
-		if m, _, err := s.LoadMeta(i); err == nil && m.Model == "silent" {
-			id = i
-			break
-		}
-	}
-	if id == "" {
-		t.Fatal("no item of the silent model")
-	}
-	verdicts := filepath.Join(s.ItemDir(id), "verdicts.json")
-	if err := os.Remove(verdicts); err != nil {
-		t.Fatal(err)
-	}
-	f, diags := config.Load(runFile, config.Options{Cwd: dir})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	ev := f.Evaluations[0]
-	det, err := vad.Open(vad.Options{Model: ev.VAD.Model})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer det.Close()
-	m, _, _ := s.LoadMeta(id)
-	golds := map[string]string{m.ScenarioID: "anything"}
-	dead := func() error { return errors.New("the asr plugin stopped") }
-	// The silent model's item needs no ASR or judge call, so nil scorers are never used.
-	if _, err := scoreItem(context.Background(), s, id, det, ev, golds, nil, nil, "key", dead); err == nil {
-		t.Fatal("scoring with a dead scorer succeeded")
-	}
-	if _, err := os.Stat(verdicts); err == nil {
-		t.Error("verdicts were saved although the scorer had died")
-	}
-	alive := func() error { return nil }
-	if _, err := scoreItem(context.Background(), s, id, det, ev, golds, nil, nil, "key", alive); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(verdicts); err != nil {
-		t.Errorf("verdicts of a healthy scoring were not saved: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/duplexmpe/duplexmpe/core/app"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/review"
 	"github.com/duplexmpe/duplexmpe/core/store"
@@ -90,8 +91,8 @@ func sampleGold(st *State, runDir, dsDir string) (map[string]string, error) {
 	if dsDir != "" {
 		path = resolvePath(st, dsDir)
 	} else {
-		var info runInfo
-		if err := readJSONFile(filepath.Join(runDir, runInfoFile), &info); err != nil {
+		info, err := app.ReadRunInfo(runDir)
+		if err != nil {
 			return nil, nil
 		}
 		quiet := *st

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/store"
@@ -42,7 +43,7 @@ func scoredRun(t *testing.T) string {
 			{Turn: 1, Label: "T", T: &score.TVerdict{Answer: &score.Judgement{Spans: []score.Span{{Start: 8, End: 10}}, Transcript: "seven oh five", Label: label, Parsed: true}}},
 			{Turn: 2, Label: "N1", Silence: &score.SilenceVerdict{Judgement: &score.Judgement{Spans: []score.Span{{Start: 18, End: 19}}, Transcript: "nine dollars", Label: "intrusion", Parsed: true}}},
 		}
-		if err := s.SaveVerdicts(id, scoredItem{Key: "k", Scored: score.Scored{Model: "silent", Condition: cond, PairID: "hand-01", ScenarioID: sc, Events: ev}}); err != nil {
+		if err := s.SaveVerdicts(id, evaluate.StoredVerdicts{Key: "k", Scored: score.Scored{Model: "silent", Condition: cond, PairID: "hand-01", ScenarioID: sc, Events: ev}}); err != nil {
 			t.Fatal(err)
 		}
 	}

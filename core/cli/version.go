@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -15,18 +16,10 @@ func init() { register(newVersionCmd) }
 // Version is the harness version; release builds set it with -ldflags.
 var Version = "0.1.0-dev"
 
-// BuildInfo is the harness identity recorded in run manifests.
-type BuildInfo struct {
-	Version         string `json:"version"`
-	Commit          string `json:"commit,omitempty"`
-	Modified        bool   `json:"modified,omitempty"`
-	GoVersion       string `json:"go_version"`
-	ProtocolVersion int    `json:"protocol_version"`
-}
-
-// ReadBuildInfo reports the harness version and the git commit it was built from.
-func ReadBuildInfo() BuildInfo {
-	bi := BuildInfo{Version: Version, ProtocolVersion: sdk.ProtocolVersion}
+// ReadBuildInfo reports the harness version and the git commit it was built from: the
+// harness record of run manifests.
+func ReadBuildInfo() provenance.Harness {
+	bi := provenance.Harness{Version: Version, ProtocolVersion: sdk.ProtocolVersion}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		bi.GoVersion = info.GoVersion
 		for _, s := range info.Settings {

@@ -1,7 +1,12 @@
-// Package evaluate is the evaluation loop of the run command: it plans one item per
-// (model, conversation), skips the items the run store already finished, plays the rest
-// through the scheduler (core/session) with a concurrency limit, and saves every record
-// in the store (architecture.md "The run store").
+// Package evaluate holds the two loops over the items of a run: Run, the evaluation loop,
+// plans one item per (model, conversation), skips the items the run store already
+// finished, plays the rest through the scheduler (core/session) with a concurrency limit,
+// and saves every record in the store (architecture.md "The run store"); Score, the
+// scoring loop (score.go), scores every finished item with an ASR and a judge and saves
+// its verdicts under a key of everything that produced them, reusing the verdicts stored
+// under the same key. Both take started plugins and a store and know nothing of run
+// files; core/app drives them for the commands. They sit side by side so that a later
+// step can score an item as soon as it is played.
 //
 // Concurrency: each model plugin plays Model.Concurrency conversations at a time (1
 // unless the plugin says otherwise), and all models run side by side. A plugin process
@@ -21,8 +26,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +35,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/vad"
@@ -51,9 +55,9 @@ type Model struct {
 	Hash   string         // the plugin's pinned hash (sha256:... or h1:...), if known
 	Config map[string]any // the config block sent with Configure
 	// Concurrency is how many conversations the plugin plays at once; 0 means what the
-	// plugin declares with the capability "model.concurrency=N", else 1.
+	// plugin declares with the capability sdk.CapConcurrency ("model.concurrency=N"), else 1.
 	Concurrency int
-	// Instruction is the optional text instruction (capability "model.instruction").
+	// Instruction is the optional text instruction (capability sdk.CapInstruction).
 	Instruction string
 }
 
@@ -70,6 +74,11 @@ func NewModel(ctx context.Context, name string, c *pluginhost.Client, config map
 		return nil, err
 	}
 	return &Model{Name: name, Model: m, Client: c, Info: info, Hash: hash, Config: config}, nil
+}
+
+// Record is the model's provenance record.
+func (m *Model) Record() provenance.Plugin {
+	return provenance.Described(m.Name, sdk.KindModel, m.Info, m.Hash, m.Config)
 }
 
 // Options configure the loop.
@@ -176,8 +185,8 @@ func checkModels(models []*Model) error {
 		if seen[m.Name] {
 			return fmt.Errorf("evaluate: model %q is listed twice", m.Name)
 		}
-		if m.Instruction != "" && !slices.Contains(m.Info.Capabilities, CapInstruction) {
-			return fmt.Errorf("evaluate: model %q has a text instruction, but the plugin does not declare %q and would ignore it; remove the instruction", m.Name, CapInstruction)
+		if m.Instruction != "" && !slices.Contains(m.Info.Capabilities, sdk.CapInstruction) {
+			return fmt.Errorf("evaluate: model %q has a text instruction, but the plugin does not declare %q and would ignore it; remove the instruction", m.Name, sdk.CapInstruction)
 		}
 		seen[m.Name] = true
 	}
@@ -217,13 +226,13 @@ func (h *clipHasher) hash(path, what string) (string, error) {
 func NewManifest(name string, ds *dataset.Dataset, models []*Model, opts Options) (store.Manifest, error) {
 	m := store.Manifest{Name: name, Seeds: []int64{opts.Seed}, Params: opts.Params, VAD: opts.VAD}
 	for _, mo := range models {
-		m.Plugins = append(m.Plugins, store.Plugin{Name: mo.Name, Role: sdk.KindModel, Info: mo.Info, Hash: mo.Hash, Config: mo.Config})
+		m.Plugins = append(m.Plugins, mo.Record())
 	}
 	raw, err := os.ReadFile(ds.File)
 	if err != nil {
 		return m, fmt.Errorf("dataset: %w", err)
 	}
-	m.Dataset = store.Dataset{Hash: dataset.ContentHash(raw), Scenarios: len(ds.Scenarios)}
+	m.Dataset = provenance.Dataset{Hash: dataset.ContentHash(raw), Scenarios: len(ds.Scenarios)}
 	if ds.Manifest != nil {
 		m.Dataset.Name, m.Dataset.Version = ds.Manifest.Name, ds.Manifest.Version
 	}
@@ -375,27 +384,13 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 	return sum, errors.Join(errs...)
 }
 
-// CapInstruction is the capability of a model plugin that honours a text instruction.
-const CapInstruction = "model.instruction"
-
-// CapConcurrency is the capability prefix by which a model plugin says how many
-// conversations it can play at once: "model.concurrency=4".
-const CapConcurrency = "model.concurrency="
-
 // ModelConcurrency is how many conversations m plays at once: m.Concurrency when set,
-// else what the plugin declares, else 1.
+// else what the plugin declares (sdk.CapConcurrency), else 1.
 func ModelConcurrency(m *Model) int {
 	if m.Concurrency > 0 {
 		return m.Concurrency
 	}
-	for _, c := range m.Info.Capabilities {
-		if v, ok := strings.CutPrefix(c, CapConcurrency); ok {
-			if n, err := strconv.Atoi(v); err == nil && n > 0 {
-				return n
-			}
-		}
-	}
-	return 1
+	return max(sdk.Concurrency(m.Info.Capabilities), 1)
 }
 
 func sortedNames(m map[string]*Counts) []string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
+	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 )
 
@@ -21,14 +22,6 @@ const (
 // FormatVersion is the version of reference.json.
 const FormatVersion = "1"
 
-// Plugin is what a run records about a plugin it used.
-type Plugin struct {
-	Name     string            `json:"name"` // the run file's block label
-	Plugin   string            `json:"plugin"`
-	Version  string            `json:"version"`
-	Identity map[string]string `json:"identity,omitempty"`
-}
-
 // RunResult is one pass over the dataset.
 type RunResult struct {
 	Decisions []Decision `json:"decisions"`
@@ -37,15 +30,15 @@ type RunResult struct {
 
 // Result is reference.json: what was asked of whom, every decision, the scores.
 type Result struct {
-	FormatVersion string      `json:"format_version"`
-	Dataset       string      `json:"dataset"`
-	DatasetHash   string      `json:"dataset_hash,omitempty"`
-	LLM           Plugin      `json:"llm"`
-	Judge         Plugin      `json:"judge"`
-	Prompt        string      `json:"prompt"`
-	PromptHash    string      `json:"prompt_hash"`
-	Options       Options     `json:"options"`
-	Runs          []RunResult `json:"runs"`
+	FormatVersion string            `json:"format_version"`
+	Dataset       string            `json:"dataset"`
+	DatasetHash   string            `json:"dataset_hash,omitempty"`
+	LLM           provenance.Plugin `json:"llm"`
+	Judge         provenance.Plugin `json:"judge"`
+	Prompt        string            `json:"prompt"`
+	PromptHash    string            `json:"prompt_hash"`
+	Options       Options           `json:"options"`
+	Runs          []RunResult       `json:"runs"`
 	// Agreement compares the first two runs; nil with a single run.
 	Agreement *Agreement `json:"agreement,omitempty"`
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/provenance"
+	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/stats"
 )
 
@@ -77,8 +79,8 @@ func TestAgree(t *testing.T) {
 func TestWriteAndLoad(t *testing.T) {
 	ds := decisions()
 	g := Agree(ds, ds)
-	r := Result{FormatVersion: FormatVersion, Dataset: "hand", LLM: Plugin{Name: "gemini|pro", Plugin: "openai-llm", Version: "1"},
-		Judge: Plugin{Name: "lexical", Plugin: "lexical-judge", Version: "1"}, Prompt: "decide-v1.tmpl", PromptHash: "sha256:0123456789abcdef0123",
+	r := Result{FormatVersion: FormatVersion, Dataset: "hand", LLM: provenance.Plugin{Name: "gemini|pro", Plugin: "openai-llm", Version: "1"},
+		Judge: provenance.Plugin{Name: "lexical", Plugin: "lexical-judge", Version: "1"}, Prompt: "decide-v1.tmpl", PromptHash: "sha256:0123456789abcdef0123",
 		Runs: []RunResult{{ds, Summarize(ds)}, {ds, Summarize(ds)}}, Agreement: &g}
 	dir := filepath.Join(t.TempDir(), "ref")
 	if err := Write(dir, r); err != nil {
@@ -109,5 +111,35 @@ func TestWriteAndLoad(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{`), 0o644)
 	if _, err := Load(filepath.Join(dir, "bad.json")); err == nil || !strings.Contains(err.Error(), "bad.json") {
 		t.Errorf("bad json: %v", err)
+	}
+}
+
+// The reference track's rates and McNemar test are score's: the same counts give the
+// same record, text included (the copy this package had left the text of every
+// available rate empty).
+func TestRatesAndMcNemarAreScores(t *testing.T) {
+	s := Summarize(decisions())
+	ex, im := s.Entries[0], s.Entries[1]
+	for _, c := range []struct {
+		name string
+		got  score.Rate
+		k, n int
+	}{
+		{"explicit response", ex.Response, 3, 4}, {"explicit accuracy", ex.Accuracy, 2, 3},
+		{"explicit silence", ex.Silence, 3, 4}, {"implicit response", im.Response, 2, 4},
+		{"explicit N2 to a device", ex.SilenceByAddressee["device"], 3, 4},
+	} {
+		if want := score.NewRate(c.k, c.n); c.got != want {
+			t.Errorf("%s: %+v; score's rate of %d/%d is %+v", c.name, c.got, c.k, c.n, want)
+		}
+	}
+	if ex.Response.Text != "0.750 (3/4)" {
+		t.Errorf("explicit response text %q", ex.Response.Text)
+	}
+	if want := score.NewMcNemar(2, 1, 4, 3, 2); s.Paired.Response != want {
+		t.Errorf("paired %+v; score's McNemar is %+v", s.Paired.Response, want)
+	}
+	if empty := Summarize(nil); len(empty.Entries) != 0 || empty.Paired.Response != score.NewMcNemar(0, 0, 0, 0, 0) {
+		t.Errorf("no decisions: %+v", empty)
 	}
 }

@@ -1,12 +1,10 @@
 package reference
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/score"
-	"github.com/duplexmpe/duplexmpe/core/stats"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -116,14 +114,14 @@ func Summarize(ds []Decision) Summary {
 	for _, cond := range conds {
 		c := by[cond]
 		e := Entry{Condition: cond, Scenarios: len(c.scenarios),
-			Response: rate(c.tK, c.tN), Accuracy: rate(c.accK, c.accN), Silence: rate(c.silK, c.silN),
+			Response: score.NewRate(c.tK, c.tN), Accuracy: score.NewRate(c.accK, c.accN), Silence: score.NewRate(c.silK, c.silN),
 			SilenceByLabel: map[string]score.Rate{}, SilenceByAddressee: map[string]score.Rate{},
 			Decisions: c.decisions, Unparseable: c.unparseable, UnparseableVerdicts: c.uv}
 		for k, v := range c.byLabel {
-			e.SilenceByLabel[k] = rate(v[0], v[1])
+			e.SilenceByLabel[k] = score.NewRate(v[0], v[1])
 		}
 		for k, v := range c.byAddr {
-			e.SilenceByAddressee[k] = rate(v[0], v[1])
+			e.SilenceByAddressee[k] = score.NewRate(v[0], v[1])
 		}
 		s.Entries = append(s.Entries, e)
 	}
@@ -149,7 +147,7 @@ func Summarize(ds []Decision) Summary {
 			cc++
 		}
 	}
-	s.Paired.Response = mcnemar(b, cc, s.Paired.Pairs, first, second)
+	s.Paired.Response = score.NewMcNemar(b, cc, s.Paired.Pairs, first, second)
 	return s
 }
 
@@ -162,28 +160,6 @@ func condOrder(c string) string {
 		return "1"
 	}
 	return "2" + c
-}
-
-func rate(k, n int) score.Rate {
-	r := score.Rate{K: k, N: n}
-	if n == 0 {
-		r.Text = fmt.Sprintf("n/a (n=%d)", n)
-		return r
-	}
-	r.Available = true
-	r.Rate = float64(k) / float64(n)
-	r.Lo, r.Hi = stats.Wilson(k, n, score.Confidence)
-	return r
-}
-
-func mcnemar(b, c, units, firstK, secondK int) score.McNemar {
-	m := score.McNemar{B: b, C: c, Units: units, P: stats.McNemarExact(b, c)}
-	if units > 0 {
-		m.RateFirst = float64(firstK) / float64(units)
-		m.RateSecond = float64(secondK) / float64(units)
-		m.Difference = float64(b-c) / float64(units)
-	}
-	return m
 }
 
 // Agreement compares the decisions of two runs on the same turns.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
@@ -115,14 +116,14 @@ func testParams(minEligible int) protocol.Params {
 func testMeta() Meta {
 	return Meta{
 		Run:     "smoke-<1>",
-		Harness: Harness{Version: "0.1.0-dev", Commit: "abc123"},
-		Dataset: Dataset{Name: "duplex-mpe-mini", Hash: "sha256:00ff", Scenarios: 12},
-		Models: []Plugin{
+		Harness: provenance.Harness{Version: "0.1.0-dev", Commit: "abc123"},
+		Dataset: provenance.Dataset{Name: "duplex-mpe-mini", Hash: "sha256:00ff", Scenarios: 12},
+		Models: []provenance.Plugin{
 			{Name: "alpha", Plugin: "silent", Version: "1.0", Identity: map[string]string{"weights": "none"}},
 			{Name: "beta", Plugin: "random-talk", Version: "1.0"},
 		},
-		Judge:    &Plugin{Name: "judge", Plugin: "lexical-judge", Version: "0.1", Identity: map[string]string{"rules": "sha256:aa"}},
-		ASR:      &Plugin{Name: "asr", Plugin: "pocketsphinx", Version: "5"},
+		Judge:    &provenance.Plugin{Name: "judge", Plugin: "lexical-judge", Version: "0.1", Identity: map[string]string{"rules": "sha256:aa"}},
+		ASR:      &provenance.Plugin{Name: "asr", Plugin: "pocketsphinx", Version: "5"},
 		Protocol: protocol.Defaults(),
 		VAD:      protocol.DefaultVAD(),
 		Date:     "2026-11-29T14:00:00Z",

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
@@ -35,12 +36,12 @@ const (
 
 // Meta says what the results are of; it heads every format.
 type Meta struct {
-	Run     string   `json:"run"`
-	Harness Harness  `json:"harness"`
-	Dataset Dataset  `json:"dataset"`
-	Models  []Plugin `json:"models"`
-	Judge   *Plugin  `json:"judge,omitempty"`
-	ASR     *Plugin  `json:"asr,omitempty"`
+	Run     string              `json:"run"`
+	Harness provenance.Harness  `json:"harness"`
+	Dataset provenance.Dataset  `json:"dataset"`
+	Models  []provenance.Plugin `json:"models"`
+	Judge   *provenance.Plugin  `json:"judge,omitempty"`
+	ASR     *provenance.Plugin  `json:"asr,omitempty"`
 	// Protocol and VAD are the values the run used (protocol.md section 8).
 	Protocol protocol.Params `json:"protocol"`
 	VAD      protocol.VAD    `json:"vad"`
@@ -57,30 +58,6 @@ type Meta struct {
 	// reference.json, see core/reference): WriteAll shows its tables beside the speech
 	// models. Absolute, or relative to the process's working directory.
 	ReferenceDir string `json:"reference_dir,omitempty"`
-}
-
-// Harness identifies the duplexmpe build.
-type Harness struct {
-	Version  string `json:"version"`
-	Commit   string `json:"commit,omitempty"`
-	Modified bool   `json:"modified,omitempty"`
-}
-
-// Dataset identifies the dataset played.
-type Dataset struct {
-	Name      string `json:"name"`
-	Version   string `json:"version,omitempty"`
-	Hash      string `json:"hash"`
-	Scenarios int    `json:"scenarios,omitempty"`
-}
-
-// Plugin identifies a model, judge or ASR plugin as its describe call reported it.
-type Plugin struct {
-	Name     string            `json:"name"` // the run file's block label
-	Plugin   string            `json:"plugin,omitempty"`
-	Version  string            `json:"version,omitempty"`
-	Hash     string            `json:"hash,omitempty"`
-	Identity map[string]string `json:"identity,omitempty"`
 }
 
 // Save writes summary.json and report-meta.json into runDir (atomically), the two files

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/reference"
 	"github.com/duplexmpe/duplexmpe/core/stats"
 )
@@ -40,8 +41,8 @@ func referenceResult(datasetHash string) reference.Result {
 		}
 	}
 	return reference.Result{FormatVersion: reference.FormatVersion, Dataset: "duplex-mpe-mini", DatasetHash: datasetHash,
-		LLM:    reference.Plugin{Name: "gpt|<x>", Plugin: "openai-llm", Version: "0.1"},
-		Judge:  reference.Plugin{Name: "judge", Plugin: "lexical-judge", Version: "0.1"},
+		LLM:    provenance.Plugin{Name: "gpt|<x>", Plugin: "openai-llm", Version: "0.1"},
+		Judge:  provenance.Plugin{Name: "judge", Plugin: "lexical-judge", Version: "0.1"},
 		Prompt: "decide-v1", PromptHash: "sha256:abcd",
 		Runs: []reference.RunResult{{Decisions: ds, Summary: reference.Summarize(ds)}}}
 }

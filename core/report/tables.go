@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/reference"
 	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
@@ -313,7 +314,7 @@ func comparisonSection(s score.Summary) section {
 	return section{ID: "comparisons", Title: "Model comparisons", Intro: intro, Tables: []table{t}}
 }
 
-func pluginText(p Plugin) string {
+func pluginText(p provenance.Plugin) string {
 	s := p.Name
 	if p.Plugin != "" && p.Plugin != p.Name {
 		s += " (" + p.Plugin + ")"
@@ -430,7 +431,7 @@ func referenceSection(r reference.Result, m Meta) section {
 	return sec
 }
 
-func referencePlugin(p reference.Plugin) string {
+func referencePlugin(p provenance.Plugin) string {
 	s := orDash(p.Name)
 	if p.Plugin != "" {
 		s += " (" + p.Plugin

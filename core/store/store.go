@@ -32,6 +32,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -41,41 +42,15 @@ import (
 // directories whose manifests differ. It holds no transport settings (concurrency,
 // endpoints, retries) and no timestamps, so it is the same wherever a shard ran.
 type Manifest struct {
-	Name    string  `json:"name"`
-	Harness Harness `json:"harness"`
+	Name    string             `json:"name"`
+	Harness provenance.Harness `json:"harness"`
 	// Config is the resolved run configuration as the config package renders it.
-	Config  json.RawMessage `json:"config,omitempty"`
-	Plugins []Plugin        `json:"plugins"`
-	Dataset Dataset         `json:"dataset"`
-	Seeds   []int64         `json:"seeds"`
-	Params  protocol.Params `json:"protocol"`
-	VAD     protocol.VAD    `json:"vad"`
-}
-
-// Harness identifies the duplexmpe build that made the run.
-type Harness struct {
-	Version         string `json:"version"`
-	Commit          string `json:"commit,omitempty"`
-	Modified        bool   `json:"modified,omitempty"`
-	GoVersion       string `json:"go_version,omitempty"`
-	ProtocolVersion int    `json:"protocol_version"`
-}
-
-// Plugin is one plugin as the run used it.
-type Plugin struct {
-	Name   string         `json:"name"` // the run file's plugin block label
-	Role   string         `json:"role"` // model, tts, asr, judge, llm
-	Info   sdk.Info       `json:"describe"`
-	Hash   string         `json:"hash,omitempty"` // sha256:... or h1:...
-	Config map[string]any `json:"config,omitempty"`
-}
-
-// Dataset identifies the dataset the run played.
-type Dataset struct {
-	Name      string `json:"name"`
-	Version   string `json:"version,omitempty"`
-	Hash      string `json:"hash"`
-	Scenarios int    `json:"scenarios"`
+	Config  json.RawMessage     `json:"config,omitempty"`
+	Plugins []provenance.Plugin `json:"plugins"`
+	Dataset provenance.Dataset  `json:"dataset"`
+	Seeds   []int64             `json:"seeds"`
+	Params  protocol.Params     `json:"protocol"`
+	VAD     protocol.VAD        `json:"vad"`
 }
 
 // Diff names the top-level manifest fields in which a and b differ.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"math"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -22,9 +24,9 @@ import (
 func manifest() Manifest {
 	return Manifest{
 		Name:    "bench",
-		Harness: Harness{Version: "0.1.0", Commit: "abc", ProtocolVersion: 1},
-		Plugins: []Plugin{{Name: "silent", Role: "model", Info: sdk.Info{Name: "silent", Version: "1.0.0"}, Hash: "sha256:00"}},
-		Dataset: Dataset{Name: "shipped", Hash: "sha256:11", Scenarios: 24},
+		Harness: provenance.Harness{Version: "0.1.0", Commit: "abc", ProtocolVersion: 1},
+		Plugins: []provenance.Plugin{{Name: "silent", Role: "model", Plugin: "silent", Version: "1.0.0", Hash: "sha256:00"}},
+		Dataset: provenance.Dataset{Name: "shipped", Hash: "sha256:11", Scenarios: 24},
 		Seeds:   []int64{1},
 		Params:  protocol.Defaults(),
 		VAD:     protocol.DefaultVAD(),
@@ -344,4 +346,46 @@ func TestItemFilesAreReadableByOthers(t *testing.T) {
 	if info, _ := os.Stat(filepath.Join(dir, manifestFile)); info.Mode().Perm() != 0o644 {
 		t.Errorf("manifest.json: mode %v", info.Mode().Perm())
 	}
+}
+
+// Run directories written before the provenance records were one type keep a plugin's
+// whole Describe answer under "describe". They load, compare equal to the manifest a new
+// run of the same thing makes, and so resume.
+func TestManifestWithTheOldPluginShapeResumes(t *testing.T) {
+	dir := t.TempDir()
+	m := manifest()
+	m.Plugins[0].Identity = map[string]string{"weights": "sha256:aa"}
+	m.Plugins[0].Config = map[string]any{"frame_ms": 80.0}
+	old := `{"name": "bench", "harness": {"version": "0.0.9", "protocol_version": 1},
+  "plugins": [{"name": "silent", "role": "model",
+    "describe": {"Name": "silent", "Version": "1.0.0", "Description": "says nothing", "Kinds": ["model"],
+      "ProtocolVersion": 1, "Capabilities": ["model.concurrency=4"], "Config": null, "Identity": {"weights": "sha256:aa"}},
+    "hash": "sha256:00", "config": {"frame_ms": 80}}],
+  "dataset": {"name": "shipped", "hash": "sha256:11", "scenarios": 24},
+  "seeds": [1], "protocol": ` + mustJSON(t, m.Params) + `, "vad": ` + mustJSON(t, m.VAD) + `}`
+	if err := os.WriteFile(filepath.Join(dir, manifestFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Manifest().Plugins[0]; !reflect.DeepEqual(got, m.Plugins[0]) {
+		t.Errorf("old plugin record read as %+v; want %+v", got, m.Plugins[0])
+	}
+	if d := Diff(s.Manifest(), m); !reflect.DeepEqual(d, []string{"harness"}) {
+		t.Errorf("Diff with the same run made now: %v; want only the harness", d)
+	}
+	if _, err := Create(dir, m); err != nil {
+		t.Errorf("the same run does not resume the old directory: %v", err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -1,0 +1,163 @@
+// Package app is the application layer under the command line: one function per
+// command that does work, taking a checked run file and returning what it did, for the
+// CLI to print. The CLI parses flags, calls one of these, and prints; the stages of the
+// data flow (dataset, evaluate, score, report) know nothing of run files, and this
+// package is where the two meet:
+//
+//	BuildDataset   build one dataset block: scripts, TTS, clips      (duplexmpe build)
+//	Evaluate       build, play every conversation, score, report   (duplexmpe run)
+//	Score          score a run directory again, then report          (duplexmpe score)
+//	RunReference   the text reference track                          (duplexmpe reference)
+//	TestPlugins    the conformance suite against a run file's plugins (duplexmpe plugins test)
+//
+// Every plugin is started the checked way (core/pluginstart); the loops themselves are
+// core/evaluate's Run (play) and Score. Progress, plugin warnings and each stage's
+// result as it finishes reach the caller through UI, so a long run shows what it did as
+// it goes.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
+	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+)
+
+// UI is how a command shows what it does while it runs; the CLI fills it. Every field
+// may be nil.
+type UI struct {
+	// Logger receives the plugins' log lines.
+	Logger hclog.Logger
+	// Progress makes a display for counted units of work, e.g. ("scoring", "minimal",
+	// "conversations").
+	Progress func(verb, name, unit string) Progress
+	// Notef prints a remark that is not a result (the CLI writes it to stderr).
+	Notef func(format string, args ...any)
+	// Built, Played and Scored receive each stage's result as soon as it is done.
+	Built  func(*BuildResult)
+	Played func(*PlayResult)
+	Scored func(*ScoreResult)
+	// Progress of the evaluation loop: one bar per model when it is a terminal.
+	PlayProgress io.Writer
+}
+
+// Progress counts units of work: Start once with the total, Clip once per unit, Finish
+// at the end (ok false when the work stopped early).
+type Progress interface {
+	Start(total int)
+	Clip(made bool)
+	Finish(ok bool)
+}
+
+type nopProgress struct{}
+
+func (nopProgress) Start(int)   {}
+func (nopProgress) Clip(bool)   {}
+func (nopProgress) Finish(bool) {}
+
+func (ui UI) progress(verb, name, unit string) Progress {
+	if ui.Progress == nil {
+		return nopProgress{}
+	}
+	return ui.Progress(verb, name, unit)
+}
+
+func (ui UI) notef(format string, args ...any) {
+	if ui.Notef != nil {
+		ui.Notef(format, args...)
+	}
+}
+
+func (ui UI) starter() pluginstart.Options { return pluginstart.Options{Logger: ui.Logger} }
+
+// UsageError is a mistake in what the command line asked for (a --judge naming no
+// plugin block, a --reference naming no reference block): the CLI exits 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{fmt.Errorf(format, args...)}
+}
+
+// ProblemsError is a failure with many problems (the violations of a set of scripts):
+// the CLI prints each problem on its own line, then Summary when there is one.
+type ProblemsError struct {
+	Problems []string
+	Summary  string
+}
+
+func (e *ProblemsError) Error() string {
+	s := strings.Join(e.Problems, "\n")
+	if e.Summary != "" {
+		s += "\n" + e.Summary
+	}
+	return s
+}
+
+// RunInfo is RUN_DIR/run.json: where the run came from, so that `score RUN_DIR` and
+// `report RUN_DIR` can find the run file again. It is not part of the manifest, which
+// must be equal on every shard wherever it ran.
+type RunInfo struct {
+	RunFile    string   `json:"run_file"`
+	Evaluation string   `json:"evaluation"`
+	Vars       []string `json:"vars,omitempty"`
+}
+
+// RunInfoFile is the name of RunInfo in a run directory.
+const RunInfoFile = "run.json"
+
+// ReadRunInfo reads a run directory's run.json.
+func ReadRunInfo(runDir string) (RunInfo, error) {
+	var info RunInfo
+	err := readJSONFile(filepath.Join(runDir, RunInfoFile), &info)
+	return info, err
+}
+
+// writeJSONFile writes v as indented JSON, atomically.
+func writeJSONFile(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(data, '\n'))
+}
+
+func readJSONFile(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// startBlock starts the plugin block name of s's run file the checked way; missing is
+// the error when the file declares no such block.
+func startBlock(ctx context.Context, s *pluginstart.Starter, name string, missing error) (*pluginstart.Plugin, error) {
+	b := s.File.Plugin(name)
+	if b == nil {
+		return nil, missing
+	}
+	return s.Start(ctx, b)
+}
+
+// killAll kills started plugins; nil entries are skipped.
+func killAll(ps []*pluginstart.Plugin) {
+	for _, p := range ps {
+		if p != nil {
+			p.Kill()
+		}
+	}
+}

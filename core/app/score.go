@@ -1,0 +1,223 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/evaluate"
+	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+	"github.com/duplexmpe/duplexmpe/core/provenance"
+	"github.com/duplexmpe/duplexmpe/core/reference"
+	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/store"
+	"github.com/duplexmpe/duplexmpe/core/vad"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// ScoreResult is what scoring a run did.
+type ScoreResult struct {
+	evaluate.ScoreResult
+	Dir     string
+	Summary score.Summary
+	Meta    report.Meta
+	// FailedModels are the models with failed conversations, sorted (Failed counts them).
+	FailedModels []string
+}
+
+// ScoreRequest is `score RUN_DIR`: the run directory, and what the command line says
+// about where its run file is.
+type ScoreRequest struct {
+	// Dir is the run directory; Given names it in messages as the user wrote it.
+	Dir, Given string
+	// RunFile overrides the run file recorded in run.json; Vars its --var flags.
+	RunFile string
+	Vars    []string
+	// Judge names another plugin block of the run file to judge with; "" the
+	// evaluation's judge.
+	Judge string
+	// Load loads and checks a run file, reporting its diagnostics (the CLI's loader).
+	Load func(path string, vars []string) (*config.File, error)
+}
+
+// Score scores the stored conversations of a run directory again (no model is
+// started) with the asr and judge plugins of the evaluation block that made it, or
+// another judge, then writes summary.json and the report. The run's own protocol and
+// VAD values decide, not the run file's current ones. Items already scored with the same
+// scorers and values are reused.
+func Score(ctx context.Context, req ScoreRequest, ui UI) (*ScoreResult, error) {
+	if req.Given == "" {
+		req.Given = req.Dir
+	}
+	st, err := store.Open(req.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a run directory (%v); `duplexmpe run FILE.hcl` makes one", req.Given, err)
+	}
+	info, err := ReadRunInfo(req.Dir)
+	if err != nil && req.RunFile == "" {
+		return nil, fmt.Errorf("%s: %v; name the run file with --run-file", req.Given, err)
+	}
+	if req.RunFile != "" {
+		info.RunFile = req.RunFile
+	}
+	if len(req.Vars) > 0 {
+		info.Vars = req.Vars
+	}
+	f, err := req.Load(info.RunFile, info.Vars)
+	if err != nil {
+		return nil, err
+	}
+	ev := f.Evaluation(info.Evaluation)
+	if ev == nil {
+		if len(f.Evaluations) != 1 {
+			return nil, fmt.Errorf("%s has no evaluation block %q; name the run file that made %s with --run-file", info.RunFile, info.Evaluation, req.Given)
+		}
+		ev = f.Evaluations[0]
+	}
+	m := st.Manifest()
+	ev.Protocol, ev.VAD = m.Params, m.VAD
+	judge := req.Judge
+	if judge == "" {
+		judge = ev.Judge
+	} else if f.Plugin(judge) == nil {
+		return nil, usageErrorf("--judge %q: %s declares no such plugin block", judge, info.RunFile)
+	}
+	s, err := pluginstart.NewStarter(f, ui.starter())
+	if err != nil {
+		return nil, err
+	}
+	det, err := vad.Open(vad.Options{Model: ev.VAD.Model})
+	if err != nil {
+		return nil, err
+	}
+	defer det.Close()
+	return scoreStore(ctx, s.WithLogDir(filepath.Join(st.Dir(), "logs")), ev, st, det, judge, ui)
+}
+
+// scoreStore scores every finished item of st with the evaluation's asr plugin and the
+// given judge plugin, then writes RUN_DIR/summary.json and the report.
+func scoreStore(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation, st *store.Store, det *vad.Detector, judgeName string, ui UI) (*ScoreResult, error) {
+	f := s.File
+	dsBlock := f.Dataset(ev.Dataset)
+	if dsBlock == nil {
+		return nil, fmt.Errorf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
+	}
+	ds, err := dataset.Load(dsBlock.Out)
+	if err != nil {
+		return nil, fmt.Errorf("evaluation %q: %w (build it with `duplexmpe build`)", ev.Name, err)
+	}
+	gold := map[string]string{}
+	for _, sc := range ds.Scenarios {
+		gold[sc.ScenarioID] = sc.GoldAnswer
+	}
+
+	asrPlugin, err := startBlock(ctx, s, ev.ASR, fmt.Errorf("evaluation %q: asr plugin %q is not declared", ev.Name, ev.ASR))
+	if err != nil {
+		return nil, err
+	}
+	defer asrPlugin.Kill()
+	asr, err := asrPlugin.ASR()
+	if err != nil {
+		return nil, err
+	}
+	judgePlugin, err := startBlock(ctx, s, judgeName, fmt.Errorf("evaluation %q: judge plugin %q is not declared", ev.Name, judgeName))
+	if err != nil {
+		return nil, err
+	}
+	defer judgePlugin.Kill()
+	judge, err := judgePlugin.Judge()
+	if err != nil {
+		return nil, err
+	}
+	scorers := evaluate.Scorers{
+		ASR: asr, Judge: judge,
+		Records: []provenance.Plugin{asrPlugin.Record(sdk.KindASR), judgePlugin.Record(sdk.KindJudge)},
+		Alive: func() error {
+			for i, p := range []*pluginstart.Plugin{asrPlugin, judgePlugin} {
+				if p.Exited() {
+					return fmt.Errorf("the %s plugin %q stopped while scoring; its verdicts since then are not saved: run `duplexmpe score` again", []string{sdk.KindASR, sdk.KindJudge}[i], p.Block.Name)
+				}
+			}
+			return nil
+		},
+	}
+
+	bar := ui.progress("scoring", ev.Name, "conversations")
+	sr, err := evaluate.Score(ctx, st, scorers, evaluate.ScoreOptions{
+		Params: ev.Protocol, VAD: ev.VAD, Detector: det, Gold: gold, Progress: bar,
+		Warn: func(msg string) { ui.notef("%s\n", msg) },
+	})
+	bar.Finish(err == nil)
+	if err != nil {
+		return nil, err
+	}
+	res := &ScoreResult{ScoreResult: sr, Dir: st.Dir()}
+	for n := range sr.Failed {
+		res.FailedModels = append(res.FailedModels, n)
+	}
+	sort.Strings(res.FailedModels)
+	res.Summary = score.Summarize(sr.Items, ev.Protocol)
+	res.Meta = reportMeta(st.Manifest(), scorers.Records)
+	res.Meta.FailedConversations = sr.Failed
+	res.Meta.JudgeVerdicts, res.Meta.UnparseableVerdicts = sr.JudgeVerdicts, sr.Unparseable
+	res.Meta.ReferenceDir = ReferenceDirFor(f, ev, ui)
+	if err := report.Save(st.Dir(), res.Summary, res.Meta); err != nil {
+		return nil, err
+	}
+	if err := report.WriteAll(st.Dir(), res.Summary, res.Meta); err != nil {
+		return nil, err
+	}
+	if ui.Scored != nil {
+		ui.Scored(res)
+	}
+	return res, nil
+}
+
+// reportMeta heads the report with what the run was: harness, dataset, models, scorers.
+func reportMeta(m store.Manifest, scorers []provenance.Plugin) report.Meta {
+	meta := report.Meta{
+		Run: m.Name, Harness: m.Harness, Dataset: m.Dataset,
+		Protocol: m.Params, VAD: m.VAD,
+		Date: time.Now().UTC().Format(time.RFC3339),
+	}
+	for _, p := range m.Plugins {
+		if p.Role == sdk.KindModel {
+			meta.Models = append(meta.Models, p)
+		}
+	}
+	for i := range scorers {
+		switch scorers[i].Role {
+		case sdk.KindASR:
+			meta.ASR = &scorers[i]
+		case sdk.KindJudge:
+			meta.Judge = &scorers[i]
+		}
+	}
+	return meta
+}
+
+// ReferenceDirFor is the directory of the text reference run an evaluation shows beside
+// its speech models (its reference = reference.x): the block's out, when its
+// reference.json exists. Without one it says through ui how to make it and returns "",
+// so that scoring still writes the report.
+func ReferenceDirFor(f *config.File, ev *config.Evaluation, ui UI) string {
+	if ev.Reference == "" {
+		return ""
+	}
+	r := f.Reference(ev.Reference)
+	if r == nil {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(r.Out, reference.JSONFile)); err != nil {
+		ui.notef("note: evaluation %q shows reference %q, which has no result yet (%s); run `duplexmpe reference %s --reference %s`, then `duplexmpe report` again\n",
+			ev.Name, r.Name, filepath.Join(r.Out, reference.JSONFile), f.Path, r.Name)
+		return ""
+	}
+	return r.Out
+}

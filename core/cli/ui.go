@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/duplexmpe/duplexmpe/core/app"
+	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+)
+
+// pluginLogger passes plugins' warnings and errors on to stderr; their chatter stays out.
+func pluginLogger(st *State) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: "plugin", Level: hclog.Warn, Output: st.Stderr})
+}
+
+// newUI is how the application layer shows progress and remarks on st: bars and notes
+// on stderr, plugin warnings on stderr. Commands add the printers of their results.
+func newUI(st *State) app.UI {
+	return app.UI{
+		Logger: pluginLogger(st),
+		Progress: func(verb, name, unit string) app.Progress {
+			return newCountBar(st.Ctx, st.Stderr, verb, name, unit)
+		},
+		Notef:        func(format string, args ...any) { fmt.Fprintf(st.Stderr, format, args...) },
+		PlayProgress: st.Stderr,
+	}
+}
+
+// newStarter starts f's plugins the checked way, their warnings on stderr.
+func newStarter(st *State, f *config.File) (*pluginstart.Starter, error) {
+	return pluginstart.NewStarter(f, pluginstart.Options{Logger: pluginLogger(st)})
+}
+
+// reported prints what an error of the application layer carries besides its message
+// (the run file's diagnostics, a list of problems) and turns it into ErrReported; other
+// errors pass through. arg is the run file as the user named it.
+func reported(st *State, f *config.File, arg string, err error) error {
+	var de *pluginstart.DiagnosticsError
+	var pe *app.ProblemsError
+	switch {
+	case errors.As(err, &de):
+		writeDiagnostics(st, f.Sources, de.Diags, f.Path, arg)
+		return ErrReported
+	case errors.As(err, &pe):
+		fmt.Fprintln(st.Stderr, strings.Join(pe.Problems, "\n"))
+		if pe.Summary != "" {
+			fmt.Fprintln(st.Stderr, pe.Summary)
+		}
+		return ErrReported
+	}
+	return err
+}
+
+// progressBar counts units of work (clips synthesised, conversations scored): a bar on a
+// terminal, a few plain lines otherwise (logs, CI, tests).
+type progressBar struct {
+	ctx   context.Context
+	w     io.Writer
+	verb  string // "synthesising"
+	name  string
+	unit  string // "clips"
+	mu    sync.Mutex
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	total int
+	done  int
+	made  int
+	step  int
+}
+
+// newCountBar counts units of work: a bar on a terminal, a few plain lines otherwise.
+func newCountBar(ctx context.Context, w io.Writer, verb, name, unit string) *progressBar {
+	return &progressBar{ctx: ctx, w: w, verb: verb, name: name, unit: unit}
+}
+
+func (b *progressBar) Start(total int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.total = total
+	if tty, _ := terminal(b.w); tty {
+		b.p = mpb.NewWithContext(b.ctx, mpb.WithOutput(b.w), mpb.WithWidth(40))
+		b.bar = b.p.AddBar(int64(total),
+			mpb.PrependDecorators(decor.Name(b.verb+" "+b.name+" "), decor.CountersNoUnit("%d/%d "+b.unit)),
+			mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.EwmaETA(decor.ET_STYLE_GO, 30)))
+		return
+	}
+	fmt.Fprintf(b.w, "%s %s: %d %s\n", b.verb, b.name, total, b.unit)
+}
+
+func (b *progressBar) Clip(synthesised bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.done++
+	if synthesised {
+		b.made++
+	}
+	if b.bar != nil {
+		b.bar.Increment()
+		return
+	}
+	if q := 4 * b.done / max(b.total, 1); q > b.step && b.done < b.total {
+		b.step = q
+		fmt.Fprintf(b.w, "%s %s: %d/%d %s (%d new)\n", b.verb, b.name, b.done, b.total, b.unit, b.made)
+	}
+}
+
+func (b *progressBar) Finish(ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.p == nil {
+		return
+	}
+	if !ok {
+		b.bar.Abort(false)
+	}
+	b.p.Wait()
+}

@@ -1,0 +1,131 @@
+package pluginstart_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pluginhost.KillAll()
+	plugintest.RemoveBuilt()
+	os.Exit(code)
+}
+
+// runFile writes a run file with the example beeper (copied next to it, so that the
+// test can change the binary) and loads it.
+func runFile(t *testing.T, extra string) (*config.File, string) {
+	t.Helper()
+	dir := t.TempDir()
+	b, err := os.ReadFile(plugintest.BuildGo(t, "../../examples/plugin-go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "beeper")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "plugin \"beeper\" {\n  source = \"beeper\"\n" + extra + "}\n"
+	if err := os.WriteFile(filepath.Join(dir, "run.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, diags := config.Load(filepath.Join(dir, "run.hcl"), config.Options{Cwd: dir})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return f, bin
+}
+
+func start(t *testing.T, f *config.File) (*pluginstart.Plugin, error) {
+	t.Helper()
+	s, err := pluginstart.NewStarter(f, pluginstart.Options{})
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.Start(context.Background(), f.Plugin("beeper"))
+	if err == nil {
+		t.Cleanup(p.Kill)
+	}
+	return p, err
+}
+
+// Start configures the plugin with its config block, defaults filled in, and records
+// what it describes once configured, with the hash that pins it.
+func TestStartConfiguresAndRecords(t *testing.T) {
+	f, bin := runFile(t, "  config {\n    tone_hz = 880\n  }\n")
+	p, err := start(t, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"threshold": 0.05, "tone_hz": 880.0, "tone_seconds": 0.4}
+	if !reflect.DeepEqual(p.Config, want) {
+		t.Errorf("config %v; want %v", p.Config, want)
+	}
+	hash, _ := pluginhost.HashFile(bin)
+	rec := p.Record(sdk.KindModel)
+	if rec.Name != "beeper" || rec.Role != sdk.KindModel || rec.Plugin != "example-beeper" || rec.Version != "0.1.0" || rec.Hash != hash || !reflect.DeepEqual(rec.Config, want) {
+		t.Errorf("record %+v", rec)
+	}
+	if rec.Identity["tone_hz"] != "880" {
+		t.Errorf("identity %v: not the one reported after Configure", rec.Identity)
+	}
+}
+
+// A config block that does not fit the schema is refused with diagnostics that point
+// into the run file.
+func TestStartRefusesABadConfigBlock(t *testing.T) {
+	f, _ := runFile(t, "  config {\n    tone_hz = \"high\"\n  }\n")
+	_, err := start(t, f)
+	var de *pluginstart.DiagnosticsError
+	if !errors.As(err, &de) || !strings.Contains(de.Diags[0].Subject.Filename, "run.hcl") {
+		t.Fatalf("error %v; want diagnostics pointing into run.hcl", err)
+	}
+}
+
+// The lock file keeps unknown code from running: with one next to the run file, a
+// plugin that no longer matches it is refused before it starts.
+func TestStartChecksTheLockFile(t *testing.T) {
+	f, bin := runFile(t, "")
+	s, _ := pluginstart.NewStarter(f, pluginstart.Options{})
+	hash, _ := pluginstart.Hash(f.Plugin("beeper").Spec)
+	if err := s.Pins.CheckFiles(f.Plugin("beeper"), hash); err != nil {
+		t.Errorf("no lock file: %v", err)
+	}
+	locked, diags, written, err := pluginstart.LockFile(context.Background(), f, pluginstart.Options{})
+	if err != nil || diags.HasErrors() || !written || len(locked) != 1 || locked[0].Entry.Hashes[0] != hash {
+		t.Fatalf("LockFile: %+v %v %v %v", locked, diags, written, err)
+	}
+	p, err := start(t, f)
+	if err != nil {
+		t.Fatalf("locked and unchanged: %v", err)
+	}
+	p.Kill() // a running executable cannot be written
+	fh, err := os.OpenFile(bin, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.Write([]byte{0})
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := start(t, f); err == nil || !strings.Contains(err.Error(), `plugin "beeper"`) || !strings.Contains(err.Error(), "duplexmpe lock") {
+		t.Errorf("changed binary: %v; want a refusal naming the plugin and the fix", err)
+	}
+	if err := os.WriteFile(f.LockPath(), []byte("plugin {"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := start(t, f); err == nil || !strings.Contains(err.Error(), "lock file") {
+		t.Errorf("bad lock file: %v", err)
+	}
+}
