@@ -277,6 +277,15 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 	if err != nil {
 		return sum, err
 	}
+	// Before anything plays, so that `merge` knows what a shard owes even when it is
+	// killed at its first conversation.
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.Meta.ID
+	}
+	if err := st.RecordShard(opts.Shard, ids); err != nil {
+		return sum, err
+	}
 	preamble, err := loadPreamble(ds)
 	if err != nil {
 		return sum, err

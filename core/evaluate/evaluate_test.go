@@ -348,6 +348,11 @@ func TestCancelKeepsFinishedItems(t *testing.T) {
 	if statuses[store.Done] != 1 || statuses[store.Missing] != 3 {
 		t.Errorf("statuses %v, want 1 done and 3 missing", statuses)
 	}
+	// The shard record lists the whole plan, so merge can name the 3 items still owed.
+	recs, err := st.Shards()
+	if err != nil || len(recs) != 1 || recs[0].Shard() != store.All || len(recs[0].Items) != len(items) {
+		t.Errorf("shard records %+v (%v), want one record of 0/1 with the %d planned items", recs, err, len(items))
+	}
 }
 
 func TestShardsPartitionThePlan(t *testing.T) {
