@@ -275,7 +275,7 @@ func pickItems(srcs []*Store, dst *Store) (map[string]*Store, int, error) {
 }
 
 func compareItems(id string, a, b *Store) (*Conflict, error) {
-	file, err := sameRecord(a.ItemDir(id), b.ItemDir(id))
+	file, err := SameRecord(a.ItemDir(id), b.ItemDir(id))
 	if err != nil {
 		return nil, fmt.Errorf("merge: item %s: %w", id, err)
 	}
@@ -289,10 +289,10 @@ func compareItems(id string, a, b *Store) (*Conflict, error) {
 // markers (compared through the status) and the verdicts, written later by scoring.
 var notRecord = map[string]bool{markerDone: true, markerFailed: true, "verdicts.json": true}
 
-// sameRecord compares two item directories as records: the same files with the same
+// SameRecord compares two item directories as records: the same files with the same
 // bytes, except that session.json's wall-clock latency may differ. It returns the name
 // of the first file that differs, "" when the records are the same.
-func sameRecord(a, b string) (string, error) {
+func SameRecord(a, b string) (string, error) {
 	fa, err := recordFiles(a)
 	if err != nil {
 		return "", err
