@@ -5,7 +5,14 @@
 # single-machine run. `.ci/run` calls it after `make test`. The Kubernetes manifests are
 # decoded strictly by `go test ./examples/deploy/kubernetes`, part of `make test`.
 
-.PHONY: test-slurm
+TEST_EXTRA += validate-deploy
+
+.PHONY: test-slurm validate-deploy
+
+validate-deploy: build
+	@for f in examples/deploy/*.hcl; do \
+		$(BIN)/duplexmpe validate $$f || exit 1; \
+	done
 
 test-slurm: build dataset-check
 	DMPE_TEST_SLURM=1 $(GO) test -count=1 -timeout 60m -v -run '^TestSlurmArray$$' ./examples/deploy/slurm
