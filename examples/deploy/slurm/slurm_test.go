@@ -26,12 +26,13 @@ import (
 const shards = 4
 
 // TestSlurmArray plays examples/deploy/baselines.hcl as a 4-task job array (2 at a time,
-// each shard starting a stand-in model server and waiting for it), cancels one task in
-// the middle of its run, and checks that
+// each shard starting a stand-in model server and waiting for it), stops two tasks in
+// the middle of their run (a plain scancel, and the clean stop through the batch shell),
+// and checks that
 //   - the merge job, which runs after every shard whatever the outcome, merges what
-//     finished, names the unfinished shard, exits 1 and does not score;
-//   - the resubmitted shard resumes: it reuses every conversation finished before the
-//     cancel (their files untouched) and plays only the others;
+//     finished, names the unfinished shards, exits 1 and does not score;
+//   - the resubmitted shards resume: they reuse every conversation finished before the
+//     stop (their files untouched) and play only the others;
 //   - the second merge job completes and scores, and the merged run is the one a single
 //     machine makes from the same file: the same item ids, the same records, the same
 //     verdicts and summary.
@@ -131,41 +132,67 @@ func TestSlurmArray(t *testing.T) {
 		}
 	})
 
-	// Cancel shard 1 once it has finished a conversation, in the middle of its run.
-	victim := filepath.Join(root, "shard-1-of-4")
-	task1 := jobs["shards"] + "_1"
-	deadline := time.Now().Add(15 * time.Minute)
-	for len(doneMarkers(t, victim)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("shard 1 finished no conversation in 15 minutes: %+v", jobStates(t, env, task1))
+	// Stop two shards in the middle of their run, once each has finished a conversation:
+	// shard 1 with a plain scancel (every process of the job gets SIGTERM at once), shard
+	// 2 the clean way docs/scale.md gives (only the batch shell is signalled, and passes
+	// it on to duplexmpe, which ends its plugins itself).
+	type stopped struct {
+		index   int
+		how     []string // the scancel arguments before the task id
+		state   string   // the task's state afterwards
+		planned []string
+		before  map[string]marker // its finished conversations when it stopped
+	}
+	victims := []*stopped{
+		{index: 1, state: "CANCELLED"},
+		{index: 2, how: []string{"--batch", "--signal=TERM"}, state: "FAILED"},
+	}
+	shardDir := func(i int) string { return filepath.Join(root, fmt.Sprintf("shard-%d-of-4", i)) }
+	for _, v := range victims {
+		task := fmt.Sprintf("%s_%d", jobs["shards"], v.index)
+		deadline := time.Now().Add(15 * time.Minute)
+		for len(doneMarkers(t, shardDir(v.index))) == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("shard %d finished no conversation in 15 minutes: %+v", v.index, jobStates(t, env, task))
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		time.Sleep(50 * time.Millisecond)
+		run("scancel", append(v.how, task)...)
+		if st := waitJob(t, env, task); st[0].state != v.state {
+			t.Fatalf("shard %d after scancel %s: %+v, want %s", v.index, strings.Join(v.how, " "), st, v.state)
+		}
+		v.planned = shardRecord(t, shardDir(v.index)).Items
+		v.before = doneMarkers(t, shardDir(v.index))
+		if len(v.before) >= len(v.planned) {
+			t.Fatalf("shard %d finished all %d conversations before it could be stopped: nothing to resume (the machine was too fast for this test's poll)", v.index, len(v.planned))
+		}
+		t.Logf("stopped shard %d (scancel %s) after %d of its %d conversations", v.index, strings.Join(v.how, " "), len(v.before), len(v.planned))
 	}
-	run("scancel", task1)
-	if st := waitJob(t, env, task1); st[0].state != "CANCELLED" {
-		t.Fatalf("shard 1 after scancel: %+v", st)
+	// Stopped cleanly, shard 2 recorded no conversation as failed.
+	if n := len(finished(t, shardDir(2))) - len(victims[1].before); n != 0 {
+		t.Errorf("shard 2, stopped through its batch shell, recorded %d conversations as failed", n)
 	}
-	planned := shardRecord(t, victim).Items
-	before := doneMarkers(t, victim)
-	if len(before) >= len(planned) {
-		t.Fatalf("shard 1 finished all %d conversations before it could be cancelled: nothing to resume (the machine was too fast for this test's poll)", len(planned))
+	if log := readFile(t, filepath.Join(root, "slurm", fmt.Sprintf("duplexmpe-shard-%s_2.out", jobs["shards"]))); !strings.Contains(log, "interrupted; finished conversations are kept") {
+		t.Errorf("shard 2's duplexmpe did not stop as interrupted:\n%s", log)
 	}
-	t.Logf("cancelled shard 1 after %d of its %d conversations", len(before), len(planned))
 
 	// The merge job runs after the whole array (afterany), merges what is there, names
-	// the unfinished shard, and exits 1 without scoring.
+	// the unfinished shards, and exits 1 without scoring.
 	merge1 := waitJob(t, env, jobs["merge"])
 	if merge1[0].state != "FAILED" || merge1[0].exit != "1:0" {
 		t.Errorf("first merge job %+v, want FAILED with exit code 1 (the run is incomplete)", merge1)
 	}
-	for i, st := range waitJob(t, env, jobs["shards"]) {
-		if st.task != "1" && st.state != "COMPLETED" {
-			t.Errorf("shard task %d: %+v", i, st)
+	for _, st := range waitJob(t, env, jobs["shards"]) {
+		if (st.task == "0" || st.task == "3") && st.state != "COMPLETED" {
+			t.Errorf("shard task %s: %+v", st.task, st)
 		}
 	}
 	log1 := readFile(t, filepath.Join(root, "slurm", "duplexmpe-merge-"+jobs["merge"]+".out"))
-	if want := fmt.Sprintf("shard 1/4 has %d of its %d planned items unfinished", len(planned)-len(finished(t, victim)), len(planned)); !strings.Contains(log1, want) {
-		t.Errorf("first merge job's output does not say %q:\n%s", want, log1)
+	for _, v := range victims {
+		want := fmt.Sprintf("shard %d/4 has %d of its %d planned items unfinished", v.index, len(v.planned)-len(finished(t, shardDir(v.index))), len(v.planned))
+		if !strings.Contains(log1, want) {
+			t.Errorf("first merge job's output does not say %q:\n%s", want, log1)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(root, "merged", "summary.json")); err == nil {
 		t.Error("the incomplete merge was scored")
@@ -174,7 +201,7 @@ func TestSlurmArray(t *testing.T) {
 		if listening(serverPort + i) {
 			t.Errorf("shard %d's model server still listens on port %d after the shard ended", i, serverPort+i)
 		}
-		if _, err := os.Stat(filepath.Join(root, fmt.Sprintf("shard-%d-of-4", i), "logs", "server.log")); err != nil {
+		if _, err := os.Stat(filepath.Join(shardDir(i), "logs", "server.log")); err != nil {
 			t.Errorf("shard %d: %v (the model server was not started)", i, err)
 		}
 	}
@@ -182,16 +209,18 @@ func TestSlurmArray(t *testing.T) {
 	// Every conversation finished so far, in any shard, must survive untouched.
 	kept := map[string]marker{}
 	for i := range shards {
-		for id, m := range doneMarkers(t, filepath.Join(root, fmt.Sprintf("shard-%d-of-4", i))) {
+		for id, m := range doneMarkers(t, shardDir(i)) {
 			kept[id] = m
 		}
 	}
-	resubmitted := submitIDs(t, run("examples/deploy/slurm/submit.sh", "--shards", strconv.Itoa(shards), "--only", "1", runFile, root))
+	resubmitted := submitIDs(t, run("examples/deploy/slurm/submit.sh", "--shards", strconv.Itoa(shards), "--only", "1,2", runFile, root))
 	if _, ok := resubmitted["build"]; ok {
 		t.Error("a resubmission built the datasets again")
 	}
-	if st := waitJob(t, env, resubmitted["shards"]); st[0].state != "COMPLETED" {
-		t.Fatalf("resubmitted shard 1: %+v", st)
+	for _, st := range waitJob(t, env, resubmitted["shards"]) {
+		if st.state != "COMPLETED" {
+			t.Fatalf("resubmitted shard %s: %+v", st.task, st)
+		}
 	}
 	merge2 := waitJob(t, env, resubmitted["merge"])
 	if merge2[0].state != "COMPLETED" {
@@ -201,27 +230,28 @@ func TestSlurmArray(t *testing.T) {
 
 	// Nothing finished was played again, and the holes were filled.
 	for i := range shards {
-		dir := filepath.Join(root, fmt.Sprintf("shard-%d-of-4", i))
-		after := doneMarkers(t, dir)
+		after := doneMarkers(t, shardDir(i))
 		for id, m := range kept {
 			if a, ok := after[id]; ok && a != m {
 				t.Errorf("shard %d: item %s, finished before the resubmission, was written again", i, id)
 			}
 		}
-		if got, want := len(finished(t, dir)), len(shardRecord(t, dir).Items); got != want {
+		if got, want := len(finished(t, shardDir(i))), len(shardRecord(t, shardDir(i)).Items); got != want {
 			t.Errorf("shard %d: %d of its %d planned items finished", i, got, want)
 		}
 	}
-	var reused, played int
-	for _, c := range counts(t, filepath.Join(root, "slurm", fmt.Sprintf("duplexmpe-shard-%s_1.out", resubmitted["shards"]))) {
-		reused += c[0]
-		played += c[1] + c[2]
+	for _, v := range victims {
+		var reused, played int
+		for _, c := range counts(t, filepath.Join(root, "slurm", fmt.Sprintf("duplexmpe-shard-%s_%d.out", resubmitted["shards"], v.index))) {
+			reused += c[0]
+			played += c[1] + c[2]
+		}
+		if reused != len(v.before) || played != len(v.planned)-len(v.before) {
+			t.Errorf("resubmitted shard %d: %d reused, %d played; want the %d finished before the stop reused and only the other %d played",
+				v.index, reused, played, len(v.before), len(v.planned)-len(v.before))
+		}
 	}
-	if reused != len(before) || played != len(planned)-len(before) {
-		t.Errorf("resubmitted shard 1: %d reused, %d played; want the %d finished before the cancel reused and only the other %d played",
-			reused, played, len(before), len(planned)-len(before))
-	}
-	for _, i := range []int{0, 2, 3} {
+	for _, i := range []int{0, 3} {
 		for model, c := range counts(t, filepath.Join(root, "slurm", fmt.Sprintf("duplexmpe-shard-%s_%d.out", jobs["shards"], i))) {
 			if c[0] != 0 {
 				t.Errorf("shard %d reused %d conversations of %s on its first and only run", i, c[0], model)
