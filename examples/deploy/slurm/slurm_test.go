@@ -294,6 +294,17 @@ func TestSlurmArray(t *testing.T) {
 	for _, st := range append(jobStates(t, env, jobs["shards"]), jobStates(t, env, resubmitted["shards"])...) {
 		t.Logf("shard task %s: %s, %s", st.task, st.state, st.took)
 	}
+	played := regexp.MustCompile(`(?m)^evaluation \S+: played in (\S+)`)
+	outs, _ := filepath.Glob(filepath.Join(root, "slurm", "duplexmpe-shard-*.out"))
+	for _, out := range outs {
+		n := 0
+		for _, c := range counts(t, out) {
+			n += c[1] + c[2]
+		}
+		if m := played.FindStringSubmatch(readFile(t, out)); m != nil {
+			t.Logf("%s: %d conversations played in %s", filepath.Base(out), n, m[1])
+		}
+	}
 	for name, id := range map[string]string{"build": jobs["build"], "first merge": jobs["merge"], "merge+score": resubmitted["merge"]} {
 		st := jobStates(t, env, id)
 		t.Logf("%s job: %s, %s", name, st[0].state, st[0].took)
