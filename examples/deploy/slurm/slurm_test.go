@@ -298,7 +298,7 @@ func TestSlurmArray(t *testing.T) {
 	outs, _ := filepath.Glob(filepath.Join(root, "slurm", "duplexmpe-shard-*.out"))
 	for _, out := range outs {
 		n := 0
-		for _, c := range counts(t, out) {
+		for _, c := range parseCounts(readFile(t, out)) {
 			n += c[1] + c[2]
 		}
 		if m := played.FindStringSubmatch(readFile(t, out)); m != nil {
@@ -460,8 +460,16 @@ var countLine = regexp.MustCompile(`^model (\S+): [0-9]+ conversations: ([0-9]+)
 // model -> [R, P, F].
 func counts(t *testing.T, path string) map[string][3]int {
 	t.Helper()
+	c := parseCounts(readFile(t, path))
+	if len(c) != 2 {
+		t.Errorf("%s: counts for %d models, want 2:\n%s", path, len(c), readFile(t, path))
+	}
+	return c
+}
+
+func parseCounts(text string) map[string][3]int {
 	c := map[string][3]int{}
-	sc := bufio.NewScanner(strings.NewReader(readFile(t, path)))
+	sc := bufio.NewScanner(strings.NewReader(text))
 	for sc.Scan() {
 		if m := countLine.FindStringSubmatch(sc.Text()); m != nil {
 			r, _ := strconv.Atoi(m[2])
@@ -469,9 +477,6 @@ func counts(t *testing.T, path string) map[string][3]int {
 			f, _ := strconv.Atoi(m[4])
 			c[m[1]] = [3]int{r, p, f}
 		}
-	}
-	if len(c) != 2 {
-		t.Errorf("%s: counts for %d models, want 2:\n%s", path, len(c), readFile(t, path))
 	}
 	return c
 }
