@@ -408,19 +408,21 @@ func doneMarkers(t *testing.T, dir string) map[string]marker {
 	return m
 }
 
-// finished lists the items of dir with a marker, done or failed.
-func finished(t *testing.T, dir string) []string {
+func openStore(t *testing.T, dir string) *store.Store {
 	t.Helper()
 	s, err := store.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := s.IDs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	return s
+}
+
+// finished lists the items of dir with a marker, done or failed.
+func finished(t *testing.T, dir string) []string {
+	t.Helper()
+	s := openStore(t, dir)
 	var out []string
-	for _, id := range ids {
+	for _, id := range itemIDs(t, dir) {
 		if s.Status(id) != store.Missing {
 			out = append(out, id)
 		}
@@ -430,11 +432,7 @@ func finished(t *testing.T, dir string) []string {
 
 func shardRecord(t *testing.T, dir string) store.ShardRecord {
 	t.Helper()
-	s, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := s.Shards()
+	recs, err := openStore(t, dir).Shards()
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("%s: shard records %+v, %v; want one", dir, recs, err)
 	}
@@ -443,11 +441,7 @@ func shardRecord(t *testing.T, dir string) store.ShardRecord {
 
 func itemIDs(t *testing.T, dir string) []string {
 	t.Helper()
-	s, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, err := s.IDs()
+	ids, err := openStore(t, dir).IDs()
 	if err != nil {
 		t.Fatal(err)
 	}
