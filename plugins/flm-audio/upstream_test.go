@@ -14,7 +14,7 @@ import (
 // (tests_real/tiny_flmaudio.py), under the real plugin host, plays the shortest shipped
 // conversation through the harness's session, closed-loop waits and Silero VAD included.
 // Skipped unless DUPLEXMPE_ADAPTERS_PYTHON and DUPLEXMPE_UPSTREAM_FLM_AUDIO are set.
-func TestShippedConversationOnUpstream(t *testing.T) {
+func TestUpstreamShippedConversation(t *testing.T) {
 	checkout := adaptertest.Upstream(t, "DUPLEXMPE_UPSTREAM_FLM_AUDIO", "cofe-ai/flm-audio")
 	spec := adaptertest.UpstreamSpec(t, "flm-audio", map[string]string{
 		"DUPLEXMPE_UPSTREAM_FLM_AUDIO": checkout,

@@ -14,7 +14,7 @@ import (
 // shortest shipped conversation through the harness's session, closed-loop waits and
 // Silero VAD included. Skipped unless DUPLEXMPE_ADAPTERS_PYTHON names a Python with torch
 // and moshi.
-func TestShippedConversationOnTheRealLibrary(t *testing.T) {
+func TestUpstreamShippedConversation(t *testing.T) {
 	spec := adaptertest.UpstreamSpec(t, "moshi", map[string]string{"NO_TORCH_COMPILE": "1"})
 	conv := adaptertest.Shipped(t, adaptertest.ShortestShipped)
 	c, m := adaptertest.StartUpstream(t, spec, map[string]any{"factory": "tiny_moshi:load", "device": "cpu", "dtype": "float32"})
