@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -25,8 +26,15 @@ const (
 	kindError     = 5
 )
 
-// conversation is one websocket session. Step sends each frame as Ogg/Opus and
-// returns what a background reader has received since the previous Step.
+// conversation is one websocket session. Step sends each frame as Ogg/Opus, waits (up to
+// step_wait_ms) until the server has answered it, and returns what a background reader
+// has received since the previous Step.
+//
+// The server answers every frame with one decoded frame of audio, lag_frames later: it
+// has answered frame j once its stream holds (j+1)*1920 samples, counted on the server's
+// clock (before the codec delay is dropped). Counting answers, instead of returning
+// whatever came, keeps the audio where the server put it however slow the server or the
+// harness is, and tells a server that fell behind from one that said nothing.
 type conversation struct {
 	cfg       config
 	conn      *websocket.Conn
@@ -37,12 +45,18 @@ type conversation struct {
 	arrived   chan struct{}      // signalled (capacity 1) when audio arrives
 
 	start time.Time // wall time of the first Step, for pacing
-	steps int
+	steps int       // frames sent
 
-	mu    sync.Mutex
-	audio []float32
-	text  strings.Builder
-	err   error // why the reader stopped
+	behind      bool // past max_behind_frames (mark mode): steps stop waiting until it catches up
+	worstBehind int
+	worstAt     int
+
+	mu       sync.Mutex
+	audio    []float32
+	text     strings.Builder
+	answered int   // whole frames the server's stream holds
+	declared int   // the pre-skip the server's stream declares (48 kHz), -1 until known
+	err      error // why the reader stopped
 }
 
 func dial(ctx context.Context, cfg config) (*conversation, error) {
@@ -72,7 +86,11 @@ func dial(ctx context.Context, cfg config) (*conversation, error) {
 		conn.CloseNow()
 		return nil, err
 	}
-	dec, err := oggopus.NewDecoder(rate)
+	preSkip := -1 // the declared one
+	if cfg.codecDelayMs >= 0 {
+		preSkip = int(math.Round(cfg.codecDelayMs * 48))
+	}
+	dec, err := oggopus.NewDecoderSkipping(rate, preSkip)
 	if err != nil {
 		conn.CloseNow()
 		return nil, err
@@ -80,7 +98,7 @@ func dial(ctx context.Context, cfg config) (*conversation, error) {
 	rctx, stop := context.WithCancel(context.Background())
 	c := &conversation{
 		cfg: cfg, conn: conn, enc: enc, handshake: handshake, stop: stop,
-		done: make(chan struct{}), arrived: make(chan struct{}, 1),
+		done: make(chan struct{}), arrived: make(chan struct{}, 1), declared: -1,
 	}
 	go c.read(rctx, dec)
 	return c, nil
@@ -112,6 +130,8 @@ func (c *conversation) read(ctx context.Context, dec *oggopus.Decoder) {
 			pcm, err := dec.Decode(msg[1:])
 			c.mu.Lock()
 			c.audio = append(c.audio, pcm...)
+			c.answered = int(dec.Decoded() / frameSize)
+			c.declared = dec.Declared()
 			c.mu.Unlock()
 			if err != nil {
 				fail(fmt.Errorf("the server's audio stream is broken: %w", err))
@@ -149,7 +169,7 @@ func (c *conversation) Format() sdk.Format {
 }
 
 func (c *conversation) Step(ctx context.Context, frame []float32) (sdk.Output, error) {
-	if c.ended() {
+	if c.stopped() {
 		return c.last()
 	}
 	if len(frame) != frameSize {
@@ -179,24 +199,67 @@ func (c *conversation) Step(ctx context.Context, frame []float32) (sdk.Output, e
 	err = c.conn.Write(wctx, websocket.MessageBinary, append([]byte{kindAudio}, page...))
 	cancel()
 	if err != nil {
-		if c.ended() {
+		if c.stopped() {
 			return c.last()
 		}
 		return sdk.Output{}, fmt.Errorf("moshi-ws: sending frame %d to %s: %v", c.steps-1, c.cfg.url, err)
 	}
-	// A short, bounded wait for the server's answer to arrive, so a server that keeps
-	// up answers in the same step more often; the lockstep never blocks for long.
-	if c.cfg.stepWait > 0 {
-		t := time.NewTimer(c.cfg.stepWait)
+	due := c.steps - c.cfg.lag // answers due once this frame is in
+	if !c.behind {
+		c.awaitAnswers(ctx, due, c.cfg.stepWait)
+	}
+	out := c.take()
+	behind := due - c.answeredFrames()
+	if behind > c.worstBehind {
+		c.worstBehind, c.worstAt = behind, c.steps-1
+	}
+	if behind <= c.cfg.maxBehind {
+		c.behind = false
+		return out, nil
+	}
+	if c.cfg.onBehind == "fail" {
+		return sdk.Output{}, fmt.Errorf("moshi-ws: the server at %s fell behind: after frame %d it had answered %d of the %d frames due "+
+			"(%d frames, %.2f s behind; each step waits up to step_wait_ms = %d for its answer, max_behind_frames = %d). "+
+			"Its late audio would be scored as silence: give the model a faster server, raise step_wait_ms, "+
+			"or set on_behind = \"mark\" to record it late and marked",
+			c.cfg.url, c.steps-1, due-behind, due, behind, float64(behind)*frameTime.Seconds(),
+			c.cfg.stepWait.Milliseconds(), c.cfg.maxBehind)
+	}
+	if !c.behind {
+		c.behind = true
+		mark := fmt.Sprintf("[moshi-ws: the server is %d frames (%.2f s) behind at frame %d]", behind, float64(behind)*frameTime.Seconds(), c.steps-1)
+		logger.Warn("the server fell behind; its audio from here on is late", "url", c.cfg.url, "frame", c.steps-1,
+			"behind_frames", behind, "answered", due-behind, "due", due)
+		out.Text = "\n" + mark + "\n" + out.Text
+	}
+	return out, nil
+}
+
+// awaitAnswers waits until the server has answered `due` frames, the reader stops, ctx
+// ends or `limit` passes.
+func (c *conversation) awaitAnswers(ctx context.Context, due int, limit time.Duration) {
+	if limit <= 0 || c.answeredFrames() >= due {
+		return
+	}
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	for c.answeredFrames() < due {
 		select {
 		case <-c.arrived:
 		case <-c.done:
+			return
 		case <-t.C:
+			return
 		case <-ctx.Done():
+			return
 		}
-		t.Stop()
 	}
-	return c.take(), nil
+}
+
+func (c *conversation) answeredFrames() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.answered
 }
 
 // take hands over what the reader has received since the previous Step.
@@ -207,6 +270,15 @@ func (c *conversation) take() sdk.Output {
 	c.audio = nil
 	c.text.Reset()
 	return out
+}
+
+// stopped reports whether the reader has stopped or is stopping: it records why before it
+// closes the connection, so a send that fails meanwhile is answered with that reason.
+func (c *conversation) stopped() bool {
+	c.mu.Lock()
+	failed := c.err != nil
+	c.mu.Unlock()
+	return failed || c.ended()
 }
 
 func (c *conversation) ended() bool {
@@ -229,7 +301,19 @@ func (c *conversation) last() (sdk.Output, error) {
 	return sdk.Output{}, fmt.Errorf("moshi-ws: conversation with %s ended after %d frames: %v", c.cfg.url, c.steps, c.err)
 }
 
+// Close first lets the server answer what it still owes (up to drain_ms): closing at once
+// would cut off audio it has queued. Whatever arrives then comes after the last step, so
+// it is counted in the log, not returned.
 func (c *conversation) Close() error {
+	due := c.steps - c.cfg.lag
+	c.awaitAnswers(context.Background(), due, c.cfg.drain)
+	late := len(c.take().Samples)
+	c.mu.Lock()
+	answered, declared := c.answered, c.declared
+	c.mu.Unlock()
+	logger.Info("conversation over", "url", c.cfg.url, "frames_sent", c.steps, "frames_answered", answered,
+		"frames_due", due, "worst_behind_frames", c.worstBehind, "worst_behind_at_frame", c.worstAt,
+		"samples_after_last_step", late, "declared_preskip_48k", declared, "codec_delay_ms", c.cfg.codecDelayMs)
 	c.conn.Close(websocket.StatusNormalClosure, "conversation over")
 	c.stop()
 	select {

@@ -33,6 +33,14 @@ func TestConfigErrors(t *testing.T) {
 		{"write_timeout": "10"},
 		{"step_wait_ms": 1e9},
 		{"pace": "yes"},
+		{"lag_frames": 1.5},
+		{"lag_frames": 51.0},
+		{"max_behind_frames": -1.0},
+		{"on_behind": "warn"},
+		{"on_behind": true},
+		{"drain_ms": "2000"},
+		{"codec_delay_ms": -2.0},
+		{"codec_delay_ms": 2000.0},
 	} {
 		p := &plugin{cfg: defaults}
 		if err := p.Configure(context.Background(), bad); err == nil {
@@ -41,9 +49,12 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("config %v: a rejected config changed the plugin", bad)
 		}
 	}
-	p := inProcess(t, map[string]any{"url": "wss://example.org:8990/api/chat", "pace": false, "step_wait_ms": 0.0, "connect_timeout": 2.5})
-	if p.cfg.pace || p.cfg.stepWait != 0 || p.cfg.connectTimeout != 2500*time.Millisecond || p.cfg.url != "wss://example.org:8990/api/chat" {
-		t.Errorf("parsed %+v", p.cfg)
+	p := inProcess(t, map[string]any{"url": "wss://example.org:8990/api/chat", "pace": false, "step_wait_ms": 0.0, "connect_timeout": 2.5,
+		"lag_frames": 2.0, "max_behind_frames": 0.0, "on_behind": "mark", "drain_ms": 500.0, "codec_delay_ms": -1.0})
+	want := config{url: "wss://example.org:8990/api/chat", connectTimeout: 2500 * time.Millisecond, writeTimeout: defaults.writeTimeout,
+		lag: 2, onBehind: "mark", drain: 500 * time.Millisecond, codecDelayMs: -1}
+	if p.cfg != want {
+		t.Errorf("parsed %+v, want %+v", p.cfg, want)
 	}
 }
 

@@ -23,13 +23,18 @@ import (
 // protocol: it sends the handshake byte, decodes the client's Ogg/Opus stream with
 // libopusfile (not with this plugin's own decoder), works in 1920-sample frames at
 // 24 kHz like Mimi, and answers every frame with one Ogg page of Opus audio (its input,
-// delayed by delayFrames) plus, every textEvery frames, a text piece "p<k> ".
+// delayed by delayFrames) plus, every textEvery frames, a text piece "p<k> ". Like the
+// real servers (sphn, kaudio), its stream can declare more pre-skip than its encoder's
+// delay, and it can be slow or stop answering.
 type stubServer struct {
 	*httptest.Server
-	delayFrames int
-	textEvery   int
-	closeAfter  int  // close the websocket after this many frames (0: never)
-	rust        bool // handshake with the Rust server's 8 version bytes
+	delayFrames     int
+	textEvery       int
+	closeAfter      int           // close the websocket after this many frames (0: never)
+	rust            bool          // handshake with the Rust server's 8 version bytes
+	declaredPreSkip uint16        // pre-skip the answers declare (0: the real delay, oggopus.PreSkip)
+	answerDelay     time.Duration // sleep before each answer: a server slower than real time
+	stallAfter      int           // stop answering (still reading) after this many answers (0: never)
 
 	mu       sync.Mutex
 	sessions []*session
@@ -41,7 +46,9 @@ type session struct {
 	input    []float32   // decoded input at 24 kHz, whole frames only
 	arrivals []time.Time // when each audio message arrived
 	texts    []string    // text pieces sent, in order
-	frames   int         // frames answered
+	frames   int         // frames decoded
+	answers  int         // answers written
+	sent     []float32   // the audio answered, as encoded
 	done     chan struct{}
 }
 
@@ -133,6 +140,9 @@ func (s *stubServer) answer(conn *websocket.Conn, sess *session, in io.Reader) {
 	if err != nil {
 		panic(err)
 	}
+	if s.declaredPreSkip != 0 {
+		enc.DeclarePreSkip(s.declaredPreSkip)
+	}
 	resample := audio.NewResampler(48000, rate)
 	echo := make([]float32, s.delayFrames*frameSize)
 	var pending []float32
@@ -152,8 +162,13 @@ func (s *stubServer) answer(conn *websocket.Conn, sess *session, in io.Reader) {
 			k := sess.frames
 			sess.mu.Unlock()
 			echo = append(echo, frame...)
-			page, err := enc.Encode(echo[:frameSize])
+			answer := echo[:frameSize]
 			echo = echo[frameSize:]
+			if s.stallAfter > 0 && k > s.stallAfter {
+				continue
+			}
+			time.Sleep(s.answerDelay)
+			page, err := enc.Encode(answer)
 			if err != nil {
 				panic(err)
 			}
@@ -161,6 +176,10 @@ func (s *stubServer) answer(conn *websocket.Conn, sess *session, in io.Reader) {
 			if conn.Write(ctx, websocket.MessageBinary, append([]byte{kindAudio}, page...)) != nil {
 				return
 			}
+			sess.mu.Lock()
+			sess.answers++
+			sess.sent = append(sess.sent, answer...)
+			sess.mu.Unlock()
 			if s.textEvery > 0 && k%s.textEvery == 0 {
 				piece := fmt.Sprintf("p%d ", k)
 				sess.mu.Lock()

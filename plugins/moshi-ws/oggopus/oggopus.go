@@ -1,6 +1,11 @@
 // Package oggopus encodes and decodes the Ogg/Opus streams (RFC 7845) of the Moshi
 // websocket protocol: mono audio at one sample rate (24 kHz there), one stream per
 // direction, sent as byte fragments. Opus itself is libopus through cgo.
+//
+// The pre-skip a stream declares need not be its encoder's real delay: the Moshi and
+// FLM-Audio servers (sphn and kaudio) declare 3840 samples at 48 kHz (80 ms) while
+// libopus's look-ahead in their VoIP mode is 312 (6.5 ms). NewDecoderSkipping drops a
+// given delay instead of the declared one.
 package oggopus
 
 import (
@@ -19,7 +24,9 @@ import (
 const PacketMillis = 20
 
 // PreSkip is the number of 48 kHz samples the Encoder declares the decoder must drop
-// (the encoder's look-ahead; the value opusenc writes for the default settings).
+// (the encoder's look-ahead; the value opusenc writes for the default settings). It is
+// also libopus's look-ahead in VoIP mode at any rate (2.5 ms + 4 ms), the real delay of
+// the Moshi servers' streams.
 const PreSkip = 312
 
 const vendor = "duplexmpe moshi-ws"
@@ -27,6 +34,7 @@ const vendor = "duplexmpe moshi-ws"
 // Encoder turns PCM into an Ogg/Opus byte stream.
 type Encoder struct {
 	rate    int
+	preSkip int // declared in OpusHead, at 48 kHz
 	enc     *opus.Encoder
 	ogg     ogg.Writer
 	pending []float32
@@ -41,8 +49,13 @@ func NewEncoder(rate int, serial uint32) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opus encoder at %d Hz: %w", rate, err)
 	}
-	return &Encoder{rate: rate, enc: enc, ogg: ogg.Writer{Serial: serial}}, nil
+	return &Encoder{rate: rate, preSkip: PreSkip, enc: enc, ogg: ogg.Writer{Serial: serial}}, nil
 }
+
+// DeclarePreSkip makes the stream declare n samples at 48 kHz of pre-skip instead of the
+// real look-ahead (PreSkip), as the Moshi servers do; call it before the first Encode.
+// The granule positions keep counting from n, as RFC 7845 wants.
+func (e *Encoder) DeclarePreSkip(n uint16) { e.preSkip = int(n) }
 
 // Encode appends pcm and returns the stream bytes for every complete 20 ms packet so
 // far: the header pages first, then one page per call (several for long input).
@@ -50,7 +63,7 @@ func NewEncoder(rate int, serial uint32) (*Encoder, error) {
 func (e *Encoder) Encode(pcm []float32) ([]byte, error) {
 	var out []byte
 	if !e.started {
-		head, err := e.ogg.Page([][]byte{Head(e.rate)}, 0, ogg.First)
+		head, err := e.ogg.Page([][]byte{head(e.rate, e.preSkip)}, 0, ogg.First)
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +81,7 @@ func (e *Encoder) Encode(pcm []float32) ([]byte, error) {
 		if len(packets) == 0 {
 			return nil
 		}
-		granule := PreSkip + e.samples*48000/int64(e.rate)
+		granule := int64(e.preSkip) + e.samples*48000/int64(e.rate)
 		page, err := e.ogg.Page(packets, granule, 0)
 		out = append(out, page...)
 		packets = nil
@@ -97,12 +110,14 @@ func (e *Encoder) Encode(pcm []float32) ([]byte, error) {
 }
 
 // Head is the OpusHead packet for a mono stream whose source rate is rate.
-func Head(rate int) []byte {
+func Head(rate int) []byte { return head(rate, PreSkip) }
+
+func head(rate, preSkip int) []byte {
 	h := make([]byte, 19)
 	copy(h, "OpusHead")
 	h[8] = 1 // version
 	h[9] = 1 // channels
-	binary.LittleEndian.PutUint16(h[10:], PreSkip)
+	binary.LittleEndian.PutUint16(h[10:], uint16(preSkip))
 	binary.LittleEndian.PutUint32(h[12:], uint32(rate))
 	// output gain 0, channel mapping family 0
 	return h
@@ -120,23 +135,38 @@ var ErrStream = errors.New("oggopus: bad Opus stream")
 
 // Decoder turns an Ogg/Opus byte stream, in arbitrary fragments, back into PCM.
 type Decoder struct {
-	rate    int
-	dec     *opus.Decoder
-	ogg     ogg.Reader
-	packets int
-	skip    int // samples still to drop, at rate
-	pcm     []float32
+	rate     int
+	dec      *opus.Decoder
+	ogg      ogg.Reader
+	packets  int
+	override int // pre-skip to drop at 48 kHz instead of the declared one; < 0: the declared one
+	declared int // the stream's declared pre-skip at 48 kHz; -1 before its OpusHead
+	skip     int // samples still to drop, at rate
+	decoded  int64
+	pcm      []float32
 }
 
 // NewDecoder makes a decoder that outputs mono audio at rate (8, 12, 16, 24 or 48 kHz),
-// whatever the stream's own source rate.
-func NewDecoder(rate int) (*Decoder, error) {
+// whatever the stream's own source rate, and drops the pre-skip the stream declares.
+func NewDecoder(rate int) (*Decoder, error) { return NewDecoderSkipping(rate, -1) }
+
+// NewDecoderSkipping is NewDecoder dropping preSkip samples at 48 kHz from the start of
+// the stream, whatever it declares; a negative preSkip drops the declared one.
+func NewDecoderSkipping(rate, preSkip int) (*Decoder, error) {
 	dec, err := opus.NewDecoder(rate, 1)
 	if err != nil {
 		return nil, fmt.Errorf("opus decoder at %d Hz: %w", rate, err)
 	}
-	return &Decoder{rate: rate, dec: dec, pcm: make([]float32, rate*120/1000)}, nil
+	return &Decoder{rate: rate, dec: dec, override: preSkip, declared: -1, pcm: make([]float32, rate*120/1000)}, nil
 }
+
+// Declared is the pre-skip the stream declared, in samples at 48 kHz; -1 before its
+// OpusHead has arrived.
+func (d *Decoder) Declared() int { return d.declared }
+
+// Decoded is the number of samples (at the decoder's rate) decoded so far, the dropped
+// pre-skip included: the stream's length on the encoder's clock.
+func (d *Decoder) Decoded() int64 { return d.decoded }
 
 // Decode appends a fragment of the stream and returns the samples it completes. After
 // an error the stream is unusable.
@@ -166,7 +196,12 @@ func (d *Decoder) packet(p []byte) ([]float32, error) {
 		if p[18] != 0 || p[9] < 1 || p[9] > 2 {
 			return nil, fmt.Errorf("%w: %d channels with mapping family %d; want mono or stereo, family 0", ErrStream, p[9], p[18])
 		}
-		d.skip = int(binary.LittleEndian.Uint16(p[10:])) * d.rate / 48000
+		d.declared = int(binary.LittleEndian.Uint16(p[10:]))
+		skip := d.declared
+		if d.override >= 0 {
+			skip = d.override
+		}
+		d.skip = skip * d.rate / 48000
 		return nil, nil
 	case 2:
 		if !bytes.HasPrefix(p, []byte("OpusTags")) {
@@ -179,6 +214,7 @@ func (d *Decoder) packet(p []byte) ([]float32, error) {
 		return nil, fmt.Errorf("%w: audio packet %d: %v", ErrStream, d.packets-2, err)
 	}
 	out := d.pcm[:n]
+	d.decoded += int64(n)
 	drop := min(d.skip, n)
 	d.skip -= drop
 	return append([]float32(nil), out[drop:]...), nil

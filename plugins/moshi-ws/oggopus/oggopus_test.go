@@ -227,3 +227,43 @@ func BenchmarkFrameRoundTrip(b *testing.B) {
 	}
 	b.ReportMetric(float64(bytes)*8/(float64(b.N)*0.08)/1000, "kbit/s")
 }
+
+// A stream that declares more pre-skip than its encoder's delay (what the Moshi servers'
+// sphn and kaudio write: 3840 at 48 kHz for libopus's 312) loses its first samples and
+// comes out early when the declaration is trusted; dropping the real delay instead gives
+// back the signal where it belongs, whatever the stream declares.
+func TestDecoderSkippingTheRealDelay(t *testing.T) {
+	x := chirp(24000)
+	e, err := NewEncoder(24000, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.DeclarePreSkip(3840)
+	stream, err := e.Encode(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode := func(d *Decoder) []float32 {
+		got, err := d.Decode(stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	trusting, _ := NewDecoder(24000)
+	early := decode(trusting)
+	if trusting.Declared() != 3840 || len(early) != len(x)-1920 {
+		t.Fatalf("declared %d, decoded %d samples: want 3840 and %d", trusting.Declared(), len(early), len(x)-1920)
+	}
+	if c, lag := correlation(early, x, 2000); c < 0.9 || lag < 1700 || lag > 1800 {
+		t.Errorf("trusting the declaration: correlation %.3f with the input %d samples later, want about 1764", c, lag)
+	}
+	real, _ := NewDecoderSkipping(24000, PreSkip)
+	got := decode(real)
+	if real.Declared() != 3840 || real.Decoded() != int64(len(x)) || len(got) != len(x)-PreSkip/2 {
+		t.Fatalf("declared %d, decoded %d (%d kept) of %d", real.Declared(), real.Decoded(), len(got), len(x))
+	}
+	if c, lag := correlation(x, got, 200); c < 0.9 || lag > 20 {
+		t.Errorf("dropping the real delay: correlation %.3f at lag %d, want >= 0.9 near 0", c, lag)
+	}
+}
