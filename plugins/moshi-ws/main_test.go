@@ -27,6 +27,9 @@ func pluginBinary(t *testing.T) string {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	plugintest.RemoveBuilt()
+	if hubDir != "" {
+		os.RemoveAll(hubDir)
+	}
 	os.Exit(code)
 }
 

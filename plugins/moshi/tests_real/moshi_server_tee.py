@@ -20,9 +20,10 @@ Around it, and only at the library boundaries it calls:
   seeds once at start and carries the state across connections.
 - --frame-delay-ms D sleeps D ms before each decoded frame is sent: a server slower than
   real time.
-- --mark-frames multiplies decoded frame j by a gain drawn from j before it is encoded
-  (and recorded): a random tiny Mimi decodes every frame to nearly the same waveform, so
-  without marks the frames of its output could not be told apart when aligning streams.
+- --mark-frames adds a mark to decoded frame j before it is encoded (and recorded): a
+  200 -> 3200 Hz chirp repeated every 0.4 s, continuous across frames, at a level drawn
+  from j (its autocorrelation has one sharp peak within +-0.2 s). A random tiny Mimi decodes every frame to nearly the same waveform (a DC level and
+  harmonics of 1.2 kHz), so without the mark its output could not be placed in time.
 - torch.cuda.synchronize, which the server's warmup calls unconditionally, becomes a no-op
   when torch has no CUDA device: the one change the server needs to run on a CPU.
 """
@@ -44,9 +45,20 @@ REPO = "tiny/moshi-random"
 
 
 def frame_gain(j: int) -> float:
-    """The mark of decoded frame j: a gain in [0.25, 1), from a fixed hash of j."""
+    """The level of decoded frame j's mark: in [0.25, 1), from a fixed hash of j."""
     x = math.sin(j * 12.9898 + 78.233) * 43758.5453
     return 0.25 + 0.75 * (x - math.floor(x))
+
+
+def mark(j: int, size: int, rate: int):
+    """Frame j's mark: samples [j*size, (j+1)*size) of a 200 -> 3200 Hz linear chirp that
+    restarts every 0.4 s, times 0.2 * frame_gain(j)."""
+    import numpy as np
+
+    period = 0.4
+    t = ((j * size + np.arange(size)) % int(period * rate)) / rate
+    phase = 2 * np.pi * (200 * t + (3200 - 200) / (2 * period) * t * t)
+    return (0.2 * frame_gain(j) * np.sin(phase)).astype(np.float32)
 
 
 def main() -> None:
@@ -99,12 +111,13 @@ def main() -> None:
                 np.random.seed(args.seed)
             self.inner = real_writer(sample_rate, *a, **k)
             self.frames = 0
+            self.rate = sample_rate
 
         def append_pcm(self, pcm):
             if args.frame_delay_ms:
                 time.sleep(args.frame_delay_ms / 1000)
             if args.mark_frames:
-                pcm = (pcm * frame_gain(self.frames)).astype(np.float32)
+                pcm = (pcm + mark(self.frames, len(pcm), self.rate)).astype(np.float32)
             self.frames += 1
             record("output.f32", pcm.astype("<f4"))
             return self.inner.append_pcm(pcm)
