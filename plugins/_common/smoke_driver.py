@@ -2,11 +2,14 @@
 conversation through the adapter's plugin process.
 
 Starts plugin.py the way the host does (go-plugin handshake, mTLS), configures it (this
-downloads the checkpoint on first use), streams the input (any mono 16-bit WAV; resampled
-to the model's rate by linear interpolation, good enough for a smoke test) followed by
-8 s of silence, and writes what the model said to --out. It prints the frame count, the
-first frame with audible output, the text channel and the wall time per step. Exit 1
-when the model produced no samples at all.
+downloads the checkpoint on first use), streams the input followed by 8 s of silence, and
+writes what the model said to --out. The input is a shipped conversation by default
+(--scenario of build/datasets/shipped, which `make dataset-check` builds: the spoken
+preamble, then the turns, 0.5 s apart as the protocol's default gaps; no closed-loop
+wait), or any mono 16-bit WAV (--input). Audio is resampled to the model's rate by linear
+interpolation, good enough for a smoke test. It prints the frame count, the first frame
+with audible output, the text channel and the wall time per step. Exit 1 when the model
+produced no samples at all.
 """
 
 import argparse
@@ -24,6 +27,9 @@ from duplexmpe_plugin._proto.duplexmpe.v1 import model_pb2, plugin_pb2
 from duplexmpe_plugin.testing import launch
 
 TAIL_SECONDS = 8.0
+GAP_SECONDS = 0.5  # the protocol's default preamble_gap and turn_gap
+SHIPPED = Path(__file__).resolve().parents[2] / "build" / "datasets" / "shipped"
+DEFAULT_SCENARIO = "hand-11-explicit"  # the shortest shipped conversation
 
 
 def read_wav(path: str) -> tuple[np.ndarray, int]:
@@ -47,18 +53,36 @@ def resample(x: np.ndarray, src: int, dst: int) -> np.ndarray:
     return np.interp(np.arange(n) * src / dst, np.arange(len(x)), x).astype(np.float32)
 
 
-def default_input(rate: int) -> np.ndarray:
-    """2 s of silence, then 3 s of a vowel-like buzz: something to react to."""
-    t = np.arange(3 * rate) / rate
-    buzz = 0.3 * np.sign(np.sin(2 * np.pi * 140 * t)) * (0.5 + 0.5 * np.sin(2 * np.pi * 3 * t))
-    return np.concatenate([np.zeros(2 * rate), buzz]).astype(np.float32)
+def shipped_input(scenario: str, rate: int, dataset: Path = SHIPPED) -> np.ndarray:
+    """The scenario of the shipped dataset as one waveform at rate: the preamble, then
+    every turn, GAP_SECONDS apart."""
+    scenarios = dataset / "scenarios.jsonl"
+    if not scenarios.is_file():
+        sys.exit(f"smoke: {scenarios} is missing: build the shipped dataset with `make dataset-check` "
+                 "from the repository root, or give --input speech.wav")
+    manifest = json.loads((dataset / "dataset.json").read_text()) if (dataset / "dataset.json").is_file() else {}
+    clips = [manifest.get("preamble", {}).get("clip")] if manifest.get("preamble", {}).get("clip") else []
+    for line in scenarios.read_text().splitlines():
+        if line.strip() and json.loads(line)["scenario_id"] == scenario:
+            clips += [t["clip"] for t in json.loads(line)["turns"]]
+            break
+    else:
+        sys.exit(f"smoke: no scenario {scenario!r} in {scenarios}")
+    gap = np.zeros(int(GAP_SECONDS * rate), np.float32)
+    parts = []
+    for clip in clips:
+        audio, src = read_wav(str(dataset / clip))
+        parts += [resample(audio, src, rate), gap]
+    return np.concatenate(parts)
 
 
 def main(plugin_dir: Path, default_config: dict, doc: str) -> int:
     """Runs the smoke conversation through plugin_dir/plugin.py; doc is the adapter's
     smoke.py docstring, shown by --help. Returns the exit status."""
     ap = argparse.ArgumentParser(description=doc + "\n" + __doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--input", help="mono 16-bit WAV to play to the model")
+    ap.add_argument("--input", help="mono 16-bit WAV to play to the model instead of a shipped conversation")
+    ap.add_argument("--scenario", default=DEFAULT_SCENARIO, help="the shipped conversation to play (default: %(default)s)")
+    ap.add_argument("--dataset", default=str(SHIPPED), help="the dataset holding --scenario (default: %(default)s)")
     ap.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "duplexmpe-smoke-reply.wav"))
     ap.add_argument("--config", default=json.dumps(default_config), help="plugin config as JSON")
     ap.add_argument("--seed", type=int, default=1)
@@ -82,7 +106,7 @@ def main(plugin_dir: Path, default_config: dict, doc: str) -> int:
             audio, src = read_wav(args.input)
             audio = resample(audio, src, rate)
         else:
-            audio = default_input(rate)
+            audio = shipped_input(args.scenario, rate, Path(args.dataset))
         audio = np.concatenate([audio, np.zeros(int(TAIL_SECONDS * rate), np.float32)])
         audio = np.concatenate([audio, np.zeros(-len(audio) % size, np.float32)])
         frames = audio.reshape(-1, size)

@@ -1,6 +1,7 @@
 """One real conversation through the moshi plugin process, on a GPU.
 
-    python smoke.py [--input speech.wav] [--out reply.wav] [--config '{"device": "cuda"}']
+    python smoke.py [--scenario hand-11-explicit | --input speech.wav] [--out reply.wav]
+                    [--config '{"device": "cuda"}']
 
 What it does and prints: ../_common/smoke_driver.py (found relative to this file;
 `--help` shows it too).

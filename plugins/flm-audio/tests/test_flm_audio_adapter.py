@@ -123,3 +123,70 @@ def test_check_config_fuzz_only_raises_config_error():
             assert any(n in str(e) for n in names + ["config"]), str(e)
         else:
             assert set(out) == {f.name for f in fa.SCHEMA}
+
+
+class _TwoArgDepth:
+    """DepthGPT's call shape: forward(main_hidden_states, audio_token_ids)."""
+
+    def forward(self, main_hidden_states, audio_token_ids):
+        return ("depth", main_hidden_states, audio_token_ids)
+
+    def __call__(self, *args):
+        return self.forward(*args)
+
+
+class _LM41d768c:
+    """The shape of FLMAudioForCausalLM at 41d768c: forward_audio wants four arguments."""
+    aud_output_layers = _TwoArgDepth()
+
+    def forward_audio(self, transformer_output_states, audio_input_ids, step, kv_cache):
+        raise AssertionError("not to be called")
+
+
+def test_forward_audio_bridged_to_the_two_argument_depth_call():
+    lm = _LM41d768c()
+    what = fa.bridge_forward_audio(lm)
+    assert what.startswith("bridged:") and "step, kv_cache" in what
+    assert lm.forward_audio(transformer_output_states="h", audio_input_ids="a") == ("depth", "h", "a")
+
+
+def test_forward_audio_that_takes_lmgens_call_is_left_alone():
+    class LM:
+        aud_output_layers = _TwoArgDepth()
+
+        def forward_audio(self, transformer_output_states, audio_input_ids):
+            return "own"
+
+    lm = LM()
+    assert fa.bridge_forward_audio(lm) == "as shipped" and lm.forward_audio("h", "a") == "own"
+
+
+def test_forward_audio_that_cannot_be_bridged_is_refused():
+    class LM(_LM41d768c):
+        aud_output_layers = type("D", (), {"forward": lambda self, a, b, c: None})()
+
+    with pytest.raises(fa.ConfigError, match="forward_audio requires step, kv_cache"):
+        fa.bridge_forward_audio(LM())
+
+
+def test_weights_left_random_are_refused(tmp_path):
+    fa._check_loading_info({"missing_keys": [], "unexpected_keys": [], "mismatched_keys": []}, tmp_path)
+    with pytest.raises(fa.ConfigError, match="1 missing from the checkpoint .e.g. lm_head.weight"):
+        fa._check_loading_info({"missing_keys": ["lm_head.weight"], "unexpected_keys": []}, tmp_path)
+    with pytest.raises(fa.ConfigError, match="2 in the checkpoint but not in the model"):
+        fa._check_loading_info({"missing_keys": [], "unexpected_keys": ["a", "b"]}, tmp_path)
+
+
+def test_checkout_commit_and_namespace_package(tmp_path):
+    import types
+
+    # A checkout as the snapshot ships it: no .git, an UPSTREAM file, no flmaudio/__init__.py.
+    (tmp_path / "flmaudio" / "models").mkdir(parents=True)
+    (tmp_path / "flmaudio" / "models" / "__init__.py").write_text("")
+    (tmp_path / "UPSTREAM").write_text("cofe-ai/flm-audio 41d768c9f61d954907c1c518709f2d9239de46a8 2025-12-09\n")
+    models = types.SimpleNamespace(__file__=str(tmp_path / "flmaudio" / "models" / "__init__.py"))
+    assert fa.checkout_of(models) == tmp_path.resolve()
+    assert fa._git_head(tmp_path) == "41d768c9f61d954907c1c518709f2d9239de46a8"
+    before = fa.code_digest(tmp_path / "flmaudio")
+    (tmp_path / "flmaudio" / "models" / "x.py").write_text("x = 1\n")
+    assert fa.code_digest(tmp_path / "flmaudio") != before

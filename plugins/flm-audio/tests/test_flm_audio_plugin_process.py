@@ -28,8 +28,10 @@ def frames():
 def test_describe_offers_the_schema(plugin):
     info = plugin.plugin.Describe(plugin_pb2.DescribeRequest())
     assert info.name == "flm-audio" and list(info.kinds) == ["model"]
+    # What it was verified against, and which tier ran, travel with the plugin.
+    assert "Verified against" in info.description and "41d768c" in info.description and "GPU smoke not run" in info.description
     fields = {f.name: f for f in info.config_schema}
-    assert {"checkpoint", "revision", "flmaudio_dir", "device", "dtype", "temp_audio", "seed", "factory"} <= set(fields)
+    assert {"checkpoint", "revision", "flmaudio_dir", "device", "dtype", "model_code", "temp_audio", "seed", "factory"} <= set(fields)
     assert list(fields["dtype"].allowed) == ["bfloat16", "float16", "float32"]
     assert json.loads(fields["checkpoint"].default_json) == "CofeAI/FLM-Audio"
     assert json.loads(fields["warmup"].default_json) is True

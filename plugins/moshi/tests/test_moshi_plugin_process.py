@@ -28,6 +28,8 @@ def frames():
 def test_describe_offers_the_schema(plugin):
     info = plugin.plugin.Describe(plugin_pb2.DescribeRequest())
     assert info.name == "moshi" and list(info.kinds) == ["model"]
+    # What it was verified against, and which tier ran, travel with the plugin.
+    assert "Verified against" in info.description and "moshi 0.2.13" in info.description and "GPU smoke not run" in info.description
     fields = {f.name: f for f in info.config_schema}
     assert {"hf_repo", "revision", "device", "dtype", "temp", "seed", "factory"} <= set(fields)
     assert list(fields["dtype"].allowed) == ["bfloat16", "float16", "float32"]
