@@ -14,8 +14,8 @@
 #      dataset-check) with a tiny random model built by upstream's own constructors, and
 #      moshi-ws talks to the real moshi.server started on a tiny checkpoint.
 # Where upstream is not on PyPI, the tests read its checkout from one environment variable
-# per model and skip, saying so, when it is unset; .ci/run points them at the snapshots in
-# ../shared/upstream when they exist:
+# per model and skip, saying so, when it is unset (.ci/run points them at the upstream
+# snapshots when the machine has them):
 #   DUPLEXMPE_UPSTREAM_FLM_AUDIO  a checkout of cofe-ai/flm-audio (41d768c)
 # moshi comes from PyPI (plugins/moshi/requirements.txt).
 

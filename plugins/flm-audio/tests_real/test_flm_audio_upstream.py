@@ -18,7 +18,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 if not os.environ.get("DUPLEXMPE_UPSTREAM_FLM_AUDIO"):
     pytest.skip("DUPLEXMPE_UPSTREAM_FLM_AUDIO is not set: point it at a checkout of cofe-ai/flm-audio "
-                "(.ci/run uses ../shared/upstream/flm-audio)", allow_module_level=True)
+                "(.ci/run points it at the upstream snapshot when the machine has one)", allow_module_level=True)
 
 import flm_audio_adapter as fa  # noqa: E402
 import standin_flmaudio  # noqa: E402

@@ -49,7 +49,7 @@ func Upstream(t *testing.T, env, repo string) string {
 	t.Helper()
 	dir := os.Getenv(env)
 	if dir == "" {
-		t.Skipf("%s is not set: point it at a checkout of %s (.ci/run uses ../shared/upstream)", env, repo)
+		t.Skipf("%s is not set: point it at a checkout of %s (.ci/run points it at the upstream snapshot when the machine has one)", env, repo)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
