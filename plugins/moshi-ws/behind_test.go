@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/duplexmpe/duplexmpe/plugins/moshi-ws/oggopus"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -97,14 +96,7 @@ func TestSlowServerIsWaitedFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, o := range outs {
-		want := frameSize
-		switch k {
-		case 0:
-			want = 0
-		case 1:
-			want = frameSize - oggopus.PreSkip/2
-		}
-		if len(o.Samples) != want {
+		if want := lockstepSamples(k); len(o.Samples) != want {
 			t.Errorf("step %d returned %d samples, want %d", k, len(o.Samples), want)
 		}
 	}

@@ -201,14 +201,7 @@ func TestStreamsSpeechBothWays(t *testing.T) {
 	maxStep := 0
 	for k, n := range perStep {
 		maxStep = max(maxStep, n)
-		want := frameSize
-		switch k {
-		case 0:
-			want = 0
-		case 1:
-			want = frameSize - oggopus.PreSkip/2
-		}
-		if n != want {
+		if want := lockstepSamples(k); n != want {
 			t.Errorf("step %d returned %d samples, want %d", k, n, want)
 		}
 	}
@@ -223,6 +216,19 @@ func TestStreamsSpeechBothWays(t *testing.T) {
 	}
 	t.Logf("%d frames (%.1f s) in %v; server heard corr %.3f; echo corr %.3f at lag %d (delay %d), contour corr %.3f; %d samples back; max %d per step; %d text pieces",
 		steps, float64(steps*frameSize)/rate, elapsed.Round(time.Millisecond), heard, back, backLag, delay, contour, len(out), maxStep, len(sess.texts))
+}
+
+// lockstepSamples is what step k returns from a server that answers each frame with one
+// frame, a frame later: nothing, then its first answer less the 6.5 ms codec delay, then
+// one frame per step.
+func lockstepSamples(k int) int {
+	switch k {
+	case 0:
+		return 0
+	case 1:
+		return frameSize - oggopus.PreSkip/2
+	}
+	return frameSize
 }
 
 // The conformance suite, against the real binary and the stand-in server (unpaced:

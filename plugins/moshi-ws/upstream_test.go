@@ -265,14 +265,7 @@ func TestUpstreamServerSlowerThanRealTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, o := range outs {
-		want := frameSize
-		switch k {
-		case 0:
-			want = 0
-		case 1:
-			want = frameSize - 156
-		}
-		if len(o.Samples) != want {
+		if want := lockstepSamples(k); len(o.Samples) != want {
 			t.Errorf("step %d returned %d samples, want %d", k, len(o.Samples), want)
 		}
 	}
