@@ -208,6 +208,9 @@ func (c *conversation) Step(ctx context.Context, frame []float32) (sdk.Output, e
 	if !c.behind {
 		c.awaitAnswers(ctx, due, c.cfg.stepWait)
 	}
+	if c.stopped() { // what arrived, then why it ended: not a server that fell behind
+		return c.last()
+	}
 	out := c.take()
 	behind := due - c.answeredFrames()
 	if behind > c.worstBehind {
