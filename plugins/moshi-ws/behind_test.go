@@ -129,7 +129,7 @@ func behindError(t *testing.T, err error) (frame, answered, due, behind int) {
 func TestStarvedServerFailsTheConversation(t *testing.T) {
 	const stall = 10
 	srv := newStubServer(t, &stubServer{delayFrames: 0, stallAfter: stall})
-	p := inProcess(t, map[string]any{"url": srv.url(), "pace": false, "step_wait_ms": 100.0, "max_behind_frames": 3.0})
+	p := inProcess(t, map[string]any{"url": srv.url(), "pace": false, "step_wait_ms": 1000.0, "max_behind_frames": 3.0})
 	outs, err := converse(t, p, tone(60))
 	if err == nil {
 		t.Fatal("60 frames to a server that stopped answering after 10, and no step failed")
@@ -148,7 +148,7 @@ func TestStarvedServerFailsTheConversation(t *testing.T) {
 // server fell behind, once per stretch behind.
 func TestStarvedServerMarked(t *testing.T) {
 	srv := newStubServer(t, &stubServer{delayFrames: 0, stallAfter: 10})
-	p := inProcess(t, map[string]any{"url": srv.url(), "pace": false, "step_wait_ms": 100.0, "max_behind_frames": 3.0, "on_behind": "mark"})
+	p := inProcess(t, map[string]any{"url": srv.url(), "pace": false, "step_wait_ms": 1000.0, "max_behind_frames": 3.0, "on_behind": "mark"})
 	outs, err := converse(t, p, tone(40))
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ var defaults = config{
 	url:            "ws://127.0.0.1:8998/api/chat",
 	connectTimeout: 30 * time.Second,
 	writeTimeout:   10 * time.Second,
-	stepWait:       2 * time.Second,
+	stepWait:       10 * time.Second,
 	pace:           true,
 	lag:            1,
 	maxBehind:      3,

@@ -287,7 +287,7 @@ func TestUpstreamServerStarved(t *testing.T) {
 	frames := speechFrames(t, 5)
 	for _, mode := range []string{"fail", "mark"} {
 		srv := startRealServer(t)
-		_, m := startPlugin(t, map[string]any{"url": srv.url, "pace": false, "step_wait_ms": 500.0,
+		_, m := startPlugin(t, map[string]any{"url": srv.url, "pace": false, "step_wait_ms": 5000.0,
 			"max_behind_frames": 3.0, "on_behind": mode, "drain_ms": 500.0})
 		ctx := context.Background()
 		conv, err := m.Start(ctx, sdk.ConversationStart{ID: "starved"})
