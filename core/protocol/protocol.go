@@ -1,6 +1,6 @@
 // Package protocol holds the constants of the Duplex-MPE evaluation protocol
-// (shared/spec/protocol.md section 8) and the labels of section 2. Every value is a default
-// that a run file may override; every run records the values it used.
+// (docs/protocol.md section 8) and the labels of section 2. Every value is a default that
+// a run file may override; every run records the values it used.
 package protocol
 
 import (
@@ -55,7 +55,22 @@ type Params struct {
 	Tail          float64 `json:"tail"`
 	// BootstrapResamples for between-model differences (section 6).
 	BootstrapResamples int `json:"bootstrap_resamples"`
+	// TimingControl pads every ordinary turn with the silence a request gets (section
+	// 3.6), so that the length of a pause stops announcing the request. Off by default:
+	// the paper's schedule.
+	TimingControl bool `json:"timing_control,omitempty"`
 }
+
+// Revisions of the rules the code implements. A revision changes when the same inputs
+// would give another result, and only then; the item key carries SchedulerRevision and
+// the scoring key ScoringRevision, so stored sessions and verdicts made under other rules
+// are not reused (docs/protocol.md section 10).
+const (
+	// 2: the wait after T decides on episodes as heard (section 3.4), not on raw windows.
+	SchedulerRevision = 2
+	// 2: answer audio per the paper, the N4 partition, window response closed at r.
+	ScoringRevision = 2
+)
 
 // Defaults returns the protocol defaults of section 8.
 func Defaults() Params {
@@ -116,7 +131,7 @@ const (
 type VAD struct {
 	Model     string  `json:"model"`
 	Threshold float64 `json:"threshold"`
-	// NegThreshold ends a running episode; 0 means Threshold - 0.15.
+	// NegThreshold ends a running episode; 0 means max(Threshold - 0.15, 0.01).
 	NegThreshold float64 `json:"neg_threshold"`
 	MinSpeech    float64 `json:"min_speech"`
 	MergePause   float64 `json:"merge_pause"`
@@ -128,13 +143,23 @@ func DefaultVAD() VAD {
 	return VAD{Model: SileroV5, Threshold: 0.5, MinSpeech: 0.120, MergePause: 0.800, SpeechPad: 0}
 }
 
-// EffectiveNegThreshold is the probability below which a running episode may end.
+// NegThresholdFloor is the lowest default negative threshold: Silero's
+// get_speech_timestamps uses max(threshold - 0.15, 0.01) (section 4.2).
+const NegThresholdFloor = 0.01
+
+// EffectiveNegThreshold is the probability below which a running episode may end: the
+// configured one, or max(threshold - 0.15, 0.01) as Silero's reference does.
 func (v VAD) EffectiveNegThreshold() float64 {
 	if v.NegThreshold > 0 {
 		return v.NegThreshold
 	}
-	return v.Threshold - 0.15
+	return max(v.Threshold-0.15, NegThresholdFloor)
 }
+
+// Causal reports whether episodes are known from the audio heard so far (section 3.4):
+// padding moves an episode's start earlier than the speech and its end by what comes
+// next, so with speech_pad > 0 the scheduler's decisions can differ from the scorer's.
+func (v VAD) Causal() bool { return v.SpeechPad <= 0 }
 
 // Validate reports values that make no sense, naming each.
 func (v VAD) Validate() error {

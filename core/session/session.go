@@ -1,5 +1,6 @@
-// Package session is the scheduler of protocol.md section 3: it plays one conversation to
-// one full-duplex model in lockstep on a virtual clock and records what happened.
+// Package session is the scheduler of docs/protocol.md section 3: it plays one
+// conversation to one full-duplex model in lockstep on a virtual clock and records what
+// happened.
 //
 // # The clock
 //
@@ -27,26 +28,29 @@
 // turn_gap and n4_gap are exact sample counts (round(seconds*Ri)), so every model hears
 // the same conversation whatever its frame size. A segment may begin mid-frame.
 //
-// The one exception is the closed-loop wait after T (section 3 rule 3), because its end
-// is a decision, and decisions are taken only at frame boundaries with the audio already
-// heard (the online detector has heard the audible waveform up to k*d when frame k is
+// The one exception is the closed-loop wait after T (section 3.5), because its end is a
+// decision, and decisions are taken only at frame boundaries with the audio already heard
+// (the online detector has heard the audible waveform up to k*d when frame k is
 // composed). So:
 //   - the wait begins at tE, the exact end of T; the rest of T's last frame is silence;
-//   - at the start of each later frame the scheduler checks the rules; the turn after T
-//     starts at the first frame boundary where one of them holds: no speech after tE and
-//     tE + t_onset_window reached; speech after tE and silent for t_end_silence; or
-//     speech after tE and tE + t_wait_cap reached. "Speech after tE" (a fresh onset, or
-//     speaking through tE) is decided as the scorer will see it; see speechAfterT. Each bound is therefore met up to one frame late
-//     (at most d, e.g. 80 ms for Moshi, 1 s for MiniCPM-o).
+//   - at the start of each later frame the scheduler asks what the audio heard so far
+//     decides about the final episodes (section 3.4, timeline.Heard). Response presence
+//     (the scorer's definition, timeline.Presence) known true: the wait goes on until the
+//     heard speech has been silent for t_end_silence (the endpoint). Known false and
+//     tE + t_onset_window reached: the wait ends. Not known yet (an episode that may
+//     still start in the window or cover tE is unresolved): the wait goes on, past the
+//     window if need be. tE + t_wait_cap ends it in any case. Each bound is met at the
+//     first frame boundary where it holds (up to d late: 80 ms for Moshi, 1 s for
+//     MiniCPM-o).
 //   - the session ends at the first frame boundary at or after the end of the tail; the
 //     last frame is padded with silence, so the tail lasts between tail and tail + d.
 //
 // What the detector has heard at a boundary: the audible waveform up to it, resampled to
 // 16 kHz by a streaming resampler (which holds back its few samples of look-ahead) and
-// cut into Silero's 32 ms windows (a partial window waits for the next frame). So its
-// answers lag the audible waveform by up to about 32 ms plus the resampler's delay, and
-// "speaking" needs min_speech of speech first: a response that starts at time s is seen
-// at the first boundary after about s + min_speech + 32 ms.
+// cut into Silero's 32 ms windows (a partial window waits for the next frame). An episode
+// is known to be kept once it is min_speech long, and known to have ended once Silero
+// closes it, merge_pause after its pause began; so a decision about the onset window can
+// come up to about min_speech + merge_pause + 64 ms after the window's end.
 //
 // The recorded timeline carries the ACTUAL start and end of every turn and of the
 // preamble in seconds (sample index / Ri): that, not the nominal schedule, is what
@@ -57,6 +61,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"sort"
 	"sync"
@@ -71,7 +76,10 @@ import (
 
 // Conversation is what the scheduler plays: the spoken duty preamble and the human turns.
 type Conversation struct {
-	ID       string
+	ID string
+	// PairID is shared by both versions of a scenario pair: the timing-cue control draws
+	// its pads from it (section 3.6), so both versions get the same. Empty means ID.
+	PairID   string
 	Preamble audio.PCM
 	Turns    []Turn
 }
@@ -87,15 +95,11 @@ type Turn struct {
 }
 
 // Listener is the online speech detector the scheduler consults: it hears the audible
-// waveform at 16 kHz as it plays (section 3, last paragraph). *vad.Online satisfies it.
+// waveform at 16 kHz as it plays (section 3.4). *vad.Online satisfies it.
 type Listener interface {
 	Push(pcm16k []float32) error
-	// Speaking reports an open episode that has lasted at least min_speech.
-	Speaking() bool
-	// SilentFor is the time in seconds since the last speech window ended.
-	SilentFor() float64
-	// Episodes are the episodes closed so far, in seconds.
-	Episodes() []timeline.Episode
+	// Heard says what the audio pushed so far decides about the final episodes.
+	Heard() timeline.Heard
 	// Finish ends the stream and returns every episode, the open one included: the
 	// same episodes the offline detector finds on the whole audible waveform.
 	Finish() ([]timeline.Episode, error)
@@ -180,8 +184,9 @@ const (
 type TWait struct {
 	Start float64 `json:"start"` // = the end of T
 	End   float64 `json:"end"`   // the start of the next turn
-	// Onset: the detector heard the model speaking at some decision during the wait
-	// (a fresh onset, or already speaking when T ended).
+	// Onset: the audio heard during the wait established response presence (a fresh
+	// onset in the window, or speaking when T ended), so the wait followed the response
+	// to its endpoint. It equals the scorer's presence on the final episodes.
 	Onset  bool   `json:"onset"`
 	Ending string `json:"ending"`
 }
@@ -331,8 +336,7 @@ type scheduler struct {
 	// the wait after T
 	wait      *TWait
 	waitStart int64 // sample where T ended
-	onset     bool  // the model has spoken after T ended (speechAfterT)
-	quietSeen bool  // some decision of the wait found the model not speaking
+	onset     bool  // response presence is known (section 3.5)
 }
 
 // seconds converts a duration to input samples (section 8 values are seconds).
@@ -349,7 +353,7 @@ func (s *scheduler) toInput(p audio.PCM) []float32 {
 	return append(out, r.Flush()...)
 }
 
-// plan lays out section 3 rules 1, 2, 4 and 5 as segments; rule 3 is a wait segment.
+// plan lays out section 3.3 rules 1, 2, 4 and 5 as segments; rule 3 is a wait segment.
 func (s *scheduler) plan() {
 	p := s.opts.Params
 	// Rule 1: fresh state (Start) -> preamble -> preamble_gap.
@@ -368,13 +372,43 @@ func (s *scheduler) plan() {
 			// Rule 4: exactly n4_gap, then N4_R whatever the model does.
 			s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(p.N4Gap)})
 		default:
-			// Rule 2.
-			s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(p.TurnGap)})
+			// Rule 2, or the timing-cue control's pad (section 3.6).
+			s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(s.ordinaryGap(i))})
 		}
 	}
 	// Rule 5: tail, then the end.
 	s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(p.Tail)})
 	s.tl.Turns = make([]timeline.Turn, 0, len(s.conv.Turns))
+}
+
+// ordinaryGap is the silence after ordinary turn i (not T, N4_Q or the last turn):
+// turn_gap, or with timing_control one of the conversation's request gaps (t_onset_window
+// for its T, n4_gap for each N4_Q), drawn from the seed, the pair and the turn's position
+// so that both versions of a pair get the same pads (section 3.6).
+func (s *scheduler) ordinaryGap(i int) float64 {
+	p := s.opts.Params
+	if !p.TimingControl {
+		return p.TurnGap
+	}
+	var gaps []float64
+	for _, t := range s.conv.Turns {
+		switch t.Label {
+		case protocol.LabelT:
+			gaps = append(gaps, p.TOnsetWindow)
+		case protocol.LabelN4Q:
+			gaps = append(gaps, p.N4Gap)
+		}
+	}
+	if len(gaps) == 0 {
+		return p.TurnGap
+	}
+	pair := s.conv.PairID
+	if pair == "" {
+		pair = s.conv.ID
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "timing-control\x00%d\x00%s\x00%d", s.opts.Seed, pair, i)
+	return math.Max(p.TurnGap, gaps[h.Sum64()%uint64(len(gaps))])
 }
 
 // compose fills frame (the input of frame k, starting at sample start) from the schedule.
@@ -456,26 +490,27 @@ func (s *scheduler) end(seg *segment, at int64) {
 	}
 }
 
-// waitOver applies section 3 rule 3 at a frame boundary, with the audio heard up to it.
+// waitOver applies section 3.5 at a frame boundary, with the audio heard up to it.
 func (s *scheduler) waitOver(at int64) bool {
 	p := s.opts.Params
 	elapsed := at - s.waitStart
-	speaking := s.lis.Speaking()
-	if !s.onset && s.speechAfterT(speaking, elapsed) {
-		// A fresh onset, or already speaking when T ended: from now on we wait for the
-		// endpoint.
-		s.onset = true
-	}
-	if !speaking {
-		s.quietSeen = true
+	h := s.lis.Heard()
+	tE := s.sec(s.waitStart)
+	presence, known := s.onset, s.onset
+	if !s.onset {
+		// The scorer's own definition, on what the final episodes can still be.
+		presence, known = h.Decide(func(eps []timeline.Episode) bool {
+			return timeline.Presence(eps, tE, p.TOnsetWindow)
+		}, tE+p.TOnsetWindow)
+		s.onset = known && presence
 	}
 	ending := ""
 	switch {
-	case !s.onset && elapsed >= s.samples(p.TOnsetWindow):
+	case known && !presence && elapsed >= s.samples(p.TOnsetWindow):
 		ending = WaitNoOnset
-	case s.onset && elapsed >= s.samples(p.TWaitCap):
+	case elapsed >= s.samples(p.TWaitCap):
 		ending = WaitCap
-	case s.onset && !speaking && s.lis.SilentFor() >= p.TEndSilence-1e-9:
+	case s.onset && h.SilentFor(p.TEndSilence):
 		ending = WaitEndpoint
 	}
 	if ending == "" {
@@ -484,35 +519,6 @@ func (s *scheduler) waitOver(at int64) bool {
 	s.wait.End, s.wait.Onset, s.wait.Ending = s.sec(at), s.onset, ending
 	return true
 }
-
-// speechAfterT reports whether the model has spoken after T ended, by the audio heard so
-// far: what the scorer will call presence (active(tE), or an onset after tE).
-//
-// "Speaking" alone is not enough: an episode stays open for merge_pause after the speech
-// in it stops (section 4), so speech that stopped just before tE still reads as speaking
-// for up to merge_pause after it, although the episode will end before tE and the model
-// is silent at tE. So the model counts as speaking after T when
-//   - it is speaking now and was not at an earlier decision of this wait (it became
-//     speaking after tE: it voiced after tE), or
-//   - it is speaking now, later than merge_pause (plus two windows of slack) after tE:
-//     an episode whose speech stopped before tE would have closed by then, or
-//   - an episode already closed ends after tE (a short response between two decisions).
-func (s *scheduler) speechAfterT(speaking bool, elapsed int64) bool {
-	settle := s.samples(s.opts.VAD.MergePause + 2*vadWindow)
-	if speaking && (s.quietSeen || elapsed >= settle) {
-		return true
-	}
-	tE := s.sec(s.waitStart)
-	for _, e := range s.lis.Episodes() {
-		if e.End > tE {
-			return true
-		}
-	}
-	return false
-}
-
-// vadWindow is Silero's window at 16 kHz, in seconds: the detector's time step.
-const vadWindow = 512.0 / ListenerRate
 
 // drainCount is how many output samples play during input interval k.
 func (s *scheduler) drainCount(k int64) int {

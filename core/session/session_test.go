@@ -10,50 +10,30 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
+	"github.com/duplexmpe/duplexmpe/core/vad"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-// These tests check the scheduler's arithmetic with in-process models and an exact
-// listener (speech = non-zero samples), so every expected time can be worked out by
-// hand. The real Silero online detector and real plugin processes are exercised in
-// plugin_test.go.
+// These tests check the scheduler's arithmetic with in-process models and the real
+// online detector's windowing and episodes (vad.NewOnlineFunc), with Silero's
+// probability replaced by the loudest sample of each 32 ms window: a model "speaks" at
+// probability 0.9 by emitting samples of 0.9, faintly at 0.4 (between the negative
+// threshold 0.35 and the threshold 0.5). So every expected time can be worked out by hand
+// on the 32 ms window grid. Real Silero and real plugin processes are exercised in
+// plugin_test.go and sweep_test.go.
 
-// exactListener: the model is speaking when the last minSpeech samples are all non-zero;
-// it has been silent for the number of trailing zero samples; a run of at least
-// minSpeech non-zero samples is an episode.
-type exactListener struct {
-	minSpeech int
-	run       int // trailing non-zero samples
-	zeros     int // trailing zero samples
-	n         int // samples heard
-	closed    []timeline.Episode
-}
-
-func (l *exactListener) Push(x []float32) error {
-	for _, v := range x {
-		if v != 0 {
-			l.run++
-			l.zeros = 0
-		} else {
-			if l.run >= l.minSpeech {
-				l.closed = append(l.closed, timeline.Episode{Start: float64(l.n-l.run) / ListenerRate, End: float64(l.n) / ListenerRate})
-			}
-			l.zeros++
-			l.run = 0
-		}
-		l.n++
+// loudest is the stand-in window probability.
+func loudest(w []float32) float32 {
+	m := float32(0)
+	for _, v := range w {
+		m = max(m, v)
 	}
-	return nil
+	return min(m, 1)
 }
 
-func (l *exactListener) Episodes() []timeline.Episode { return l.closed }
-func (l *exactListener) Speaking() bool               { return l.run >= l.minSpeech }
-func (l *exactListener) SilentFor() float64           { return float64(l.zeros) / ListenerRate }
-func (l *exactListener) Close()                       {}
-
-// Finish is not part of what these tests check; the real detector's is (plugin_test.go).
-func (l *exactListener) Finish() ([]timeline.Episode, error) { return nil, nil }
+func windowListener() (Listener, error) { return vad.NewOnlineFunc(protocol.DefaultVAD(), loudest) }
 
 // scripted is an in-process model whose reply to frame k is reply(k); it records every
 // input frame.
@@ -123,7 +103,7 @@ var sixTurns = []clip{
 func testOptions() Options {
 	return Options{
 		Params:      protocol.Defaults(),
-		NewListener: func() (Listener, error) { return &exactListener{minSpeech: 1920}, nil }, // 120 ms
+		NewListener: windowListener,
 	}
 }
 
@@ -335,65 +315,122 @@ func TestPlaybackFractionalDrain(t *testing.T) {
 	}
 }
 
-// waitModel speaks (one frame's worth per frame) in reply to frames [from, to).
-func waitModel(f sdk.Format, from, to int) *scripted {
-	d := f.FrameSize * f.OutputRate / f.InputRate
+// level is a stretch [start, end) of audible output at one sample value.
+type level struct {
+	start, end float64
+	v          float32
+}
+
+// speaker emits, in reply to each frame, exactly what plays during the next input
+// interval, with the value of the level covering each audible sample (0 elsewhere): the
+// audible waveform is the levels, placed sample-exactly on the timeline.
+func speaker(f sdk.Format, levels ...level) *scripted {
 	m := &scripted{format: f}
+	fr, ro, ri := int64(f.FrameSize), int64(f.OutputRate), int64(f.InputRate)
 	m.reply = func(k int) (sdk.Output, error) {
-		if k >= from && k < to {
-			return sdk.Output{Samples: burst(k, d)}, nil
+		from, to := (int64(k)+1)*fr*ro/ri, (int64(k)+2)*fr*ro/ri
+		out := make([]float32, to-from)
+		for i := range out {
+			t := float64(from+int64(i)) / float64(ro)
+			for _, l := range levels {
+				if t >= l.start && t < l.end {
+					out[i] = l.v
+				}
+			}
 		}
-		return sdk.Output{}, nil
+		return sdk.Output{Samples: out}, nil
 	}
 	return m
 }
 
-// Rule 3 with 100 ms frames. The conversation: preamble 0.35 s, N1 0.73 s, T 1.01 s, N3:
-// T spans [2.08, 3.09) and its last frame is frame 30 ([3.0, 3.1)).
+// speech at probability 0.9, faint output at 0.4.
+func speech(start, end float64) level { return level{start, end, 0.9} }
+func faint(start, end float64) level  { return level{start, end, 0.4} }
+
+// clicks: 40 ms of speech-level output every second from start to end.
+func clicks(start, end float64) []level {
+	var out []level
+	for t := start; t < end; t++ {
+		out = append(out, speech(t, t+0.04))
+	}
+	return out
+}
+
+// Rule 3 (section 3.5) with 100 ms frames. The conversation: preamble 0.35 s, N1 0.73 s,
+// T 1.01 s, N3: T spans [2.08, 3.09), so tE = 3.09 and the onset window ends at 8.09.
+// Windows are 32 ms: window i is [0.032 i, 0.032 (i+1)); an episode starts at the window
+// where speech starts and its pause at the first window without it. At a decision at
+// boundary b the detector has heard whole windows up to b. The endpoint needs 2 s of
+// heard silence after the end of the speech as it stands.
 func TestWaitAfterT(t *testing.T) {
 	f := sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1600}
 	clips := []clip{{protocol.LabelN1, 0.1, 0.73}, {protocol.LabelT, 0.2, 1.01}, {protocol.LabelN3, 0.3, 0.5}}
 	cases := []struct {
-		name     string
-		from, to int // frames whose replies carry speech
-		cap      float64
-		next     float64 // start of the turn after T
-		onset    bool
-		ending   string
+		name   string
+		out    []level
+		cap    float64
+		next   float64 // start of the turn after T
+		onset  bool
+		ending string
 	}{
-		// Replies to frames 31..45 play over [3.2, 4.7); silent from 4.7; 2 s later: 6.7.
-		{"fresh onset, endpoint", 31, 46, 60, 6.7, true, WaitEndpoint},
-		// Speaking since 2.5, over T's end, until 4.0; endpoint at 6.0.
-		{"already speaking", 24, 39, 60, 6.0, true, WaitEndpoint},
-		// One frame of speech at 7.9 (the reply to frame 78): not yet speaking at the
-		// decision at 8.1, where the 5 s window (3.09 + 5 = 8.09) is over.
-		{"late onset", 78, 79, 60, 8.1, false, WaitNoOnset},
+		// Episode [3.2, 4.704) (its pause starts at window 147); 2 s later is 6.704; the
+		// first boundary that has heard it: 6.8 (heard up to window 212, 6.784).
+		{"fresh onset, endpoint", []level{speech(3.2, 4.7)}, 60, 6.8, true, WaitEndpoint},
+		// Episode [2.496, 4.0): speaking through tE; silent from 4.0, heard 2 s of it at 6.1.
+		{"already speaking", []level{speech(2.5, 4.0)}, 60, 6.1, true, WaitEndpoint},
 		// Speaks for ever: the cap (7 s after 3.09 = 10.09 -> 10.1) ends the wait.
-		{"cap", 31, 100000, 7, 10.1, true, WaitCap},
-		// A blip shorter than min_speech (one 100 ms frame) is no onset.
-		{"blip", 35, 36, 60, 8.1, false, WaitNoOnset},
-		// Speech audible from 8.0 (reply 79 on): at the 8.1 decision only 100 ms has been
-		// heard, less than min_speech, so the window closes first.
-		{"onset too short at the window end", 79, 200, 60, 8.1, false, WaitNoOnset},
-		// Audible from 7.9, speaking at the 8.1 decision (200 ms heard), so the wait goes on
-		// to the endpoint: speech until 9.0 (replies 78..88), silent 2 s -> 11.0.
-		{"onset caught at the window end", 78, 89, 60, 11.0, true, WaitEndpoint},
+		{"cap", []level{speech(3.2, 1000)}, 7, 10.1, true, WaitCap},
+		// 60 ms of speech spans windows 112..114, 96 ms < min_speech: dropped, no onset.
+		{"blip", []level{speech(3.6, 3.66)}, 60, 8.1, false, WaitNoOnset},
+		// An onset at 8.096 (window 253) is after 8.09: outside the window, as the scorer
+		// sees it, so the window closes at 8.1 with the onset under the next turn.
+		{"onset after the window", []level{speech(8.1, 9.0)}, 60, 8.1, false, WaitNoOnset},
+		// Audible from 8.05, an episode from 8.032 <= 8.09: a fresh onset for the scorer.
+		// At the 8.1 decision it is 64 ms long, not yet sure to be kept, so the wait goes
+		// on; at 8.2 it is kept, and the wait follows it: pause at 9.024, + 2 s -> 11.1.
+		// (Deciding at 8.1 put the next turn on top of a counted onset.)
+		{"onset at the window end is waited for", []level{speech(8.05, 9.0)}, 60, 11.1, true, WaitEndpoint},
+		// Audible from 7.9 (episode from 7.872), kept at the 8.1 decision: same endpoint.
+		{"onset caught at the window end", []level{speech(7.9, 9.0)}, 60, 11.1, true, WaitEndpoint},
+		// Section 3.5: clicks shorter than min_speech every second after the answer are
+		// no episode and do not hold the endpoint (they used to run the wait to the cap).
+		{"clicks after the answer", append([]level{speech(3.2, 4.7)}, clicks(6, 200)...), 60, 6.8, true, WaitEndpoint},
+		// Faint output (between the thresholds) after the answer's episode closed is no
+		// speech either.
+		{"faint output after the answer", []level{speech(3.2, 4.7), faint(6.0, 200)}, 60, 6.8, true, WaitEndpoint},
+		// Faint output right after speech continues the episode (Silero's hysteresis): the
+		// scorer counts it as speech, and the wait follows it. Pause at 5.504 -> 7.6.
+		{"faint output glued to the answer", []level{speech(3.2, 4.7), faint(4.7, 5.5)}, 60, 7.6, true, WaitEndpoint},
+		// Speech that ended before tE (episode [2.176, 2.912)) followed by a faint stretch
+		// over tE: the faint windows neither end nor extend the pause, the episode closes
+		// at 2.912 (when a silent window comes, 4.512), so the model is silent at tE and the
+		// onset window runs its course.
+		{"faint tail over tE", []level{speech(2.2, 2.9), faint(3.0, 4.5)}, 60, 8.1, false, WaitNoOnset},
+		// ... and a fresh onset later in the window is waited for: episode [6.976, 7.52),
+		// endpoint 9.52 -> 9.6. (The faint tail used to end the window at 6.6.)
+		{"faint tail over tE, then an answer", []level{speech(2.2, 2.9), faint(3.0, 4.5), speech(7.0, 7.5)}, 60, 9.6, true, WaitEndpoint},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			opts := testOptions()
 			opts.Params.TWaitCap = c.cap
-			rec := run(t, waitModel(f, c.from, c.to), conversation(16000, 0.35, clips), opts)
+			rec := run(t, speaker(f, c.out...), conversation(16000, 0.35, clips), opts)
 			if rec.Failed() {
 				t.Fatal(rec.Failure)
 			}
 			got := rec.Timeline.Turns[2].Start
 			if math.Abs(got-c.next) > 1e-9 {
-				t.Errorf("turn after T starts at %.4f, want %.4f", got, c.next)
+				t.Errorf("turn after T starts at %.4f, want %.4f (episodes %v)", got, c.next, rec.Episodes)
 			}
 			w := rec.TWait
 			if w == nil || w.Onset != c.onset || w.Ending != c.ending || math.Abs(w.End-got) > 1e-9 || math.Abs(w.Start-3.09) > 1e-9 {
 				t.Errorf("T wait %+v, want onset %v ending %s from 3.09 to %.4f", w, c.onset, c.ending, got)
+			}
+			// What the scheduler waited for is what the scorer counts.
+			for _, ev := range score.Events(rec.Timeline, rec.Episodes, opts.Params) {
+				if ev.T != nil && ev.T.Presence != w.Onset {
+					t.Errorf("scorer: presence %v (episodes %v); scheduler: onset %v", ev.T.Presence, rec.Episodes, w.Onset)
+				}
 			}
 		})
 	}
@@ -404,16 +441,9 @@ func TestWaitAfterT(t *testing.T) {
 // end of the onset window.
 func TestWaitSeesAShortResponseBetweenDecisions(t *testing.T) {
 	f := sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 16000}
-	m := &scripted{format: f}
-	m.reply = func(k int) (sdk.Output, error) {
-		if k == 3 { // plays over [4.0, 5.0): 0.5 s of speech, then silence
-			return sdk.Output{Samples: append(burst(k, 8000), make([]float32, 8000)...)}, nil
-		}
-		return sdk.Output{}, nil
-	}
 	clips := []clip{{protocol.LabelN1, 0.1, 0.73}, {protocol.LabelT, 0.2, 1.01}, {protocol.LabelN3, 0.3, 0.5}}
-	rec := run(t, m, conversation(16000, 0.35, clips), testOptions())
-	// T ends 3.09; speech [4.0, 4.5); silent 2 s at 6.5 -> the 7.0 boundary.
+	rec := run(t, speaker(f, speech(4.0, 4.5)), conversation(16000, 0.35, clips), testOptions())
+	// T ends 3.09; episode [4.0, 4.512); 2 s of silence heard by 6.512 -> the 7.0 boundary.
 	if w := rec.TWait; !w.Onset || w.Ending != WaitEndpoint || math.Abs(w.End-7.0) > 1e-9 {
 		t.Errorf("T wait %+v, want onset, endpoint, end 7.0", w)
 	}
@@ -423,7 +453,7 @@ func TestWaitSeesAShortResponseBetweenDecisions(t *testing.T) {
 func TestN4GapIgnoresTheModel(t *testing.T) {
 	f := sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1600}
 	clips := []clip{{protocol.LabelN4Q, 0.1, 0.77}, {protocol.LabelN4R, 0.2, 0.5}, {protocol.LabelT, 0.3, 0.5}, {protocol.LabelN1, 0.4, 0.5}}
-	rec := run(t, waitModel(f, 10, 60), conversation(16000, 0.35, clips), testOptions())
+	rec := run(t, speaker(f, speech(1.1, 6.1)), conversation(16000, 0.35, clips), testOptions())
 	if rec.Failed() {
 		t.Fatal(rec.Failure)
 	}

@@ -8,13 +8,14 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
 
-// Online is the streaming detector the scheduler asks "speaking now?" and "silent for
-// how long?" while a conversation plays. It runs the same windows and the same
-// segmenter as the offline path, so on the same audio it finds the same episodes.
-// It is not safe for concurrent use; each conversation has its own.
+// Online is the streaming detector the scheduler consults while a conversation plays
+// (docs/protocol.md section 3.4). It runs the same windows and the same segmenter as the
+// offline path, so on the same audio it finds the same episodes, and Heard says what the
+// audio so far already decides about them. It is not safe for concurrent use; each
+// conversation has its own.
 type Online struct {
-	d       *Detector
-	s       *session
+	prob    func(window []float32) (float32, error)
+	release func() // returns the ONNX Runtime session, if any
 	g       *segmenter
 	pending []float32 // samples of an incomplete window
 	done    bool
@@ -30,7 +31,27 @@ func (d *Detector) NewOnline(s protocol.VAD) (*Online, error) {
 		return nil, err
 	}
 	sess.reset()
-	return &Online{d: d, s: sess, g: newSegmenter(s), pending: make([]float32, 0, Window)}, nil
+	o := newOnline(s, sess.step)
+	o.release = func() { d.put(sess) }
+	return o, nil
+}
+
+// NewOnlineFunc is an Online whose window probabilities come from prob instead of
+// Silero: the same windowing and the same episodes from them. Tests of the scheduler use
+// it to place speech exactly. prob sees each Window-sample window (zero-padded at the end).
+func NewOnlineFunc(s protocol.VAD, prob func(window []float32) float32) (*Online, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return newOnline(s, func(w []float32) (float32, error) {
+		full := make([]float32, Window)
+		copy(full, w)
+		return prob(full), nil
+	}), nil
+}
+
+func newOnline(s protocol.VAD, prob func([]float32) (float32, error)) *Online {
+	return &Online{prob: prob, g: newSegmenter(s), pending: make([]float32, 0, Window)}
 }
 
 var errOnlineDone = errors.New("vad: online detector already finished or closed")
@@ -64,7 +85,7 @@ func (o *Online) Push(pcm16k []float32) error {
 }
 
 func (o *Online) step(w []float32) error {
-	p, err := o.s.step(w)
+	p, err := o.prob(w)
 	if err != nil {
 		return err
 	}
@@ -72,19 +93,15 @@ func (o *Online) step(w []float32) error {
 	return nil
 }
 
-// Speaking reports an open episode that has already lasted min_speech, so that the
-// offline segmenter is sure to keep it: a blip it would drop never counts.
-func (o *Online) Speaking() bool { return o.g.speaking() }
+// Heard is what the audio processed so far says about the final episodes: the closed
+// ones, the open one with how far it is known, and where the heard audio ends (see
+// timeline.Heard). The episodes are unpadded: with speech_pad > 0 the final ones differ
+// by the padding, which depends on what comes next (protocol.VAD.Causal).
+func (o *Online) Heard() timeline.Heard { return o.g.heard() }
 
-// SilentFor is the time in seconds from the end of the last window whose probability
-// reached the negative threshold to the end of the audio processed so far (from the start
-// of the stream if there was none); 0 while Speaking.
-func (o *Online) SilentFor() float64 {
-	if o.g.speaking() {
-		return 0
-	}
-	return float64(o.g.windows*Window-o.g.loudEnd) / SampleRate
-}
+// Speaking reports an open episode that has already lasted min_speech, so that it is sure
+// to be kept: a blip that will be dropped never counts (Heard's OpenKept).
+func (o *Online) Speaking() bool { return o.g.openKept() }
 
 // Processed is the duration in seconds of the audio run through the model so far (whole
 // windows; up to one window of pushed audio may still be waiting).
@@ -119,9 +136,9 @@ func (o *Online) Finish() ([]timeline.Episode, error) {
 // Close returns the session to the detector. Speaking, SilentFor and Episodes still answer
 // for the audio processed before.
 func (o *Online) Close() {
-	if o.s != nil {
-		o.d.put(o.s)
-		o.s = nil
+	if o.release != nil {
+		o.release()
+		o.release = nil
 	}
 	o.done = true
 }

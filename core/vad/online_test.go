@@ -10,8 +10,8 @@ import (
 
 // The online detector, fed in uneven chunks, agrees with the offline path after every
 // window: its closed episodes are Segment's on the same prefix (less an open episode),
-// Speaking is true only inside an episode that offline keeps, and Finish returns exactly
-// the offline episodes.
+// what Heard says is known is what the offline episodes of the whole audio say, and
+// Finish returns exactly the offline episodes.
 func TestOnlineEqualsOffline(t *testing.T) {
 	pcm := readPCM(t, "conversation_16k.wav")
 	for _, model := range models {
@@ -43,26 +43,15 @@ func TestOnlineEqualsOffline(t *testing.T) {
 				if len(got) > len(prefix) || (len(got) < len(prefix) && len(got) != len(prefix)-1) || !reflect.DeepEqual(got, prefix[:len(got)]) {
 					t.Fatalf("%s %+v after %d windows: online %v, offline on the prefix %v", model, s, w, got, prefix)
 				}
-				// Speaking holds from min_speech into a final episode until its pause
-				// closes it (up to merge_pause and one window after its end).
-				now, win := o.Processed(), float64(Window)/SampleRate
-				inside := false
-				for _, e := range final {
-					if s.SpeechPad == 0 && e.Start+s.MinSpeech+win <= now && now <= e.End {
-						inside = true
+				if s.SpeechPad == 0 {
+					checkHeard(t, o.Heard(), final, len(probs), w)
+					if o.Heard().OpenKept {
+						speakingWindows++
 					}
-				}
-				if o.Speaking() {
-					speakingWindows++
-					if !coveredBy(final, now-win, s.MergePause+win) || o.SilentFor() != 0 {
-						t.Fatalf("%s %+v: speaking at %.3f s (silent for %g) outside the final episodes %v", model, s, now, o.SilentFor(), final)
-					}
-				} else if inside {
-					t.Fatalf("%s %+v: not speaking at %.3f s inside the final episodes %v", model, s, now, final)
 				}
 			}
-			if speakingWindows == 0 {
-				t.Errorf("%s %+v: never speaking", model, s)
+			if s.SpeechPad == 0 && speakingWindows == 0 {
+				t.Errorf("%s %+v: never heard a kept episode open", model, s)
 			}
 			got, err := o.Finish()
 			if err != nil {
@@ -87,9 +76,10 @@ func coveredBy(eps []timeline.Episode, t, after float64) bool {
 	return false
 }
 
-// SilentFor counts from the end of the last window at or above the negative threshold;
-// Speaking waits until an episode has lasted min_speech.
-func TestOnlineSilentFor(t *testing.T) {
+// Heard on real speech: nothing open in leading silence; an episode open but not yet
+// kept before min_speech; kept from min_speech on; at the end, the last episode closed at
+// the start of its pause.
+func TestOnlineHeard(t *testing.T) {
 	d := openDetector(t, protocol.SileroV5)
 	pcm := readPCM(t, "conversation_16k.wav")
 	s := protocol.DefaultVAD()
@@ -102,40 +92,40 @@ func TestOnlineSilentFor(t *testing.T) {
 	if err := o.Push(pcm.Samples[:11200]); err != nil {
 		t.Fatal(err)
 	}
-	if o.Speaking() || o.SilentFor() != o.Processed() {
-		t.Errorf("after leading silence: speaking %v, silent for %g of %g s", o.Speaking(), o.SilentFor(), o.Processed())
+	if h := o.Heard(); h.Open != nil || len(h.Closed) != 0 || h.Until != o.Processed() {
+		t.Errorf("after leading silence: heard %+v", h)
 	}
 	probs, err := d.Probabilities(pcm.Samples)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lastLoud, firstSpeech int = 0, -1
+	firstSpeech := -1
 	for i, p := range probs {
-		if float64(p) >= s.EffectiveNegThreshold() {
-			lastLoud = i + 1
-		}
-		if firstSpeech < 0 && float64(p) >= s.Threshold {
+		if float64(p) >= s.Threshold {
 			firstSpeech = i
+			break
 		}
 	}
 	if err := o.Push(pcm.Samples[11200 : (firstSpeech+3)*Window]); err != nil {
 		t.Fatal(err)
 	}
-	if o.Speaking() {
-		t.Errorf("speaking after 3 windows (96 ms) of speech, below min_speech")
+	start := float64(firstSpeech*Window) / SampleRate
+	if h := o.Heard(); h.Open == nil || h.Open.Start != start || h.OpenKept {
+		t.Errorf("after 3 windows (96 ms) of speech, below min_speech: heard %+v, want open from %g, not kept", h, start)
 	}
 	if err := o.Push(pcm.Samples[(firstSpeech+3)*Window : (firstSpeech+4)*Window]); err != nil {
 		t.Fatal(err)
 	}
-	if !o.Speaking() {
-		t.Errorf("not speaking after 4 windows (128 ms) of speech at p %v", probs[firstSpeech:firstSpeech+4])
+	if h := o.Heard(); h.Open == nil || !h.OpenKept {
+		t.Errorf("after 4 windows (128 ms) of speech at p %v: heard %+v, want it kept", probs[firstSpeech:firstSpeech+4], h)
 	}
 	whole := (len(pcm.Samples) / Window) * Window
 	if err := o.Push(pcm.Samples[(firstSpeech+4)*Window : whole]); err != nil {
 		t.Fatal(err)
 	}
-	want := float64(whole-lastLoud*Window) / SampleRate
-	if o.Speaking() || o.SilentFor() != want || want < 1 {
-		t.Errorf("at the end: speaking %v, silent for %g, want %g", o.Speaking(), o.SilentFor(), want)
+	final := Segment(probs, len(pcm.Samples), s)
+	h := o.Heard()
+	if h.Open != nil || len(h.Closed) != len(final) || h.Closed[len(final)-1] != final[len(final)-1] {
+		t.Errorf("at the end: heard %+v, offline %v", h, final)
 	}
 }

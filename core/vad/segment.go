@@ -7,12 +7,13 @@ import (
 
 // Segment turns per-window speech probabilities (one per Window samples at 16 kHz, as
 // Probabilities returns them) of numSamples samples of audio into speech episodes in
-// seconds, by protocol section 4. It is get_speech_timestamps of the reference
+// seconds, by docs/protocol.md section 4.2. It is get_speech_timestamps of the reference
 // silero-vad with min_silence_duration = merge_pause, min_speech_duration = min_speech,
-// speech_pad = speech_pad, neg_threshold = s.EffectiveNegThreshold() and no maximum
-// speech duration, with one deliberate difference: an episode exactly min_speech long is
-// kept (the spec drops only shorter ones; the reference drops it too). Settings are taken
-// as given: check them with s.Validate first.
+// speech_pad = speech_pad, neg_threshold = s.EffectiveNegThreshold() (Silero's
+// max(threshold - 0.15, 0.01) by default) and no maximum speech duration, with one
+// deliberate difference: an episode exactly min_speech long is kept (the protocol drops
+// only shorter ones; the reference drops it too). Settings are taken as given: check them
+// with s.Validate first.
 func Segment(probs []float32, numSamples int, s protocol.VAD) []timeline.Episode {
 	sg := newSegmenter(s)
 	for _, p := range probs {
@@ -34,8 +35,7 @@ type segmenter struct {
 	windows   int  // windows seen
 	triggered bool // an episode is open
 	start     int  // its start
-	tempEnd   int  // where the current run of below-neg windows began; -1 if none
-	loudEnd   int  // end of the last window with p >= neg
+	tempEnd   int  // where the current pause (first window below neg) began; -1 if none
 	closed    []span
 }
 
@@ -54,9 +54,6 @@ func (g *segmenter) push(prob float32) {
 	p := float64(prob)
 	pos := g.windows * Window
 	g.windows++
-	if p >= g.neg {
-		g.loudEnd = pos + Window
-	}
 	if p >= g.threshold {
 		g.tempEnd = -1
 		if !g.triggered {
@@ -79,17 +76,35 @@ func (g *segmenter) push(prob float32) {
 	g.triggered, g.tempEnd = false, -1
 }
 
-// speaking reports an open episode that is sure to be kept: whatever comes next, it will
-// end no earlier than minEnd.
-func (g *segmenter) speaking() bool {
-	if !g.triggered {
-		return false
+// heard is what the windows so far say about the final episodes (docs/protocol.md
+// section 3.4), without padding. An open episode ends no earlier than the start of its
+// pause, or than the audio processed when it is not in one: closing it takes a window
+// below neg merge_pause after the pause began, and the end of the audio gives it the
+// audio's length. It is kept for certain once it is min_speech long up to there.
+func (g *segmenter) heard() timeline.Heard {
+	sec := func(n int) float64 { return float64(n) / SampleRate }
+	h := timeline.Heard{Until: sec(g.windows * Window)}
+	for _, sp := range g.closed {
+		h.Closed = append(h.Closed, timeline.Episode{Start: sec(sp.start), End: sec(sp.end)})
 	}
-	minEnd := g.windows * Window
+	if g.triggered {
+		h.Open = &timeline.Episode{Start: sec(g.start), End: sec(g.openEnd())}
+		h.OpenKept = g.openKept()
+	}
+	return h
+}
+
+// openEnd is where the open episode stands: the start of its pause, or the audio's end.
+func (g *segmenter) openEnd() int {
 	if g.tempEnd >= 0 {
-		minEnd = g.tempEnd
+		return g.tempEnd
 	}
-	return float64(minEnd-g.start) >= g.minSpeech
+	return g.windows * Window
+}
+
+// openKept reports an open episode that is min_speech long up to where it stands.
+func (g *segmenter) openKept() bool {
+	return g.triggered && float64(g.openEnd()-g.start) >= g.minSpeech
 }
 
 // episodes pads and converts the closed episodes, plus, if withOpen, the open one ended at

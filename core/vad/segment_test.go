@@ -70,16 +70,20 @@ func TestSegmentRules(t *testing.T) {
 }
 
 // For any probability track, the incremental segmenter (what Online runs) agrees with
-// Segment on every prefix, and Speaking never claims an episode that Segment drops.
+// Segment on every prefix, and what it says it knows (heard) is what Segment finds on the
+// whole track: every question Decide answers as known has that answer on the final
+// episodes (docs/protocol.md section 3.4).
 func FuzzSegmenterPrefix(f *testing.F) {
-	f.Add([]byte{0, 200, 200, 200, 200, 0, 0, 100, 255}, uint8(0))
-	f.Add([]byte{255, 10, 255, 10, 255, 10, 255}, uint8(40))
-	f.Fuzz(func(t *testing.T, b []byte, pad uint8) {
+	f.Add([]byte{0, 200, 200, 200, 200, 0, 0, 100, 255}, uint8(0), uint8(1))
+	f.Add([]byte{255, 10, 255, 10, 255, 10, 255}, uint8(40), uint8(2))
+	f.Add([]byte{0, 255, 255, 255, 255, 255, 0, 100, 100, 100, 100, 0, 255, 0, 0, 0, 0}, uint8(0), uint8(3))
+	f.Fuzz(func(t *testing.T, b []byte, pad, minWin uint8) {
 		probs := make([]float32, len(b))
 		for i, v := range b {
 			probs[i] = float32(v) / 255
 		}
-		s := protocol.VAD{Threshold: 0.5, MinSpeech: 0.12, MergePause: 0.1, SpeechPad: float64(pad) / 100}
+		win := float64(Window) / SampleRate
+		s := protocol.VAD{Threshold: 0.5, MinSpeech: float64(minWin%6) * win, MergePause: 3 * win, SpeechPad: float64(pad) / 100}
 		final := Segment(probs, len(probs)*Window, s)
 		g := newSegmenter(s)
 		for k, p := range probs {
@@ -90,19 +94,52 @@ func FuzzSegmenterPrefix(f *testing.F) {
 			if len(got) > len(prefix) || len(prefix)-len(got) > 1 || !reflect.DeepEqual(got, prefix[:len(got)]) {
 				t.Fatalf("after %d windows: incremental %v, Segment %v", k+1, got, prefix)
 			}
-			if g.speaking() {
-				start := float64(g.start) / SampleRate
-				found := false
-				for _, e := range final {
-					found = found || (s.SpeechPad == 0 && e.Start == start) || (s.SpeechPad > 0 && e.Start <= start && start < e.End)
-				}
-				if !found {
-					t.Fatalf("speaking after %d windows in an episode from %g s that Segment drops: %v", k+1, start, final)
-				}
+			if s.SpeechPad > 0 {
+				continue // padding is not causal: heard is unpadded
 			}
+			checkHeard(t, g.heard(), final, len(probs), k+1)
 		}
 		if got := g.episodes(len(probs)*Window, true); !reflect.DeepEqual(got, final) && len(final) > 0 {
 			t.Fatalf("final: incremental %v, Segment %v", got, final)
 		}
 	})
+}
+
+// checkHeard asks every question the scheduler asks, on a grid of times, of what was
+// heard after k of total windows, and compares the known answers with the final episodes.
+func checkHeard(t *testing.T, h timeline.Heard, final []timeline.Episode, total, k int) {
+	t.Helper()
+	win := float64(Window) / SampleRate
+	if want := float64(k*Window) / SampleRate; h.Until != want {
+		t.Fatalf("after %d windows: heard until %g, want %g", k, h.Until, want)
+	}
+	for i := range total + 1 {
+		ti := float64(i*Window) / SampleRate
+		for _, q := range []struct {
+			name string
+			f    func([]timeline.Episode) bool
+			upTo float64
+		}{
+			{"active", func(e []timeline.Episode) bool { return timeline.Active(e, ti) }, ti},
+			{"presence 3", func(e []timeline.Episode) bool { return timeline.Presence(e, ti, 3*win) }, ti + 3*win},
+			{"presence 0", func(e []timeline.Episode) bool { return timeline.Presence(e, ti, 0) }, ti},
+			{"overlap", func(e []timeline.Episode) bool { return len(timeline.Overlapping(e, ti, ti+2*win)) > 0 }, ti + 2*win},
+		} {
+			v, known := h.Decide(q.f, q.upTo)
+			if known && v != q.f(final) {
+				t.Fatalf("after %d windows (heard %+v): %s(%g) decided %v, the final episodes %v say %v", k, h, q.name, ti, v, final, !v)
+			}
+			// Once the track is over every question about the heard past is settled,
+			// except one about an episode still open.
+			if k == total && !known && h.Open == nil && q.upTo < h.Until {
+				t.Fatalf("all heard (%+v): %s(%g) still unknown", h, q.name, ti)
+			}
+		}
+	}
+	// Current never holds speech the final episodes lack.
+	for _, e := range h.Current() {
+		if !coveredBy(final, e.Start, 0) || !coveredBy(final, e.End-1e-9, 0) {
+			t.Fatalf("after %d windows: heard episode %v is not speech in the final %v", k, e, final)
+		}
+	}
 }
