@@ -1,11 +1,14 @@
 # The embedded default benchmark: `make run` runs it, CPU only and offline.
 #
-# The shipped scenarios are spoken with flite; three baseline models and the reference
+# The shipped scenarios are spoken with flite; four baseline models and the reference
 # cascade play them; the responses are transcribed with pocketsphinx and scored by the
 # lexical judge. The baselines bound the scores (a silent model never answers, an
-# always-talking one never stays silent); no neural speech model runs here. Relative paths resolve against this
-# file's directory, the repository root. `duplexmpe validate bench.hcl` checks it.
-# The language is described in docs/run-files.md.
+# always-talking one never stays silent, a pause detector shows what the timing cue alone
+# is worth); no neural speech model runs here, so no model is under test and the report
+# has no model comparisons (docs/protocol.md section 6.3): add your model's plugin block
+# (without a role: it is under test) to the evaluation's models to get them. Relative
+# paths resolve against this file's directory, the repository root.
+# `duplexmpe validate bench.hcl` checks it. The language is described in docs/run-files.md.
 
 variable "seed" {
   default     = 1
@@ -24,21 +27,32 @@ plugin "flite" {
 
 plugin "silent" {
   source = "bin/plugins/silent"
+  role   = "baseline"
 }
 
 plugin "always_talk" {
   source = "bin/plugins/always-talk"
+  role   = "baseline"
 }
 
 plugin "random_talk" {
   source = "bin/plugins/random-talk"
+  role   = "baseline"
+}
+
+# Answers after every second of silence in its input, understanding nothing: its fresh
+# onset is what the timing cue alone gets (docs/protocol.md section 9).
+plugin "pause_responder" {
+  source = "bin/plugins/pause-responder"
+  role   = "baseline"
 }
 
 # The CPU reference cascade (Silero, PocketSphinx, the name policy, flite, barge-in): the
-# keyword-triggered baseline. Its measured compute time is charged to virtual time, so
+# keyword-triggered reference. Its measured compute time is charged to virtual time, so
 # its timing scores depend on this machine's speed and load.
 plugin "cascade" {
   source = "bin/plugins/cascade"
+  role   = "reference"
 }
 
 plugin "pocketsphinx" {
@@ -64,7 +78,7 @@ dataset "shipped" {
 
 evaluation "default" {
   dataset     = dataset.shipped
-  models      = [plugin.silent, plugin.always_talk, plugin.random_talk, plugin.cascade]
+  models      = [plugin.silent, plugin.always_talk, plugin.random_talk, plugin.pause_responder, plugin.cascade]
   asr         = plugin.pocketsphinx
   judge       = plugin.lexical
   concurrency = var.concurrency

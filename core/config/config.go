@@ -76,6 +76,9 @@ type PluginBlock struct {
 	// AttrRanges holds the range of each attribute the block sets, by name, so that later
 	// checks (pins, lock file) can point at it.
 	AttrRanges map[string]hcl.Range
+	// Role is what a model plugin is in the statistics (protocol.RoleTest,
+	// RoleBaseline, RoleReference); empty when the block does not say, which means test.
+	Role string
 	// Uses lists the roles the run file gives the plugin ("tts", "asr", "judge",
 	// "model", "llm"), in order of first use, without repeats; UseRanges holds the
 	// reference of each role's first use.
@@ -157,6 +160,19 @@ func (f *File) Reference(name string) *Reference {
 		}
 	}
 	return nil
+}
+
+// ModelRoles gives the role of every model of the evaluation (docs/protocol.md section
+// 6.3): the plugin block's role, protocol.RoleTest when it sets none.
+func (f *File) ModelRoles(ev *Evaluation) map[string]string {
+	out := map[string]string{}
+	for _, m := range ev.Models {
+		out[m] = protocol.RoleTest
+		if p := f.Plugin(m); p != nil && p.Role != "" {
+			out[m] = p.Role
+		}
+	}
+	return out
 }
 
 // Plugin returns the plugin block of the given name, or nil.

@@ -629,3 +629,52 @@ func TestEverySpecAttributeIsDecoded(t *testing.T) {
 		}
 	}
 }
+
+// Section 6.3: a model plugin's role; only models take one.
+func TestModelRoles(t *testing.T) {
+	dir := t.TempDir()
+	src := strings.Replace(base, `plugin "silent" { source = "bin/silent" }`, `plugin "silent" {
+  source = "bin/silent"
+  role   = "baseline"
+}`, 1) + goodEval
+	f := mustParse(t, dir, src, Options{})
+	if got, want := f.ModelRoles(f.Evaluations[0]), map[string]string{"silent": protocol.RoleBaseline, "always_talk": protocol.RoleTest}; !reflect.DeepEqual(got, want) {
+		t.Errorf("roles %v, want %v", got, want)
+	}
+	for _, c := range []struct{ name, src, summary, detail string }{
+		{"unknown role", strings.Replace(src, `role   = "baseline"`, `role   = "control"`, 1), "Invalid role", `"test" (under test, the default), "baseline" or "reference"`},
+		{"role of a judge", strings.Replace(src, `plugin "lexical" { source = "bin/lexical" }`, "plugin \"lexical\" {\n  source = \"bin/lexical\"\n  role = \"reference\"\n}", 1), "Role of a plugin that is not a model", "used as judge"},
+	} {
+		f, diags := parseIn(t, dir, c.src, Options{})
+		if text := diagText(f, diags); !diags.HasErrors() || !strings.Contains(text, c.summary) || !strings.Contains(text, c.detail) {
+			t.Errorf("%s: %s, want %q with %q", c.name, text, c.summary, c.detail)
+		}
+	}
+}
+
+// Section 3.6 and 4.2: timing_control is a protocol setting (off by default), and a
+// speech_pad above 0 warns that the VAD is no longer causal.
+func TestTimingControlAndSpeechPadWarning(t *testing.T) {
+	dir := t.TempDir()
+	f := mustParse(t, dir, base+goodEval, Options{})
+	if f.Evaluations[0].Protocol.TimingControl {
+		t.Error("timing_control is on by default")
+	}
+	src := base + strings.Replace(goodEval, "  judge   = plugin.lexical\n", "  judge   = plugin.lexical\n  protocol {\n    timing_control = true\n  }\n  vad {\n    speech_pad = \"30ms\"\n  }\n", 1)
+	f, diags := parseIn(t, dir, src, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diagText(f, diags))
+	}
+	if !f.Evaluations[0].Protocol.TimingControl || f.Evaluations[0].VAD.SpeechPad != 0.03 {
+		t.Errorf("protocol %+v vad %+v", f.Evaluations[0].Protocol, f.Evaluations[0].VAD)
+	}
+	var warned bool
+	for _, d := range diags {
+		if d.Severity == hcl.DiagWarning && d.Summary == "speech_pad makes the VAD non-causal" && d.Subject.Start.Line == 21 {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no speech_pad warning on the vad block (line 21): %s", diagText(f, diags))
+	}
+}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated part of docs/run-files.md")
@@ -55,8 +58,12 @@ func TestShippedRunFiles(t *testing.T) {
 	}
 	f, _ := Load("../../bench.hcl", Options{})
 	ev := f.Evaluation("default")
-	if ev == nil || !slices.Equal(ev.Models, []string{"silent", "always_talk", "random_talk", "cascade"}) || ev.ASR != "pocketsphinx" || ev.Judge != "lexical" || f.Dataset(ev.Dataset).TTS != "flite" {
+	if ev == nil || !slices.Equal(ev.Models, []string{"silent", "always_talk", "random_talk", "pause_responder", "cascade"}) || ev.ASR != "pocketsphinx" || ev.Judge != "lexical" || f.Dataset(ev.Dataset).TTS != "flite" {
 		t.Errorf("bench.hcl default evaluation = %+v", ev)
+	}
+	// Every model of the default is a baseline or the reference (section 6.3).
+	if roles := f.ModelRoles(ev); !maps.Equal(roles, map[string]string{"silent": "baseline", "always_talk": "baseline", "random_talk": "baseline", "pause_responder": "baseline", "cascade": "reference"}) {
+		t.Errorf("bench.hcl roles %v", roles)
 	}
 	for _, p := range f.Plugins {
 		if !strings.HasPrefix(p.Spec.Source, f.Dir+"/bin/plugins/") {
@@ -89,5 +96,34 @@ func TestPinnedExampleMatches(t *testing.T) {
 	}
 	if pinned == 0 {
 		t.Error("pinned.hcl pins no directory")
+	}
+}
+
+// Issue 11, finding 6: paper.hcl's statistics family is its five speech models (the
+// cascade is a baseline), so its summary makes 80 comparisons, not 120, and ranks 10
+// entries with Spearman, not 12.
+func TestPaperFamily(t *testing.T) {
+	f, diags := Load("../../examples/runs/paper.hcl", Options{})
+	if diags.HasErrors() {
+		t.Fatal(diagText(f, diags))
+	}
+	ev := f.Evaluation("paper")
+	roles := f.ModelRoles(ev)
+	var items []score.Scored
+	for _, m := range ev.Models {
+		for _, cond := range []string{protocol.Explicit, protocol.Implicit} {
+			items = append(items, score.Scored{Model: m, Condition: cond, PairID: "p1", ScenarioID: "p1-" + cond,
+				Events: []score.Event{{Label: protocol.LabelT, T: &score.TVerdict{Presence: true, FreshOnset: m < "m"}}}})
+		}
+	}
+	p := protocol.Defaults()
+	p.BootstrapResamples = 10
+	s := score.SummarizeWith(items, p, score.Options{Roles: roles})
+	if len(ev.Models) != 6 || s.Family.Comparisons != 80 || len(s.Comparisons) != 80 || s.Spearman.N != 10 {
+		t.Errorf("%d models, family %+v, %d comparisons, Spearman over %d; want 6 models, 80 comparisons, 10 entries",
+			len(ev.Models), s.Family, len(s.Comparisons), s.Spearman.N)
+	}
+	if roles["cascade"] != protocol.RoleBaseline {
+		t.Errorf("paper.hcl roles %v: the cascade is the keyword baseline", roles)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -130,6 +131,11 @@ func (l *loader) run(body hcl.Body) {
 			r := p.DeclRange
 			l.d.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Unused plugin",
 				Detail: fmt.Sprintf("Plugin %q is declared but no dataset, reference or evaluation uses it.", p.Name), Subject: &r})
+		}
+		if a, ok := p.AttrRanges["role"]; ok && p.Role != "" && len(p.Uses) > 0 && !contains(p.Uses, "model") {
+			l.d.add(errorf(a, "Role of a plugin that is not a model",
+				"Plugin %q sets role = %q, but it is used as %s, not as a model: role says whether a model is under test or a baseline or reference (docs/protocol.md section 6.3). Remove it.",
+				p.Name, p.Role, strings.Join(p.Uses, " and ")))
 		}
 	}
 }
@@ -448,6 +454,16 @@ func (l *loader) plugin(b *hcl.Block) {
 	}
 	if a := attrs["start_timeout"]; a != nil {
 		p.Spec.StartTimeout, _ = d.duration(a)
+	}
+	if a := attrs["role"]; a != nil {
+		if r, ok := d.str(a); ok {
+			if !contains(protocol.Roles, r) {
+				d.add(errorf(a.Expr.Range(), "Invalid role", "role = %q: a model is %s (under test, the default), %s or %s.",
+					r, strconv.Quote(protocol.RoleTest), strconv.Quote(protocol.RoleBaseline), strconv.Quote(protocol.RoleReference)))
+			} else {
+				p.Role = r
+			}
+		}
 	}
 	switch {
 	case attrs["source"] != nil && attrs["command"] != nil:
@@ -790,6 +806,15 @@ func (l *loader) evaluation(b *hcl.Block, plugins, datasets, references []string
 	}
 	l.settings(once["protocol"], b, Spec.Block("evaluation").Block("protocol"), &ev.Protocol)
 	l.settings(once["vad"], b, Spec.Block("evaluation").Block("vad"), &ev.VAD)
+	if !ev.VAD.Causal() {
+		rng := b.DefRange
+		if vb := once["vad"]; vb != nil {
+			rng = vb.DefRange
+		}
+		d.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "speech_pad makes the VAD non-causal",
+			Detail: fmt.Sprintf("Evaluation %q sets speech_pad = %gs. Padding moves an episode's start before its speech and its end by what comes next, so the scheduler, which decides on the audio heard so far, no longer sees the episodes the scorer counts: the wait after T can disagree with the scored presence (docs/protocol.md section 4.2). Leave speech_pad at 0 unless you accept that.",
+				ev.Name, ev.VAD.SpeechPad), Subject: &rng})
+	}
 	l.f.Evaluations = append(l.f.Evaluations, ev)
 }
 
@@ -822,6 +847,10 @@ func (l *loader) settings(b, parent *hcl.Block, spec *BlockSpec, dst interface{ 
 			case TypeString:
 				if s, ok := l.d.str(a); ok {
 					field.SetString(s)
+				}
+			case TypeBool:
+				if v, ok := l.d.boolean(a); ok {
+					field.SetBool(v)
 				}
 			}
 		}

@@ -116,6 +116,7 @@ var Spec = &BlockSpec{
 				{Name: "checksum", Type: TypeString, Doc: "A checksum pin: `sha256:<hex>` of the `source` executable, or `h1:<base64>` of the files under `dir` of a `command` plugin. A plugin that does not match is refused before it starts."},
 				{Name: "reattach", Type: TypeString, Doc: "Connect to an already running plugin (for example a model kept warm on a GPU) instead of starting one: the reattach JSON the plugin printed. Empty means start it."},
 				{Name: "start_timeout", Type: TypeDuration, Doc: "How long the plugin may take to start; models loading weights need minutes. Without it the plugin host's default applies."},
+				{Name: "role", Type: TypeString, Default: `"test"`, Doc: "For a model: `\"test\"` (under test), `\"baseline\"` or `\"reference\"`. Only models under test form the statistics family: model comparisons, the Bonferroni correction and Spearman run over them; baselines and references are reported beside them (docs/protocol.md section 6.3). An error on a plugin that is not used as a model."},
 			},
 			Blocks: []*BlockSpec{{
 				Type: "config", Free: true,
@@ -194,6 +195,7 @@ func protocolAttrs() []AttrSpec {
 		{Name: "min_eligible", Type: TypeWhole, Doc: "The fewest eligible items for a yield rate to be reported."},
 		{Name: "tail", Type: TypeDuration, Doc: "Silence streamed after the last turn."},
 		{Name: "bootstrap_resamples", Type: TypeWhole, Doc: "Bootstrap resamples for between-model differences."},
+		{Name: "timing_control", Type: TypeBool, Doc: "The timing-cue control (docs/protocol.md section 3.6): pad every ordinary turn with the silence a request gets (t_onset_window or n4_gap, drawn per turn from the seed), so that a long pause no longer announces the request. Off (the paper's schedule) by default."},
 	}
 	fillDefaults(attrs, protocol.Defaults())
 	return attrs
@@ -203,10 +205,10 @@ func vadAttrs() []AttrSpec {
 	attrs := []AttrSpec{
 		{Name: "model", Type: TypeString, Doc: fmt.Sprintf("The Silero model: %q or %q.", protocol.SileroV5, protocol.SileroV6)},
 		{Name: "threshold", Type: TypeNumber, Doc: "Speech probability that starts an episode, between 0 and 1."},
-		{Name: "neg_threshold", Type: TypeNumber, Doc: "Probability below which a running episode may end; 0 means threshold - 0.15."},
+		{Name: "neg_threshold", Type: TypeNumber, Doc: "Probability below which a running episode may end; 0 means max(threshold - 0.15, 0.01), as Silero."},
 		{Name: "min_speech", Type: TypeDuration, Doc: "Episodes shorter than this are dropped."},
 		{Name: "merge_pause", Type: TypeDuration, Doc: "Episodes separated by less than this are merged."},
-		{Name: "speech_pad", Type: TypeDuration, Doc: "Padding added to each side of an episode."},
+		{Name: "speech_pad", Type: TypeDuration, Doc: "Padding added to each side of an episode. Above 0 it makes the VAD non-causal: the scheduler's decisions can then differ from the scored episodes (a warning says so)."},
 	}
 	fillDefaults(attrs, protocol.DefaultVAD())
 	return attrs
@@ -227,6 +229,8 @@ func fillDefaults(attrs []AttrSpec, defaults any) {
 			attrs[i].Default = strconv.Quote(f.String())
 		case TypeWhole:
 			attrs[i].Default = strconv.FormatInt(f.Int(), 10)
+		case TypeBool:
+			attrs[i].Default = strconv.FormatBool(f.Bool())
 		default:
 			attrs[i].Default = strconv.FormatFloat(f.Float(), 'g', -1, 64)
 		}

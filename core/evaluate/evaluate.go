@@ -476,7 +476,7 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 
 // conversation loads the audio of one scenario.
 func (r *runner) conversation(it Item) (session.Conversation, error) {
-	conv := session.Conversation{ID: it.Meta.ScenarioID, Preamble: r.preamble}
+	conv := session.Conversation{ID: it.Meta.ScenarioID, PairID: it.Meta.PairID, Preamble: r.preamble}
 	for i, t := range it.Scenario.Turns {
 		pcm, err := audio.ReadWAV(r.ds.ClipPath(t.Clip))
 		if err != nil {

@@ -32,6 +32,17 @@ const (
 	Implicit = "implicit"
 )
 
+// Roles a model plays in a run (section 6.3): under test (the default), or a baseline or
+// reference that calibrates the measures and stays out of the statistics family.
+const (
+	RoleTest      = "test"
+	RoleBaseline  = "baseline"
+	RoleReference = "reference"
+)
+
+// Roles lists the accepted roles, the default first.
+var Roles = []string{RoleTest, RoleBaseline, RoleReference}
+
 // T position buckets.
 var TPositions = []string{"early-middle", "middle", "late-middle"}
 

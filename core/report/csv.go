@@ -30,8 +30,9 @@ const (
 	SecTOutcome           = "t_outcome"
 	SecAccuracyFailure    = "accuracy_failure"
 	SecSilenceFailure     = "silence_failure"
-	SecYieldFailure       = "yield_failure"
-	SecYieldExclusion     = "yield_exclusion"
+	SecN4Outcome          = "n4_outcome"
+	SecConversations      = "conversations"
+	SecFamily             = "family"
 	SecPaired             = "paired"
 	SecComparison         = "comparison"
 	SecSpearman           = "spearman"
@@ -92,7 +93,12 @@ func csvBytes(s score.Summary, m Meta) ([]byte, error) {
 		for _, mi := range measures {
 			add(newRow(SecRate).entry(e).set("measure", mi.key).rate(mi.rate(e), ""))
 		}
-		add(newRow(SecRate).entry(e).set("measure", score.MeasureYieldAll).rate(e.YieldAll, ""))
+		for _, x := range []struct {
+			group string
+			n     int
+		}{{"scored", e.Items}, {"failed", e.Failed}, {"unscored", e.Unscored}} {
+			add(newRow(SecConversations).entry(e).set("group", x.group).set("value", strconv.Itoa(x.n)))
+		}
 		for _, l := range []string{protocol.LabelN1, protocol.LabelN2, protocol.LabelN3} {
 			if rt, ok := e.SilenceByLabel[l]; ok {
 				add(newRow(SecSilenceByLabel).entry(e).set("measure", score.MeasureSilence).set("group", l).rate(rt, ""))
@@ -122,8 +128,7 @@ func csvBytes(s score.Summary, m Meta) ([]byte, error) {
 			{SecTOutcome, e.TOutcomes, sum(e.TOutcomes)},
 			{SecAccuracyFailure, e.AccuracyFailures, e.Accuracy.N},
 			{SecSilenceFailure, e.SilenceFailures, e.Silence.N},
-			{SecYieldFailure, e.YieldFailures, e.Yield.N},
-			{SecYieldExclusion, e.Exclusions, e.YieldAll.N},
+			{SecN4Outcome, e.N4Outcomes, sum(e.N4Outcomes)},
 		}
 		for _, c := range counts {
 			for _, k := range sortedKeys(c.m) {
@@ -131,6 +136,14 @@ func csvBytes(s score.Summary, m Meta) ([]byte, error) {
 			}
 		}
 	}
+	for _, m := range s.Family.Models {
+		add(newRow(SecFamily).set("model", m).set("group", score.RoleTest))
+	}
+	for _, m := range sortedKeys(s.Family.Others) {
+		add(newRow(SecFamily).set("model", m).set("group", s.Family.Others[m]))
+	}
+	add(newRow(SecFamily).set("measure", "comparisons").set("value", strconv.Itoa(s.Family.Comparisons)))
+	add(newRow(SecFamily).set("measure", "spearman_entries").set("value", strconv.Itoa(s.Family.SpearmanEntries)))
 	for _, pr := range s.Paired {
 		for _, x := range []struct {
 			measure string
@@ -138,6 +151,7 @@ func csvBytes(s score.Summary, m Meta) ([]byte, error) {
 		}{{score.MeasurePresence, pr.Presence}, {score.MeasureFreshOnset, pr.FreshOnset}} {
 			add(newRow(SecPaired).set("model", pr.Model).set("condition", protocol.Explicit+"-"+protocol.Implicit).
 				set("measure", x.measure).set("pairs", strconv.Itoa(pr.Pairs)).set("n", strconv.Itoa(x.m.Units)).
+				set("value", strconv.Itoa(pr.Lost)).
 				set("rate", num(x.m.RateFirst)).set("rate_b", num(x.m.RateSecond)).
 				set("difference", num(x.m.Difference)).mcnemar(x.m))
 		}

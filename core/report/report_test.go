@@ -106,7 +106,7 @@ func TestMarkdownEveryRateShowsCountsAndInterval(t *testing.T) {
 		t.Fatalf("fixture gave %d entries, want 4", len(s.Entries))
 	}
 	for _, e := range s.Entries {
-		rows := mdRows(md, "Main results", e.Model, e.Condition, strconv.Itoa(e.Items))
+		rows := mdRows(md, "Main results", e.Model, score.RoleTest, e.Condition, strconv.Itoa(e.Items))
 		if len(rows) != 1 {
 			t.Fatalf("main table rows for %s %s: %d, want 1", e.Model, e.Condition, len(rows))
 		}
@@ -115,7 +115,7 @@ func TestMarkdownEveryRateShowsCountsAndInterval(t *testing.T) {
 			if mi.key == score.MeasureYield {
 				minN = 30
 			}
-			checkRateCell(t, e.Model+"/"+e.Condition+"/"+mi.key, rows[0][3+i], mi.rate(e), minN)
+			checkRateCell(t, e.Model+"/"+e.Condition+"/"+mi.key, rows[0][4+i], mi.rate(e), minN)
 		}
 		// Breakdowns by T position and third: every cell a rate with k/n or n/a.
 		for _, pos := range []string{"early-middle", "middle", "late-middle"} {
@@ -155,7 +155,7 @@ func TestMarkdownEveryRateShowsCountsAndInterval(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"Explicit vs implicit", "T outcome partition", "N2 to human", "N2 to device",
-		"fail: still voicing", "excluded: no onset in gap", "yield over all N4 events", "fails above 500 ms", "Spearman", "Model comparisons",
+		"| still voicing |", "| no onset in gap |", "| spoke during question |", "| resumed |", "fails above 500 ms", "Spearman", "Model comparisons",
 		"lexical-judge", "unparseable answer verdicts", "smoke-&lt;1&gt;", "sha256:00ff", "min_eligible 30",
 		"180, of which 3 unparseable", "beta: 2 (not scored",
 		"- [Explicit vs implicit (paired McNemar)](#explicit-vs-implicit-paired-mcnemar)", "\n## Explicit vs implicit (paired McNemar)\n"} {
@@ -176,8 +176,8 @@ func TestYieldBelowMinEligibleIsNotARate(t *testing.T) {
 		if !ok {
 			continue
 		}
-		row := mdRows(md, "Main results", e.Model, e.Condition, strconv.Itoa(e.Items))[0]
-		if got := row[3+3]; got != w {
+		row := mdRows(md, "Main results", e.Model, score.RoleTest, e.Condition, strconv.Itoa(e.Items))[0]
+		if got := row[4+3]; got != w {
 			t.Errorf("%s %s yield = %q, want %q", e.Model, e.Condition, got, w)
 		}
 	}
@@ -193,15 +193,15 @@ func TestYieldBelowMinEligibleIsNotARate(t *testing.T) {
 	s = summary(12, 5)
 	md = read(t, writeAll(t, s), MarkdownFile)
 	for _, e := range s.Entries {
-		row := mdRows(md, "Main results", e.Model, e.Condition, strconv.Itoa(e.Items))[0]
+		row := mdRows(md, "Main results", e.Model, score.RoleTest, e.Condition, strconv.Itoa(e.Items))[0]
 		switch e.Model + "/" + e.Condition {
 		case "alpha/explicit":
-			if !strings.HasPrefix(row[6], "1.000 (6/6) [") {
-				t.Errorf("alpha explicit yield with min_eligible 5 = %q", row[6])
+			if !strings.HasPrefix(row[7], "1.000 (6/6) [") {
+				t.Errorf("alpha explicit yield with min_eligible 5 = %q", row[7])
 			}
 		case "beta/explicit":
-			if !strings.HasPrefix(row[6], "0.000 (0/12) [0.000, ") {
-				t.Errorf("beta explicit yield with min_eligible 5 = %q", row[6])
+			if !strings.HasPrefix(row[7], "0.000 (0/12) [0.000, ") {
+				t.Errorf("beta explicit yield with min_eligible 5 = %q", row[7])
 			}
 		}
 	}
@@ -269,7 +269,11 @@ func TestCSVParsesBackToTheSummary(t *testing.T) {
 		for _, mi := range measures {
 			checkRate(key{SecRate, e.Model, "", e.Condition, mi.key, ""}, mi.rate(e), "")
 		}
-		checkRate(key{SecRate, e.Model, "", e.Condition, score.MeasureYieldAll, ""}, e.YieldAll, "")
+		for group, n := range map[string]int{"scored": e.Items, "failed": e.Failed, "unscored": e.Unscored} {
+			if r := get(key{SecConversations, e.Model, "", e.Condition, "", group}); r[idx["value"]] != strconv.Itoa(n) {
+				t.Errorf("conversations %s %s %s: %s, want %d", e.Model, e.Condition, group, r[idx["value"]], n)
+			}
+		}
 		for l, rt := range e.SilenceByLabel {
 			checkRate(key{SecSilenceByLabel, e.Model, "", e.Condition, score.MeasureSilence, l}, rt, "")
 		}
@@ -292,9 +296,12 @@ func TestCSVParsesBackToTheSummary(t *testing.T) {
 				t.Errorf("t_outcome %s %s %s: %s/%s, want %d/%d", e.Model, e.Condition, o, r[idx["k"]], r[idx["n"]], n, e.FreshOnset.N)
 			}
 		}
-		for kind, n := range e.YieldFailures {
-			if r := get(key{SecYieldFailure, e.Model, "", e.Condition, "", kind}); r[idx["k"]] != strconv.Itoa(n) {
-				t.Errorf("yield_failure %s: %s, want %d", kind, r[idx["k"]], n)
+		if len(e.N4Outcomes) != len(score.N4Outcomes) {
+			t.Errorf("%s %s: N4 outcomes %v, want all six", e.Model, e.Condition, e.N4Outcomes)
+		}
+		for kind, n := range e.N4Outcomes {
+			if r := get(key{SecN4Outcome, e.Model, "", e.Condition, "", kind}); r[idx["k"]] != strconv.Itoa(n) || r[idx["n"]] != strconv.Itoa(sum(e.N4Outcomes)) {
+				t.Errorf("n4_outcome %s: %s/%s, want %d/%d", kind, r[idx["k"]], r[idx["n"]], n, sum(e.N4Outcomes))
 			}
 		}
 	}
@@ -463,5 +470,60 @@ func TestEmptySummaryRenders(t *testing.T) {
 	}
 	if md := read(t, dir, MarkdownFile); !strings.Contains(md, "(none)") {
 		t.Errorf("empty report.md does not say so:\n%s", md)
+	}
+}
+
+// Section 6.3 and 5.7: every format states the statistics family and its size, marks
+// each entry's role, and shows failed and unscored conversations per row; the N4 table
+// is the full partition, without "yield over all N4 events".
+func TestFamilyRolesAndLeftOutConversations(t *testing.T) {
+	items := fixture(12)
+	items = append(items,
+		score.Scored{Model: "alpha", Condition: "explicit", PairID: "p900", ScenarioID: "p900-explicit", Failed: "model failed at frame 3"},
+		score.Scored{Model: "beta", Condition: "implicit", PairID: "p901", ScenarioID: "p901-implicit", Unscored: "the judge failed"},
+		scored("gamma", "explicit", 1, "middle", true, true, answerFresh))
+	s := score.SummarizeWith(items, testParams(30), score.Options{Roles: map[string]string{"beta": score.RoleBaseline, "gamma": score.RoleReference}})
+	dir := writeAll(t, s)
+	md := read(t, dir, MarkdownFile)
+	family := "1 model under test (alpha): 0 model comparisons, Bonferroni-corrected over 0; Spearman over 2 model x condition entries. " +
+		"Baseline, not in the family: beta. Reference, not in the family: gamma."
+	var term bytes.Buffer
+	if err := MainTable(&term, s); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"report.md": md, "report.html": read(t, dir, HTMLFile), "terminal": term.String()} {
+		if !strings.Contains(text, family) {
+			t.Errorf("%s does not state the family %q", name, family)
+		}
+		if strings.Contains(text, "yield over all") {
+			t.Errorf("%s still shows yield over all N4 events", name)
+		}
+	}
+	if r := mdRows(md, "Main results", "alpha", score.RoleTest, "explicit"); len(r) != 1 || r[0][3] != "12 (1 failed)" {
+		t.Errorf("alpha explicit row %v, want 12 conversations (1 failed)", r)
+	}
+	if r := mdRows(md, "Main results", "beta", score.RoleBaseline, "implicit"); len(r) != 1 || r[0][3] != "12 (1 unscored)" {
+		t.Errorf("beta implicit row %v, want 12 conversations (1 unscored)", r)
+	}
+	if !regexp.MustCompile(`alpha +test +explicit +12 \(1 failed\)`).MatchString(term.String()) {
+		t.Errorf("terminal table lacks the failed conversation:\n%s", term.String())
+	}
+	// The N4 partition: six counts out of all events, summing to them.
+	for _, e := range s.Entries {
+		r := mdRows(md, "Answering-window yield", e.Model, e.Condition)
+		if len(r) != 1 || len(r[0]) != 5+6+1 {
+			t.Fatalf("%s %s yield row %v", e.Model, e.Condition, r)
+		}
+		all, total := sum(e.N4Outcomes), 0
+		for i, o := range score.N4Outcomes {
+			want := countText(e.N4Outcomes[o], all)
+			if r[0][5+i] != want {
+				t.Errorf("%s %s %s: %q, want %q", e.Model, e.Condition, o, r[0][5+i], want)
+			}
+			total += e.N4Outcomes[o]
+		}
+		if total != e.WindowResponse.N {
+			t.Errorf("%s %s: partition sums to %d, %d N4 events", e.Model, e.Condition, total, e.WindowResponse.N)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
@@ -33,6 +34,65 @@ type section struct {
 
 func entryCells(e score.Entry) []string { return []string{e.Model, e.Condition} }
 
+// convsText is the conversations cell: those in the denominators, then those left out
+// (section 5.7): "12", "11 (1 failed)", "10 (1 failed, 1 unscored)".
+func convsText(e score.Entry) string {
+	var out []string
+	if e.Failed > 0 {
+		out = append(out, fmt.Sprintf("%d failed", e.Failed))
+	}
+	if e.Unscored > 0 {
+		out = append(out, fmt.Sprintf("%d unscored", e.Unscored))
+	}
+	if len(out) == 0 {
+		return strconv.Itoa(e.Items)
+	}
+	return fmt.Sprintf("%d (%s)", e.Items, strings.Join(out, ", "))
+}
+
+// roleText is an entry's role as the tables show it; an entry without one (a summary
+// written before roles existed) is under test.
+func roleText(e score.Entry) string {
+	if e.Role == "" {
+		return score.RoleTest
+	}
+	return e.Role
+}
+
+// familyText states the statistics family (section 6.3) and its size.
+func familyText(s score.Summary) string {
+	f := s.Family
+	var b strings.Builder
+	if len(f.Models) == 0 {
+		b.WriteString("No model is under test, so there are no model comparisons and no Spearman correlation.")
+	} else {
+		fmt.Fprintf(&b, "%d %s under test (%s): %d model comparisons, Bonferroni-corrected over %d; Spearman over %d model x condition entries.",
+			len(f.Models), plural(len(f.Models), "model", "models"), strings.Join(f.Models, ", "), f.Comparisons, f.Comparisons, f.SpearmanEntries)
+	}
+	var base, ref []string
+	for _, m := range sortedKeys(f.Others) {
+		if f.Others[m] == score.RoleReference {
+			ref = append(ref, m)
+		} else {
+			base = append(base, m)
+		}
+	}
+	if len(base) > 0 {
+		fmt.Fprintf(&b, " %s, not in the family: %s.", plural(len(base), "Baseline", "Baselines"), strings.Join(base, ", "))
+	}
+	if len(ref) > 0 {
+		fmt.Fprintf(&b, " %s, not in the family: %s.", plural(len(ref), "Reference", "References"), strings.Join(ref, ", "))
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // sections builds every section of the report from the summary, in report order.
 // ref, when not nil, adds the text reference section after the paired section.
 func sections(s score.Summary, m Meta, ref *reference.Result) []section {
@@ -56,12 +116,12 @@ func sections(s score.Summary, m Meta, ref *reference.Result) []section {
 }
 
 func mainSection(s score.Summary) section {
-	t := table{Header: []string{"model", "condition", "conversations"}}
+	t := table{Header: []string{"model", "role", "condition", "conversations"}}
 	for _, mi := range measures {
 		t.Header = append(t.Header, mi.short)
 	}
 	for _, e := range s.Entries {
-		row := append(entryCells(e), strconv.Itoa(e.Items))
+		row := []string{e.Model, roleText(e), e.Condition, convsText(e)}
 		for _, mi := range measures {
 			row = append(row, textfmt.Rate(mi.rate(e)))
 		}
@@ -70,25 +130,27 @@ func mainSection(s score.Summary) section {
 	intro := fmt.Sprintf("Per model and condition, never one aggregate. Each cell: rate (successes/denominator) [Wilson 95%% interval]. "+
 		"Denominators: fresh onset and presence, every T turn; accuracy, T turns with response presence; silence, every N1/N2/N3 window; "+
 		"yield, eligible N4 events (shown as n/a (n=eligible) below min_eligible = %d); window response, every N4 event. "+
-		"Presence and window response are diagnostics, not scored.", s.Protocol.MinEligible)
+		"Presence and window response are diagnostics, not scored. Conversations: those in the denominators; failed conversations (the model failed) "+
+		"and unscored ones (the ASR or judge failed) are left out of every rate and counted in brackets. "+familyText(s), s.Protocol.MinEligible)
 	return section{ID: "main", Title: "Main results", Intro: intro, Tables: []table{t}, Charts: []string{chartMeasures}}
 }
 
 func pairedSection(s score.Summary) section {
-	t := table{Header: []string{"model", "measure", "pairs", "explicit", "implicit", "b (explicit only)", "c (implicit only)", "difference", "p (exact McNemar)"}}
+	t := table{Header: []string{"model", "measure", "pairs", "lost pairs", "explicit", "implicit", "b (explicit only)", "c (implicit only)", "difference", "p (exact McNemar)"}}
 	for _, pr := range s.Paired {
 		for _, x := range []struct {
 			name string
 			m    score.McNemar
 		}{{measureTitle(score.MeasurePresence), pr.Presence}, {measureTitle(score.MeasureFreshOnset), pr.FreshOnset}} {
-			t.add(pr.Model, x.name, strconv.Itoa(pr.Pairs),
+			t.add(pr.Model, x.name, strconv.Itoa(pr.Pairs), strconv.Itoa(pr.Lost),
 				textfmt.Paired(x.m.RateFirst, x.m.Units), textfmt.Paired(x.m.RateSecond, x.m.Units),
 				strconv.Itoa(x.m.B), strconv.Itoa(x.m.C), textfmt.Signed(x.m.Difference), textfmt.P(x.m.P))
 		}
 	}
 	return section{ID: "paired", Title: "Explicit vs implicit (paired McNemar)",
-		Intro: "Per model, over the scenario pairs scored in both versions. b: pairs responding only in the explicit version; c: only in the implicit version; " +
-			"difference = (b - c) / pairs; p = min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2).",
+		Intro: "Per model, over the scenario pairs scored in both versions; lost pairs had a version that failed or is unscored. " +
+			"b: pairs responding only in the explicit version; c: only in the implicit version; " +
+			"difference = (b - c) / pairs; p = min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2). Each model's test stands alone (no correction across models).",
 		Tables: []table{t}}
 }
 
@@ -191,24 +253,29 @@ func silenceSection(s score.Summary) section {
 }
 
 func yieldSection(s score.Summary, p protocol.Params) section {
-	excl := []string{score.ExcludedSpokeDuringQ, score.ExcludedNoOnsetInGap, score.ExcludedNotSpeakingAtR}
-	t := table{Header: []string{"model", "condition", "N4 events", "eligible", "yield (eligible)", "fail: still voicing", "fail: resumed",
-		"excluded: spoke during question", "excluded: no onset in gap", "excluded: not speaking at r", "yield over all N4 events", "window response (diag.)"}}
+	titles := map[string]string{
+		score.N4SpokeDuringQuestion: "spoke during question", score.N4NoOnsetInGap: "no onset in gap",
+		score.N4NotSpeakingAtR: "not speaking at r", score.N4Yielded: "yielded", score.N4StillVoicing: "still voicing", score.N4Resumed: "resumed",
+	}
+	t := table{Header: []string{"model", "condition", "N4 events", "eligible", "yield (eligible)"}}
+	for _, o := range score.N4Outcomes {
+		t.Header = append(t.Header, titles[o])
+	}
+	t.Header = append(t.Header, "window response (diag.)")
 	for _, e := range s.Entries {
-		all := e.YieldAll.N
-		row := append(entryCells(e), strconv.Itoa(all), countText(e.Yield.N, all), textfmt.Rate(e.Yield),
-			countText(e.YieldFailures[score.YieldFailStillVoicing], e.Yield.N),
-			countText(e.YieldFailures[score.YieldFailResumed], e.Yield.N))
-		for _, x := range excl {
-			row = append(row, countText(e.Exclusions[x], all))
+		all := sum(e.N4Outcomes)
+		row := append(entryCells(e), strconv.Itoa(all), countText(e.Yield.N, all), textfmt.Rate(e.Yield))
+		for _, o := range score.N4Outcomes {
+			row = append(row, countText(e.N4Outcomes[o], all))
 		}
-		row = append(row, textfmt.Rate(e.YieldAll), textfmt.Rate(e.WindowResponse))
+		row = append(row, textfmt.Rate(e.WindowResponse))
 		t.add(row...)
 	}
 	return section{ID: "yield", Title: "Answering-window yield",
-		Intro: fmt.Sprintf("An N4 event is eligible when the model was silent during the question, started speaking in the gap, and was speaking when the resolution began. "+
-			"The yield rate is shown only with at least min_eligible = %d eligible events. Failures (out of eligible events) split into still voicing at r + yield_deadline "+
-			"and resumed before the observation end; exclusions are out of all N4 events. Yield over all N4 events counts every event that was silent at the deadline and through the observation end.", p.MinEligible),
+		Intro: fmt.Sprintf("Every N4 event falls in exactly one of six outcomes, counted out of all N4 events: the model spoke during the question, "+
+			"did not start speaking in the gap, or was not speaking when the resolution began (these three are not eligible); or, eligible, "+
+			"it yielded (silent at r + yield_deadline and through the observation end), was still voicing at the deadline, or resumed before the observation end. "+
+			"The yield rate is yielded out of eligible, shown only with at least min_eligible = %d eligible events.", p.MinEligible),
 		Tables: []table{t}}
 }
 
@@ -294,7 +361,7 @@ func spearmanSection(s score.Summary) section {
 	}
 	t.add("Spearman: response presence vs fresh-onset rate", rho, strconv.Itoa(s.Spearman.N))
 	return section{ID: "spearman", Title: "Presence vs fresh onset (Spearman)",
-		Intro:  "Rank correlation across model x condition entries: does responding at all go with responding with a fresh onset?",
+		Intro:  "Rank correlation across the model x condition entries of the models under test: does responding at all go with responding with a fresh onset? " + familyText(s),
 		Tables: []table{t}, Charts: []string{chartSpearman}}
 }
 
@@ -305,11 +372,11 @@ func comparisonSection(s score.Summary) section {
 			comparisonDifference(c), strconv.Itoa(c.Test.B), strconv.Itoa(c.Test.C), textfmt.P(c.Test.P), textfmt.P(c.PAdjusted))
 	}
 	resamples := s.Protocol.BootstrapResamples
-	intro := fmt.Sprintf("Every pair of models on every scored measure within a condition, on the scenario pairs both were scored on. "+
+	intro := fmt.Sprintf("Every pair of models under test on every scored measure within a condition, on the scenario pairs both were scored on. "+
 		"The interval resamples whole scenario pairs (%d resamples, seed %d); the exact McNemar test pairs the same events; "+
-		"p is Bonferroni-corrected over all %d comparisons.", resamples, s.Seed, len(s.Comparisons))
+		"p is Bonferroni-corrected over all %d comparisons. ", resamples, s.Seed, len(s.Comparisons)) + familyText(s)
 	if len(s.Comparisons) == 0 {
-		intro = "No comparisons: fewer than two models were scored in a condition."
+		intro = "No comparisons: fewer than two models under test were scored in a condition. " + familyText(s)
 	}
 	return section{ID: "comparisons", Title: "Model comparisons", Intro: intro, Tables: []table{t}}
 }
@@ -358,6 +425,7 @@ func metaTable(s score.Summary, m Meta) table {
 	for _, p := range m.Models {
 		t.add("model", pluginText(p))
 	}
+	t.add("statistics family", familyText(s))
 	if m.Judge != nil {
 		t.add("judge", pluginText(*m.Judge))
 	}

@@ -15,14 +15,14 @@ import (
 // below, or "n/a (n=k)". It is what `run` prints at the end.
 func MainTable(w io.Writer, s score.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := []string{"model", "condition", "convs"}
+	head := []string{"model", "role", "condition", "convs"}
 	for _, mi := range measures {
 		head = append(head, mi.short)
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 	for _, e := range s.Entries {
-		top := []string{e.Model, e.Condition, fmt.Sprint(e.Items)}
-		bottom := []string{"", "", ""}
+		top := []string{e.Model, roleText(e), e.Condition, convsText(e)}
+		bottom := []string{"", "", "", ""}
 		for _, mi := range measures {
 			r := mi.rate(e)
 			if !r.Available {
@@ -43,7 +43,8 @@ func MainTable(w io.Writer, s score.Summary) error {
 		return err
 	}
 	if _, err := fmt.Fprintf(w, "Rates: successes/denominator, [Wilson 95%% interval]. Yield is over eligible N4 events, n/a below min_eligible = %d. "+
-		"Presence and window response are diagnostics.\n", s.Protocol.MinEligible); err != nil {
+		"Presence and window response are diagnostics. Convs: conversations in the denominators (failed and unscored ones in brackets).\n%s\n",
+		s.Protocol.MinEligible, familyText(s)); err != nil {
 		return err
 	}
 	for _, warning := range s.Warnings {

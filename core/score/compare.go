@@ -9,16 +9,19 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/stats"
 )
 
-// compareModels: section 6, model comparisons. For every condition, every pair of models
-// (A before B alphabetically) and every scored measure: paired on the same items (the
-// scenario pairs both models were scored on, and within them the same turns), exact
-// McNemar over the units both have in the denominator, a cluster bootstrap of the
-// difference in rates resampling whole scenario pairs, and Bonferroni over all
-// comparisons made.
-func compareModels(groups map[groupKey][]Scored, keys []groupKey, p protocol.Params, seed uint64) []Comparison {
+// compareModels: section 6.3, model comparisons within the family. For every condition,
+// every pair of models under test (A before B alphabetically) and every scored measure:
+// paired on the same items (the scenario pairs both models were scored on, and within
+// them the same turns), exact McNemar over the units both have in the denominator, a
+// cluster bootstrap of the difference in rates resampling whole scenario pairs, and
+// Bonferroni over all comparisons made. Baselines and references are not compared.
+func compareModels(groups map[groupKey][]Scored, keys []groupKey, family map[string]bool, p protocol.Params, seed uint64) []Comparison {
 	byCond := map[string][]string{}
 	var conds []string
 	for _, k := range keys {
+		if !family[k.model] {
+			continue
+		}
 		if byCond[k.cond] == nil {
 			conds = append(conds, k.cond)
 		}

@@ -24,7 +24,21 @@ const (
 	OutcomeSilent          = "silent"
 )
 
-// Yield verdicts of an N4 event (section 5, N4 details).
+// Outcomes of an N4 event: the partition of all N4 events (section 5.5). The first three
+// make it ineligible, the last three are the verdicts on an eligible one.
+const (
+	N4SpokeDuringQuestion = "spoke-during-question"
+	N4NoOnsetInGap        = "no-onset-in-gap"
+	N4NotSpeakingAtR      = "not-speaking-at-resolution"
+	N4Yielded             = "yielded"
+	N4StillVoicing        = "still-voicing"
+	N4Resumed             = "resumed"
+)
+
+// N4Outcomes lists the partition in report order.
+var N4Outcomes = []string{N4SpokeDuringQuestion, N4NoOnsetInGap, N4NotSpeakingAtR, N4Yielded, N4StillVoicing, N4Resumed}
+
+// Yield verdicts of an N4 event (section 5.5).
 const (
 	YieldPass              = "pass"
 	YieldFailStillVoicing  = "fail-still-voicing"
@@ -50,7 +64,7 @@ type Event struct {
 	N4      *N4Verdict      `json:"n4,omitempty"`
 }
 
-// TVerdict is what section 5 measures on the T turn. tE is the end of T.
+// TVerdict is what section 5.2 measures on the T turn. tE is the end of T.
 type TVerdict struct {
 	ActiveAtEnd bool `json:"active_at_end"` // active(tE)
 	// Onset is the first episode start in (tE, tE + t_onset_window], if any.
@@ -58,8 +72,14 @@ type TVerdict struct {
 	FreshOnset bool     `json:"fresh_onset"` // not active(tE) and an onset in the window
 	Presence   bool     `json:"presence"`    // active(tE) or an onset in the window
 	Outcome    string   `json:"outcome"`     // fresh-onset, already-speaking or silent
-	// AnswerSpan is [tE, start of the next turn): the audio judged for accuracy.
+	// AnswerSpan is where the answer judged for accuracy lies (section 5.3): from the
+	// start of the speech presence counts (the episode active at tE, or the fresh onset)
+	// to the start of the next turn. Without presence nothing is judged, and it is
+	// [tE, start of the next turn).
 	AnswerSpan Span `json:"answer_span"`
+	// AnswerSpeech is the model speech in AnswerSpan (episodes clipped to it): the audio
+	// the ASR transcribes, joined.
+	AnswerSpeech []Span `json:"answer_speech,omitempty"`
 	// Answer is filled by Judge when Presence holds (accuracy is conditional on it).
 	Answer *Judgement `json:"answer,omitempty"`
 }
@@ -99,11 +119,16 @@ type N4Verdict struct {
 	// Excluded is the first failed eligibility condition, in the order above; empty when eligible.
 	Excluded string `json:"excluded,omitempty"`
 
-	// WindowResponse: an episode overlaps [qS, r) (diagnostic).
+	// WindowResponse: an episode overlaps the answering window [qS, r], closed at r like
+	// the gap (qE, r], so an onset exactly at r is both eligible and a window response
+	// (diagnostic).
 	WindowResponse bool `json:"window_response"`
-	// Yield is pass, fail-still-voicing or fail-resumed, computed for every event so
-	// that yield over all N4 events can be reported; the scored rate uses eligible ones.
+	// Yield is pass, fail-still-voicing or fail-resumed, as if the event were eligible;
+	// the scored rate counts eligible events only.
 	Yield string `json:"yield"`
+	// Outcome places the event in the partition of all N4 events (N4Outcomes): the
+	// exclusion for an ineligible one, the yield verdict for an eligible one.
+	Outcome string `json:"outcome"`
 }
 
 // Verdict is the yield verdict as explain prints it: the exclusion reason for an
@@ -180,38 +205,25 @@ func ElapsedThird(t, first, last float64) int {
 	return min(max(int(math.Floor(3*(t-first)/l)), 0), 2)
 }
 
-// firstOnset is the first episode start s with lo < s <= hi (section 4: an onset is an
-// episode start).
-func firstOnset(eps []timeline.Episode, lo, hi float64) (float64, bool) {
-	for _, e := range eps {
-		if e.Start > lo && e.Start <= hi {
-			return e.Start, true
-		}
-	}
-	return 0, false
-}
-
-// overlapping clips every episode that overlaps [a, b) to it.
+// overlapping clips every episode that overlaps [a, b) to it (timeline.Overlapping).
 func overlapping(eps []timeline.Episode, a, b float64) []Span {
 	var out []Span
-	for _, e := range eps {
-		if e.Start < b && e.End > a {
-			out = append(out, Span{math.Max(e.Start, a), math.Min(e.End, b)})
-		}
+	for _, e := range timeline.Overlapping(eps, a, b) {
+		out = append(out, Span(e))
 	}
 	return out
 }
 
-// tVerdict: section 5, fresh-onset response rate, response presence, T outcome and the
-// answer audio span.
+// tVerdict: section 5.2, fresh-onset response rate, response presence and T outcome, and
+// the answer audio of section 5.3.
 func tVerdict(turn timeline.Turn, next float64, hasNext bool, duration float64, eps []timeline.Episode, p protocol.Params) *TVerdict {
 	tE := turn.End
 	v := &TVerdict{ActiveAtEnd: timeline.Active(eps, tE)}
-	if s, ok := firstOnset(eps, tE, tE+p.TOnsetWindow); ok {
+	if s, ok := timeline.FirstOnset(eps, tE, tE+p.TOnsetWindow); ok {
 		v.Onset = &s
 	}
 	v.FreshOnset = !v.ActiveAtEnd && v.Onset != nil
-	v.Presence = v.ActiveAtEnd || v.Onset != nil
+	v.Presence = timeline.Presence(eps, tE, p.TOnsetWindow)
 	switch {
 	case v.ActiveAtEnd:
 		v.Outcome = OutcomeAlreadySpeaking
@@ -220,13 +232,29 @@ func tVerdict(turn timeline.Turn, next float64, hasNext bool, duration float64, 
 	default:
 		v.Outcome = OutcomeSilent
 	}
-	// Answer audio: [tE, start of the next turn). A valid scenario never ends with T
-	// (section 2); should one, the answer runs to the end of the session.
+	// Answer audio: the speech presence counts, from the start of the episode active at
+	// tE (or the fresh onset) to the start of the next turn. A valid scenario never ends
+	// with T (section 2); should one, the answer runs to the end of the session.
 	end := next
 	if !hasNext {
 		end = math.Max(duration, tE+p.TurnGap)
 	}
-	v.AnswerSpan = Span{tE, end}
+	start := tE
+	switch {
+	case v.ActiveAtEnd:
+		for _, e := range eps {
+			if e.Start <= tE && tE < e.End {
+				start = e.Start
+				break
+			}
+		}
+	case v.Onset != nil:
+		start = *v.Onset
+	}
+	v.AnswerSpan = Span{start, math.Max(end, start)}
+	if v.Presence {
+		v.AnswerSpeech = overlapping(eps, v.AnswerSpan.Start, v.AnswerSpan.End)
+	}
 	return v
 }
 
@@ -262,21 +290,26 @@ func n4Verdict(tl timeline.Timeline, i int, eps []timeline.Episode, p protocol.P
 
 	// Eligibility: all three conditions must hold.
 	v.SpokeDuringQuestion = len(overlapping(eps, q.Start, q.End)) > 0
-	_, v.OnsetInGap = firstOnset(eps, q.End, r)
+	_, v.OnsetInGap = timeline.FirstOnset(eps, q.End, r)
 	v.ActiveAtResolution = timeline.Active(eps, r)
 	switch {
 	case v.SpokeDuringQuestion:
-		v.Excluded = ExcludedSpokeDuringQ
+		v.Excluded, v.Outcome = ExcludedSpokeDuringQ, N4SpokeDuringQuestion
 	case !v.OnsetInGap:
-		v.Excluded = ExcludedNoOnsetInGap
+		v.Excluded, v.Outcome = ExcludedNoOnsetInGap, N4NoOnsetInGap
 	case !v.ActiveAtResolution:
-		v.Excluded = ExcludedNotSpeakingAtR
+		v.Excluded, v.Outcome = ExcludedNotSpeakingAtR, N4NotSpeakingAtR
 	default:
 		v.Eligible = true
 	}
 
-	// Window response (diagnostic): an episode overlaps [qS, qE + n4_gap) = [qS, r).
-	v.WindowResponse = len(overlapping(eps, q.Start, r)) > 0
+	// Window response (diagnostic): an episode overlaps the closed window [qS, r]: it
+	// starts at or before r and ends after qS.
+	for _, e := range eps {
+		if e.Start <= r && e.End > q.Start {
+			v.WindowResponse = true
+		}
+	}
 
 	// Yield: silent at r + yield_deadline and through the observation end. "Through" is
 	// the half-open [deadline, observe end), consistent with episodes being [s, e):
@@ -288,6 +321,9 @@ func n4Verdict(tl timeline.Timeline, i int, eps []timeline.Episode, p protocol.P
 		v.Yield = YieldFailResumed
 	default:
 		v.Yield = YieldPass
+	}
+	if v.Eligible {
+		v.Outcome = map[string]string{YieldPass: N4Yielded, YieldFailStillVoicing: N4StillVoicing, YieldFailResumed: N4Resumed}[v.Yield]
 	}
 	return v
 }

@@ -24,7 +24,8 @@ func eventFor(t *testing.T, tl timeline.Timeline, eps []timeline.Episode, turn i
 	return Event{}
 }
 
-// T = [0, 5), next turn at 12: tE = 5, onset window (5, 10], answer span [5, 12).
+// T = [0, 5), next turn at 12: tE = 5, onset window (5, 10]. The answer span runs from
+// the start of the speech presence counts to the next turn (section 5.3).
 func TestTVerdicts(t *testing.T) {
 	tl := timeline.Timeline{Turns: []timeline.Turn{
 		{Label: protocol.LabelT, Start: 0, End: 5},
@@ -36,20 +37,25 @@ func TestTVerdicts(t *testing.T) {
 		fresh    bool
 		presence bool
 		outcome  string
+		answer   Span   // the answer span
+		speech   []Span // the speech in it, judged
 	}{
-		// 5.6 is in (5, 10] and nothing is active at 5: a fresh onset.
-		{"fresh onset", []timeline.Episode{ep(5.6, 8.5)}, true, true, OutcomeFreshOnset},
-		// [4, 8) contains 5: already speaking; presence without a fresh onset.
-		{"already speaking", []timeline.Episode{ep(4, 8)}, false, true, OutcomeAlreadySpeaking},
+		// 5.6 is in (5, 10] and nothing is active at 5: a fresh onset; later speech before
+		// the next turn is part of the answer.
+		{"fresh onset", []timeline.Episode{ep(5.6, 8.5), ep(9.5, 10.5)}, true, true, OutcomeFreshOnset, Span{5.6, 12}, []Span{{5.6, 8.5}, {9.5, 10.5}}},
+		// [4, 8) contains 5: already speaking; presence without a fresh onset. The whole
+		// episode is the answer, its part before tE included (it used to be cut at tE).
+		{"already speaking", []timeline.Episode{ep(1, 2), ep(4, 8)}, false, true, OutcomeAlreadySpeaking, Span{4, 12}, []Span{{4, 8}}},
 		// an episode starting exactly at tE is active at tE (s <= t): already speaking.
-		{"starts at tE", []timeline.Episode{ep(5, 6)}, false, true, OutcomeAlreadySpeaking},
+		{"starts at tE", []timeline.Episode{ep(5, 6)}, false, true, OutcomeAlreadySpeaking, Span{5, 12}, []Span{{5, 6}}},
 		// [3, 5) ends at tE: not active at 5 (t < e fails), and no later onset.
-		{"ends at tE", []timeline.Episode{ep(3, 5)}, false, false, OutcomeSilent},
-		// 10 = tE + 5 is the last instant of the window (inclusive).
-		{"onset at window end", []timeline.Episode{ep(10, 11)}, true, true, OutcomeFreshOnset},
+		{"ends at tE", []timeline.Episode{ep(3, 5)}, false, false, OutcomeSilent, Span{5, 12}, nil},
+		// 10 = tE + 5 is the last instant of the window (inclusive); the answer runs past
+		// the next turn's start only up to it.
+		{"onset at window end", []timeline.Episode{ep(10, 13)}, true, true, OutcomeFreshOnset, Span{10, 12}, []Span{{10, 12}}},
 		// 10.5 > 10: too late.
-		{"onset after window", []timeline.Episode{ep(10.5, 11)}, false, false, OutcomeSilent},
-		{"no speech", nil, false, false, OutcomeSilent},
+		{"onset after window", []timeline.Episode{ep(10.5, 11)}, false, false, OutcomeSilent, Span{5, 12}, nil},
+		{"no speech", nil, false, false, OutcomeSilent, Span{5, 12}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,8 +66,8 @@ func TestTVerdicts(t *testing.T) {
 			if v.FreshOnset != tc.fresh || v.Presence != tc.presence || v.Outcome != tc.outcome {
 				t.Errorf("fresh %v presence %v outcome %s, want %v %v %s", v.FreshOnset, v.Presence, v.Outcome, tc.fresh, tc.presence, tc.outcome)
 			}
-			if v.AnswerSpan != (Span{5, 12}) {
-				t.Errorf("answer span %v, want [5, 12)", v.AnswerSpan)
+			if v.AnswerSpan != tc.answer || !reflect.DeepEqual(v.AnswerSpeech, tc.speech) {
+				t.Errorf("answer span %v speech %v, want %v %v", v.AnswerSpan, v.AnswerSpeech, tc.answer, tc.speech)
 			}
 		})
 	}
@@ -165,10 +171,11 @@ func TestN4Verdicts(t *testing.T) {
 		{"no onset in gap", []timeline.Episode{ep(36.5, 37)}, false, ExcludedNoOnsetInGap, YieldPass, false},
 		// onset 33.5 but [33.5, 35) has ended by r = 36.
 		{"not speaking at resolution", []timeline.Episode{ep(33.5, 35)}, false, ExcludedNotSpeakingAtR, YieldPass, true},
-		// onset exactly at r = 36 is in (33, 36] and active(36): eligible. The window
-		// [30, 36) has no overlap with [36, 37), so window response is false.
-		{"onset at r", []timeline.Episode{ep(36, 37)}, true, YieldPass, YieldPass, false},
-		// ineligible events still get a yield verdict for "yield over all N4 events".
+		// onset exactly at r = 36 is in (33, 36] and active(36): eligible, and a window
+		// response too: the answering window [30, 36] is closed at r like the gap.
+		{"onset at r", []timeline.Episode{ep(36, 37)}, true, YieldPass, YieldPass, true},
+		// ineligible events still get a yield verdict (as if eligible); their outcome is
+		// the exclusion.
 		{"silent throughout", nil, false, ExcludedNoOnsetInGap, YieldPass, false},
 		{"ineligible but still voicing", []timeline.Episode{ep(31, 39)}, false, ExcludedSpokeDuringQ, YieldFailStillVoicing, true},
 	}
@@ -181,6 +188,11 @@ func TestN4Verdicts(t *testing.T) {
 			if v.Eligible != tc.eligible || v.Verdict() != tc.verdict || v.Yield != tc.yield || v.WindowResponse != tc.window {
 				t.Errorf("eligible %v verdict %s yield %s window %v, want %v %s %s %v",
 					v.Eligible, v.Verdict(), v.Yield, v.WindowResponse, tc.eligible, tc.verdict, tc.yield, tc.window)
+			}
+			outcome := map[string]string{YieldPass: N4Yielded, YieldFailStillVoicing: N4StillVoicing, YieldFailResumed: N4Resumed,
+				ExcludedSpokeDuringQ: N4SpokeDuringQuestion, ExcludedNoOnsetInGap: N4NoOnsetInGap, ExcludedNotSpeakingAtR: N4NotSpeakingAtR}[tc.verdict]
+			if v.Outcome != outcome {
+				t.Errorf("outcome %q, want %q", v.Outcome, outcome)
 			}
 		})
 	}

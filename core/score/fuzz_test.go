@@ -70,7 +70,7 @@ func FuzzEvents(f *testing.F) {
 				}
 				if v.OnsetInGap && !v.WindowResponse && v.Resolution > v.Question.End {
 					// an onset in (qE, r) lies in [qS, r); only an onset exactly at r may lack a window response
-					if _, ok := firstOnset(eps, v.Question.End, v.Resolution-1e-9); ok {
+					if _, ok := timeline.FirstOnset(eps, v.Question.End, v.Resolution-1e-9); ok {
 						t.Fatalf("onset in the gap but no window response %+v", v)
 					}
 				}

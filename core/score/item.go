@@ -25,7 +25,17 @@ type Scored struct {
 	ScenarioID string  `json:"scenario_id"`
 	TPosition  string  `json:"t_position"`
 	Events     []Event `json:"events"`
+	// Failed says why the conversation itself failed (the model: a crash, a deadline, a
+	// reply out of protocol); Unscored why scoring it could not finish (an ASR or judge
+	// service failure). Either keeps the item out of every denominator; Summarize counts
+	// them per model and condition and the paired tests count the pairs they cost
+	// (section 5.7).
+	Failed   string `json:"failed,omitempty"`
+	Unscored string `json:"unscored,omitempty"`
 }
+
+// Counted reports whether the item's verdicts enter the rates.
+func (s Scored) Counted() bool { return s.Failed == "" && s.Unscored == "" }
 
 // Score computes the item's verdicts without ASR or judge: answer accuracy is left
 // unjudged and speech in a silence window is not a pass until Judge classifies it.

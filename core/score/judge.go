@@ -2,6 +2,7 @@ package score
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -12,25 +13,55 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
+// ServiceError is an ASR or judge call that failed (after the plugin's own retries): a
+// failure of the service, not a verdict on the model (docs/protocol.md section 5.7). The
+// item it interrupted is unscored; scoring it again once the service is back completes it.
+type ServiceError struct {
+	Model, ScenarioID string
+	// Service is sdk.KindASR or sdk.KindJudge.
+	Service string
+	// What is the span being judged: "the answer to T" or "the N2 window of turn 4".
+	What string
+	Err  error
+}
+
+func (e *ServiceError) Error() string {
+	return fmt.Sprintf("score %s/%s: the %s failed on %s: %v; the item is unscored, score again once the service works", e.Model, e.ScenarioID, e.Service, e.What, e.Err)
+}
+
+func (e *ServiceError) Unwrap() error { return e.Err }
+
 // Judge scores one item completely: the pure verdicts of Events, then, from the audible
 // waveform (sample 0 is time 0 of the conversation timeline), the answer audio of T
 // (when T has response presence) and the speech in every silence window are cut out,
 // transcribed by asr and judged (section 5).
 //
-// Failures of the ASR or the judge on a span are verdicts, not errors: they count as
-// wrong / intrusion and are stored as evidence in the Judgement. Judge returns an error
-// only when the context ends or the audio has no sample rate.
+// What the ASR hears and the judge says are verdicts: an empty transcript, an unparseable
+// or unexpected label count as wrong / intrusion and are stored as evidence in the
+// Judgement. A call to either that fails is not: Judge stops at the first one and returns
+// the item marked Unscored with a *ServiceError. Otherwise it returns an error only when
+// the context ends or the audio has no sample rate.
 func Judge(ctx context.Context, item Item, audible audio.PCM, asr sdk.ASR, judge sdk.Judge, p protocol.Params) (Scored, error) {
 	if audible.Rate <= 0 {
 		return Scored{}, fmt.Errorf("score %s/%s: the audible waveform has no sample rate", item.Model, item.ScenarioID)
 	}
 	s := Score(item, p)
 	turns := item.Timeline.Turns
+	serviceFailed := func(j Judgement, what string) (Scored, error) {
+		err := &ServiceError{Model: item.Model, ScenarioID: item.ScenarioID, Service: sdk.KindJudge, What: what}
+		if j.Failure == FailTranscriptionFailed {
+			err.Service, err.Err = sdk.KindASR, errors.New(j.TranscriptionError)
+		} else {
+			err.Err = errors.New(j.JudgeError)
+		}
+		s.Unscored = err.Error()
+		return s, err
+	}
 	for i := range s.Events {
 		ev := &s.Events[i]
 		switch {
 		case ev.T != nil && ev.T.Presence:
-			j := transcribe(ctx, asr, audible, []Span{ev.T.AnswerSpan})
+			j := transcribe(ctx, asr, audible, ev.T.AnswerSpeech)
 			if j.Failure == "" {
 				q := sdk.AnswerQuery{Context: dialogue(turns[:ev.Turn]), Request: turns[ev.Turn].Text,
 					GoldAnswer: item.GoldAnswer, Response: j.Transcript}
@@ -38,6 +69,9 @@ func Judge(ctx context.Context, item Item, audible audio.PCM, asr sdk.ASR, judge
 				decide(&j, v, err, sdk.LabelCorrect, sdk.LabelIncorrect, FailIncorrect)
 			}
 			ev.T.Answer = &j
+			if serviceFailure(j) && ctx.Err() == nil {
+				return serviceFailed(j, "the answer to T")
+			}
 		case ev.Silence != nil && !ev.Silence.Silent():
 			j := transcribe(ctx, asr, audible, ev.Silence.Speech)
 			if j.Failure == "" {
@@ -46,6 +80,9 @@ func Judge(ctx context.Context, item Item, audible audio.PCM, asr sdk.ASR, judge
 				decide(&j, v, err, sdk.LabelAcknowledgement, sdk.LabelIntrusion, FailIntrusion)
 			}
 			ev.Silence.Judgement = &j
+			if serviceFailure(j) && ctx.Err() == nil {
+				return serviceFailed(j, fmt.Sprintf("the %s window of turn %d", ev.Label, ev.Turn))
+			}
 		default:
 			continue
 		}
@@ -54,6 +91,11 @@ func Judge(ctx context.Context, item Item, audible audio.PCM, asr sdk.ASR, judge
 		}
 	}
 	return s, nil
+}
+
+// serviceFailure reports a judgement cut short by a failed ASR or judge call.
+func serviceFailure(j Judgement) bool {
+	return j.Failure == FailTranscriptionFailed || j.Failure == FailJudgeFailed
 }
 
 func dialogue(turns []timeline.Turn) []sdk.DialogueTurn {

@@ -1,8 +1,9 @@
 package score
 
-// Failure reasons of a judged span (section 5: an unparseable verdict counts as wrong;
-// in a silence window an empty transcript, a failed transcription or an unparseable
-// classification is a failure).
+// Failure reasons of a judged span (section 5.3, 5.4: an unparseable verdict counts as
+// wrong; in a silence window an empty transcript or an unparseable classification is a
+// failure). transcription-failed and judge-failed record a failed call to the service:
+// Judge leaves such an item unscored (section 5.7) rather than counting them.
 const (
 	FailIncorrect           = "incorrect"
 	FailIntrusion           = "intrusion"

@@ -8,7 +8,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/stats"
 )
 
-// Measure names. The first four are scored, the last three diagnostics (section 5). No
+// Measure names. The first four are scored, the last two diagnostics (section 5). No
 // aggregate across measures exists, by design.
 const (
 	MeasureFreshOnset     = "fresh_onset"     // every T
@@ -17,7 +17,15 @@ const (
 	MeasureYield          = "yield"           // eligible N4 events
 	MeasurePresence       = "presence"        // every T (diagnostic)
 	MeasureWindowResponse = "window_response" // every N4 event (diagnostic)
-	MeasureYieldAll       = "yield_all"       // every N4 event (also reported)
+)
+
+// Roles a model plays in a run (section 6.3). Only models under test form the statistics
+// family: comparisons, Bonferroni and Spearman run over them; baselines and references
+// calibrate the measures and are reported beside them.
+const (
+	RoleTest      = protocol.RoleTest
+	RoleBaseline  = protocol.RoleBaseline
+	RoleReference = protocol.RoleReference
 )
 
 // ScoredMeasures are the four scored measures, in report order.
@@ -70,8 +78,13 @@ type Measures struct {
 // Entry is everything reported for one (model, condition).
 type Entry struct {
 	Model     string `json:"model"`
+	Role      string `json:"role"` // test, baseline or reference
 	Condition string `json:"condition"`
-	Items     int    `json:"items"` // conversations
+	Items     int    `json:"items"` // conversations in the denominators
+	// Failed conversations (the model failed) and Unscored ones (a scoring service
+	// failed) are in no denominator; they are counted here so that the table shows them.
+	Failed   int `json:"failed"`
+	Unscored int `json:"unscored"`
 
 	// Scored measures (section 5) and diagnostics.
 	FreshOnset     Rate `json:"fresh_onset"`
@@ -94,11 +107,10 @@ type Entry struct {
 	// SilenceSweep: preservation re-scored by duration alone, one rate per threshold in
 	// SweepThresholdsMS (no judge).
 	SilenceSweep []ThresholdRate `json:"silence_sweep"`
-	// YieldFailures splits failed eligible events (fail-still-voicing, fail-resumed);
-	// Exclusions counts ineligible events by reason; YieldAll is yielded / all N4 events.
-	YieldFailures map[string]int `json:"yield_failures"`
-	Exclusions    map[string]int `json:"exclusions"`
-	YieldAll      Rate           `json:"yield_all"`
+	// N4Outcomes is the partition of all N4 events (N4Outcomes: spoke during the
+	// question, no onset in the gap, not speaking at resolution, yielded, still voicing,
+	// resumed); the last three are the eligible events, the yield denominator.
+	N4Outcomes map[string]int `json:"n4_outcomes"`
 
 	// ByTPosition: the scored measures per T position bucket of the scenario.
 	// ByThird: per elapsed-time third of the conversation the event's turn starts in
@@ -127,10 +139,12 @@ type McNemar struct {
 }
 
 // Paired is the explicit vs implicit comparison of one model over the pairs it has both
-// versions of (section 6).
+// versions of (section 6.1). Lost counts the pairs it has only one counted version of (the
+// other failed, is unscored or was not run): they are not in the test.
 type Paired struct {
 	Model      string  `json:"model"`
 	Pairs      int     `json:"pairs"`
+	Lost       int     `json:"lost_pairs"`
 	Presence   McNemar `json:"presence"`
 	FreshOnset McNemar `json:"fresh_onset"`
 }
@@ -159,10 +173,21 @@ type Comparison struct {
 	PAdjusted  float64          `json:"p_adjusted"`
 }
 
+// Family is the statistics family of section 6.3: the models under test, which the model
+// comparisons pair (Comparisons of them, Bonferroni's m) and whose entries Spearman ranks
+// (SpearmanEntries); Others are the baselines and references, with their role.
+type Family struct {
+	Models          []string          `json:"models"`
+	Others          map[string]string `json:"others,omitempty"`
+	Comparisons     int               `json:"comparisons"`
+	SpearmanEntries int               `json:"spearman_entries"`
+}
+
 // Summary is the whole statistical result of a run.
 type Summary struct {
 	Protocol    protocol.Params `json:"protocol"`
 	Seed        uint64          `json:"seed"`
+	Family      Family          `json:"family"`
 	Entries     []Entry         `json:"entries"`
 	Paired      []Paired        `json:"paired"`
 	Spearman    Correlation     `json:"spearman_presence_fresh_onset"`
@@ -174,6 +199,17 @@ type Summary struct {
 // Options tune Summarize.
 type Options struct {
 	Seed uint64 // bootstrap seed; 0 means DefaultSeed
+	// Roles gives each model's role (RoleTest, RoleBaseline, RoleReference); a model not
+	// in it is under test.
+	Roles map[string]string
+}
+
+// role is the model's role under opt.
+func (o Options) role(model string) string {
+	if r := o.Roles[model]; r != "" {
+		return r
+	}
+	return RoleTest
 }
 
 // Summarize aggregates scored items per (model, condition) with DefaultSeed.
@@ -214,8 +250,6 @@ func units(events []Event, measure string) []unit {
 		case ev.N4 != nil && measure == MeasureYield:
 			u.counted = ev.N4.Eligible
 			u.success, u.failure = ev.N4.Yield == YieldPass, ev.N4.Yield
-		case ev.N4 != nil && measure == MeasureYieldAll:
-			u.success = ev.N4.Yield == YieldPass
 		case ev.N4 != nil && measure == MeasureWindowResponse:
 			u.success = ev.N4.WindowResponse
 		default:
@@ -259,6 +293,7 @@ func SummarizeWith(items []Scored, p protocol.Params, opt Options) Summary {
 	}
 	s := Summary{Protocol: p, Seed: seed}
 	groups := map[groupKey][]Scored{}
+	left := map[groupKey][2]int{} // failed, unscored
 	seen := map[[3]string]bool{}
 	for _, it := range items {
 		if it.PairID == "" {
@@ -273,7 +308,21 @@ func SummarizeWith(items []Scored, p protocol.Params, opt Options) Summary {
 		}
 		seen[id] = true
 		k := groupKey{it.Model, it.Condition}
-		groups[k] = append(groups[k], it)
+		if _, ok := groups[k]; !ok {
+			groups[k] = nil
+		}
+		switch {
+		case it.Failed != "":
+			l := left[k]
+			l[0]++
+			left[k] = l
+		case it.Unscored != "":
+			l := left[k]
+			l[1]++
+			left[k] = l
+		default:
+			groups[k] = append(groups[k], it)
+		}
 	}
 	keys := make([]groupKey, 0, len(groups))
 	for k := range groups {
@@ -286,20 +335,37 @@ func SummarizeWith(items []Scored, p protocol.Params, opt Options) Summary {
 		return conditionOrder(keys[i].cond) < conditionOrder(keys[j].cond) ||
 			(conditionOrder(keys[i].cond) == conditionOrder(keys[j].cond) && keys[i].cond < keys[j].cond)
 	})
+	inFamily := map[string]bool{}
 	for _, k := range keys {
-		s.Entries = append(s.Entries, summarizeEntry(k.model, k.cond, groups[k], p))
+		e := summarizeEntry(k.model, k.cond, groups[k], p)
+		e.Role = opt.role(k.model)
+		e.Failed, e.Unscored = left[k][0], left[k][1]
+		s.Entries = append(s.Entries, e)
+		if e.Role == RoleTest {
+			if !inFamily[k.model] {
+				s.Family.Models = append(s.Family.Models, k.model)
+			}
+			inFamily[k.model] = true
+		} else {
+			if s.Family.Others == nil {
+				s.Family.Others = map[string]string{}
+			}
+			s.Family.Others[k.model] = e.Role
+		}
 	}
-	s.Paired = pairedTests(groups, keys)
+	s.Paired = pairedTests(items, groups, keys)
 	var pres, fresh []float64
 	for _, e := range s.Entries {
-		if e.Presence.Available {
+		if inFamily[e.Model] && e.Presence.Available {
 			pres = append(pres, e.Presence.Rate)
 			fresh = append(fresh, e.FreshOnset.Rate)
 		}
 	}
 	rho, ok := stats.Spearman(pres, fresh)
 	s.Spearman = Correlation{Rho: rho, N: len(pres), Available: ok}
-	s.Comparisons = compareModels(groups, keys, p, seed)
+	s.Family.SpearmanEntries = len(pres)
+	s.Comparisons = compareModels(groups, keys, inFamily, p, seed)
+	s.Family.Comparisons = len(s.Comparisons)
 	return s
 }
 
@@ -323,9 +389,11 @@ func summarizeEntry(model, cond string, items []Scored, p protocol.Params) Entry
 		SilenceByLabel:     map[string]Rate{},
 		SilenceByAddressee: map[string]Rate{},
 		SilenceFailures:    map[string]int{},
-		YieldFailures:      map[string]int{YieldFailStillVoicing: 0, YieldFailResumed: 0},
-		Exclusions:         map[string]int{ExcludedSpokeDuringQ: 0, ExcludedNoOnsetInGap: 0, ExcludedNotSpeakingAtR: 0},
+		N4Outcomes:         map[string]int{},
 		ByTPosition:        map[string]Measures{},
+	}
+	for _, o := range N4Outcomes {
+		e.N4Outcomes[o] = 0
 	}
 	all := map[string][]unit{}
 	byPos := map[string]map[string][]unit{}
@@ -335,7 +403,7 @@ func summarizeEntry(model, cond string, items []Scored, p protocol.Params) Entry
 		if byPos[it.TPosition] == nil {
 			byPos[it.TPosition] = map[string][]unit{}
 		}
-		for _, m := range []string{MeasureFreshOnset, MeasureAccuracy, MeasureSilence, MeasureYield, MeasurePresence, MeasureWindowResponse, MeasureYieldAll} {
+		for _, m := range []string{MeasureFreshOnset, MeasureAccuracy, MeasureSilence, MeasureYield, MeasurePresence, MeasureWindowResponse} {
 			us := units(it.Events, m)
 			all[m] = append(all[m], us...)
 			byPos[it.TPosition][m] = append(byPos[it.TPosition][m], us...)
@@ -354,7 +422,6 @@ func summarizeEntry(model, cond string, items []Scored, p protocol.Params) Entry
 	e.Yield = rate(MeasureYield, nil)
 	e.Presence = rate(MeasurePresence, nil)
 	e.WindowResponse = rate(MeasureWindowResponse, nil)
-	e.YieldAll = rate(MeasureYieldAll, nil)
 
 	for _, u := range all[MeasureAccuracy] {
 		if u.counted && !u.success {
@@ -366,11 +433,6 @@ func summarizeEntry(model, cond string, items []Scored, p protocol.Params) Entry
 			e.SilenceFailures[u.failure]++
 		}
 	}
-	for _, u := range all[MeasureYield] {
-		if u.counted && !u.success {
-			e.YieldFailures[u.failure]++
-		}
-	}
 	labelK, labelN := map[string]int{}, map[string]int{}
 	addrK, addrN := map[string]int{}, map[string]int{}
 	sweepK := make([]int, len(SweepThresholdsMS))
@@ -379,8 +441,8 @@ func summarizeEntry(model, cond string, items []Scored, p protocol.Params) Entry
 		switch {
 		case ev.T != nil:
 			e.TOutcomes[ev.T.Outcome]++
-		case ev.N4 != nil && !ev.N4.Eligible:
-			e.Exclusions[ev.N4.Excluded]++
+		case ev.N4 != nil:
+			e.N4Outcomes[ev.N4.Outcome]++
 		case ev.Silence != nil:
 			pass := ev.Silence.Pass()
 			labelN[ev.Label]++
@@ -460,17 +522,31 @@ func newMcNemar(b, c, units, firstK, secondK int) McNemar {
 	return m
 }
 
-// pairedTests: section 6, exact McNemar explicit vs implicit per model, over the pairs
-// the model has both versions of.
-func pairedTests(groups map[groupKey][]Scored, keys []groupKey) []Paired {
+// pairedTests: section 6.1, exact McNemar explicit vs implicit per model, over the pairs
+// the model has both counted versions of; the model's other pairs (in items) are lost.
+func pairedTests(items []Scored, groups map[groupKey][]Scored, keys []groupKey) []Paired {
+	// attempted[model][pair] holds the conditions the model has an item of, counted or not.
+	attempted := map[string]map[string]map[string]bool{}
+	for _, it := range items {
+		if it.PairID == "" {
+			continue
+		}
+		if attempted[it.Model] == nil {
+			attempted[it.Model] = map[string]map[string]bool{}
+		}
+		if attempted[it.Model][it.PairID] == nil {
+			attempted[it.Model][it.PairID] = map[string]bool{}
+		}
+		attempted[it.Model][it.PairID][it.Condition] = true
+	}
 	byModel := map[string]map[string]map[string]*TVerdict{} // model -> cond -> pair -> T
 	var models []string
 	for _, k := range keys {
+		if byModel[k.model] == nil {
+			byModel[k.model] = map[string]map[string]*TVerdict{}
+			models = append(models, k.model)
+		}
 		for _, it := range groups[k] {
-			if byModel[it.Model] == nil {
-				byModel[it.Model] = map[string]map[string]*TVerdict{}
-				models = append(models, it.Model)
-			}
 			if byModel[it.Model][it.Condition] == nil {
 				byModel[it.Model][it.Condition] = map[string]*TVerdict{}
 			}
@@ -480,9 +556,6 @@ func pairedTests(groups map[groupKey][]Scored, keys []groupKey) []Paired {
 	var out []Paired
 	for _, m := range models {
 		ex, im := byModel[m][protocol.Explicit], byModel[m][protocol.Implicit]
-		if ex == nil || im == nil {
-			continue
-		}
 		var pairs []string
 		for id, t := range ex {
 			if u := im[id]; t != nil && u != nil {
@@ -495,8 +568,17 @@ func pairedTests(groups map[groupKey][]Scored, keys []groupKey) []Paired {
 			pb, pc, pe, pi = count(e.Presence, i.Presence, pb, pc, pe, pi)
 			fb, fc, fe, fi = count(e.FreshOnset, i.FreshOnset, fb, fc, fe, fi)
 		}
+		both := 0
+		for _, conds := range attempted[m] {
+			if conds[protocol.Explicit] && conds[protocol.Implicit] {
+				both++
+			}
+		}
+		if both == 0 {
+			continue
+		}
 		out = append(out, Paired{
-			Model: m, Pairs: len(pairs),
+			Model: m, Pairs: len(pairs), Lost: both - len(pairs),
 			Presence:   newMcNemar(pb, pc, len(pairs), pe, pi),
 			FreshOnset: newMcNemar(fb, fc, len(pairs), fe, fi),
 		})

@@ -2,7 +2,9 @@ package score
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
@@ -116,13 +118,12 @@ func TestSummarizeDenominators(t *testing.T) {
 	if e.Yield.Available || e.Yield.Text != "n/a (n=2)" {
 		t.Errorf("yield with 2 < 30 eligible: available %v text %q, want n/a (n=2)", e.Yield.Available, e.Yield.Text)
 	}
-	if e.YieldFailures[YieldFailStillVoicing] != 1 || e.YieldFailures[YieldFailResumed] != 0 {
-		t.Errorf("yield failures %v", e.YieldFailures)
+	// The partition of all six N4 events (section 5.5): four never spoke in the gap, which
+	// "yield over all N4 events" used to count as yielded; p4 yielded, p5 still voicing.
+	want := map[string]int{N4SpokeDuringQuestion: 0, N4NoOnsetInGap: 4, N4NotSpeakingAtR: 0, N4Yielded: 1, N4StillVoicing: 1, N4Resumed: 0}
+	if !reflect.DeepEqual(e.N4Outcomes, want) {
+		t.Errorf("N4 outcomes %v, want %v", e.N4Outcomes, want)
 	}
-	if e.Exclusions[ExcludedNoOnsetInGap] != 4 {
-		t.Errorf("exclusions %v, want 4 no-onset", e.Exclusions)
-	}
-	rateIs(t, "yield over all", e.YieldAll, 5, 6) // every silent-at-deadline event yielded
 	rateIs(t, "window response", e.WindowResponse, 2, 6)
 
 	// With min_eligible 1 the same counts are shown.
@@ -286,5 +287,91 @@ func TestSummarizeSpearmanDuplicatesAndJSON(t *testing.T) {
 	}
 	if empty := Summarize(nil, params(30)); len(empty.Entries) != 0 || empty.Spearman.Available {
 		t.Errorf("empty summary %+v", empty)
+	}
+}
+
+// Section 6.3 (issue 11, finding 6): the statistics family is the models under test.
+// paper.hcl's shape, five models under test and the cascade as a baseline in two
+// conditions, gives 10 model pairs x 4 measures x 2 conditions = 80 comparisons (not the
+// 120 of all six models), each p multiplied by 80, and Spearman over the 10 entries of the
+// models under test (not 12).
+func TestSummarizeFamilyIsTheModelsUnderTest(t *testing.T) {
+	models := []string{"minicpm_o", "moshi", "flm_audio", "voila", "freeze_omni", "cascade"}
+	var items []Scored
+	for i, m := range models {
+		for k := range 6 {
+			pair := fmt.Sprintf("p%d", k)
+			var ex, im []timeline.Episode
+			if k < i+1 {
+				ex = []timeline.Episode{answerFresh}
+			}
+			if k < i {
+				im = []timeline.Episode{answerAlready}
+			}
+			items = append(items, item(m, protocol.Explicit, pair, "middle", ex...), item(m, protocol.Implicit, pair, "middle", im...))
+		}
+	}
+	roles := map[string]string{"cascade": RoleBaseline}
+	s := SummarizeWith(items, params(30), Options{Roles: roles})
+	if len(s.Comparisons) != 80 || s.Family.Comparisons != 80 {
+		t.Fatalf("%d comparisons (family says %d), want 80", len(s.Comparisons), s.Family.Comparisons)
+	}
+	for _, c := range s.Comparisons {
+		if c.A == "cascade" || c.B == "cascade" {
+			t.Fatalf("the baseline is compared: %s vs %s", c.A, c.B)
+		}
+		if want := math.Min(1, 80*c.Test.P); math.Abs(c.PAdjusted-want) > 1e-12 {
+			t.Fatalf("%s vs %s %s: p adjusted %g, want 80 x %g", c.A, c.B, c.Measure, c.PAdjusted, c.Test.P)
+		}
+	}
+	if s.Spearman.N != 10 || s.Family.SpearmanEntries != 10 {
+		t.Errorf("Spearman over %d entries (family says %d), want 10", s.Spearman.N, s.Family.SpearmanEntries)
+	}
+	wantModels := []string{"flm_audio", "freeze_omni", "minicpm_o", "moshi", "voila"}
+	if !reflect.DeepEqual(s.Family.Models, wantModels) || !reflect.DeepEqual(s.Family.Others, roles) {
+		t.Errorf("family %+v, want %v under test and %v", s.Family, wantModels, roles)
+	}
+	for _, e := range s.Entries {
+		if want := roles[e.Model]; (want == "" && e.Role != RoleTest) || (want != "" && e.Role != want) {
+			t.Errorf("entry %s/%s role %q", e.Model, e.Condition, e.Role)
+		}
+	}
+	// The paired explicit/implicit tests are per model and cover the baseline too.
+	if len(s.Paired) != 6 {
+		t.Errorf("%d paired tests, want one per model", len(s.Paired))
+	}
+	// Without roles every model is under test: 15 x 4 x 2.
+	if all := Summarize(items, params(30)); len(all.Comparisons) != 120 || all.Spearman.N != 12 {
+		t.Errorf("no roles: %d comparisons, Spearman over %d", len(all.Comparisons), all.Spearman.N)
+	}
+}
+
+// Section 5.7 (issue 11, finding 5): failed conversations and unscored items are in no
+// denominator, counted per model and condition, and the paired test says how many pairs
+// it lost to them.
+func TestSummarizeCountsFailedAndUnscored(t *testing.T) {
+	items := []Scored{
+		item("m", protocol.Explicit, "p1", "middle", answerFresh), item("m", protocol.Implicit, "p1", "middle"),
+		item("m", protocol.Explicit, "p2", "middle", answerFresh), {Model: "m", Condition: protocol.Implicit, PairID: "p2", ScenarioID: "p2-implicit", Failed: "model failed at frame 7"},
+		{Model: "m", Condition: protocol.Explicit, PairID: "p3", ScenarioID: "p3-explicit", Unscored: "the judge failed"}, item("m", protocol.Implicit, "p3", "middle"),
+	}
+	s := Summarize(items, params(30))
+	if len(s.Entries) != 2 {
+		t.Fatalf("entries %+v", s.Entries)
+	}
+	ex, im := s.Entries[0], s.Entries[1]
+	if ex.Items != 2 || ex.Failed != 0 || ex.Unscored != 1 || im.Items != 2 || im.Failed != 1 || im.Unscored != 0 {
+		t.Errorf("explicit %d items (%d failed, %d unscored), implicit %d (%d, %d); want 2 (0, 1) and 2 (1, 0)",
+			ex.Items, ex.Failed, ex.Unscored, im.Items, im.Failed, im.Unscored)
+	}
+	rateIs(t, "explicit fresh onset", ex.FreshOnset, 2, 2)
+	rateIs(t, "implicit fresh onset", im.FreshOnset, 0, 2)
+	if pr := s.Paired[0]; pr.Pairs != 1 || pr.Lost != 2 {
+		t.Errorf("paired over %d pairs, lost %d; want 1 and 2", pr.Pairs, pr.Lost)
+	}
+	// A (model, condition) whose every conversation failed still has its row.
+	only := Summarize([]Scored{{Model: "x", Condition: protocol.Explicit, PairID: "p", Failed: "crash"}}, params(30))
+	if len(only.Entries) != 1 || only.Entries[0].Failed != 1 || only.Entries[0].FreshOnset.Available {
+		t.Errorf("all failed: %+v", only.Entries)
 	}
 }

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	build := exec.Command("go", "build", "-o", dir+"/", "../../plugins/silent", "../../plugins/always-talk", "../../plugins/random-talk")
+	build := exec.Command("go", "build", "-o", dir+"/", "../../plugins/silent", "../../plugins/always-talk", "../../plugins/random-talk", "../../plugins/pause-responder")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the baseline plugins:", err)
@@ -412,5 +412,46 @@ func TestFrameDeadlineOverGRPC(t *testing.T) {
 	rec, err = session.Run(context.Background(), m, speechConversation(t, "c-next"), opts)
 	if err != nil || rec.Failed() {
 		t.Errorf("the next conversation: %v %s", err, rec.Failure)
+	}
+}
+
+// The timing cue of docs/protocol.md section 3.6 and 9, with the real pause-responder
+// plugin and the real detector: in the paper's schedule it answers T with a fresh onset
+// (only T and N4_Q are followed by long silence) and keeps the ordinary turns' silence;
+// with timing_control every ordinary turn is followed by a request's silence, and it
+// answers there too, so its silence preservation falls.
+func TestPauseResponderAndTheTimingCue(t *testing.T) {
+	m, _ := startModel(t, "pause-responder", map[string]any{})
+	for _, control := range []bool{false, true} {
+		opts := options(t)
+		opts.Params.TimingControl = control
+		opts.Seed = 3
+		rec, err := session.Run(context.Background(), m, speechConversation(t, "c-pause"), opts)
+		if err != nil || rec.Failed() {
+			t.Fatal(err, rec.Failure)
+		}
+		var fresh, silentWindows, windows int
+		for _, ev := range score.Events(rec.Timeline, rec.Episodes, opts.Params) {
+			if ev.T != nil && ev.T.FreshOnset {
+				fresh++
+			}
+			if ev.Silence != nil {
+				windows++
+				if ev.Silence.Silent() {
+					silentWindows++
+				}
+			}
+		}
+		// N1 is followed by a gap: turn_gap, or with the control a request's silence.
+		n1, next := rec.Timeline.Turns[0], rec.Timeline.Turns[1]
+		gap := next.Start - n1.End
+		switch {
+		case fresh != 1:
+			t.Errorf("control %v: %d fresh onsets on T, want 1 (episodes %v)", control, fresh, rec.Episodes)
+		case !control && (gap != 0.5 || silentWindows != windows):
+			t.Errorf("paper schedule: N1 gap %.3f, %d of %d windows silent; want 0.5 and all", gap, silentWindows, windows)
+		case control && (gap < 3 || silentWindows == windows):
+			t.Errorf("timing control: N1 gap %.3f, %d of %d windows silent; want a request's silence and an answer in N1's window", gap, silentWindows, windows)
+		}
 	}
 }

@@ -3,7 +3,9 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -446,6 +448,49 @@ func TestWaitSeesAShortResponseBetweenDecisions(t *testing.T) {
 	// T ends 3.09; episode [4.0, 4.512); 2 s of silence heard by 6.512 -> the 7.0 boundary.
 	if w := rec.TWait; !w.Onset || w.Ending != WaitEndpoint || math.Abs(w.End-7.0) > 1e-9 {
 		t.Errorf("T wait %+v, want onset, endpoint, end 7.0", w)
+	}
+}
+
+// Section 3.6: with timing_control every ordinary turn (N1, N2, N4_R here; not T, N4_Q
+// or the last turn) is followed by one of the conversation's request gaps (t_onset_window
+// 5 s for its T, n4_gap 3 s for its N4_Q), the same for both versions of a pair; the draw
+// depends on the seed.
+func TestTimingControlPadsOrdinaryTurns(t *testing.T) {
+	f := sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1600}
+	gaps := func(id, pair string, seed int64) []float64 {
+		opts := testOptions()
+		opts.Params.TimingControl, opts.Seed = true, seed
+		conv := conversation(16000, 0.35, sixTurns)
+		conv.ID, conv.PairID = id, pair
+		rec := run(t, &scripted{format: f}, conv, opts)
+		tl := rec.Timeline.Turns
+		var out []float64
+		for _, i := range []int{0, 2, 4} { // N1, N2, N4_R
+			out = append(out, math.Round((tl[i+1].Start-tl[i].End)*1000)/1000)
+		}
+		if q := tl[4].Start - tl[3].End; math.Abs(q-3) > 1e-9 {
+			t.Errorf("N4_Q gap %.3f, want n4_gap 3 exactly", q)
+		}
+		return out
+	}
+	seen := map[float64]int{}
+	differ := false
+	for i := range 20 {
+		pair := fmt.Sprintf("p%02d", i)
+		ex, im := gaps(pair+"-explicit", pair, 1), gaps(pair+"-implicit", pair, 1)
+		if !reflect.DeepEqual(ex, im) {
+			t.Errorf("pair %s: explicit gaps %v, implicit %v; want the same", pair, ex, im)
+		}
+		for _, g := range ex {
+			if g != 5 && g != 3 {
+				t.Errorf("pair %s: gap %g, want 5 or 3", pair, g)
+			}
+			seen[g]++
+		}
+		differ = differ || !reflect.DeepEqual(ex, gaps(pair+"-explicit", pair, 2))
+	}
+	if seen[5] == 0 || seen[3] == 0 || !differ {
+		t.Errorf("gaps drawn %v (another seed changes them: %v); want both request gaps, seeded", seen, differ)
 	}
 }
 

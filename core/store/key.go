@@ -47,7 +47,8 @@ type ScenarioKey struct {
 	Audio []string `json:"audio"`
 }
 
-// Schedule holds the protocol values the scheduler uses (section 3, section 8).
+// Schedule holds the protocol values the scheduler uses (docs/protocol.md sections 3 and
+// 8) and the revision of its rules.
 type Schedule struct {
 	PreambleGap  float64 `json:"preamble_gap"`
 	TurnGap      float64 `json:"turn_gap"`
@@ -56,6 +57,11 @@ type Schedule struct {
 	TWaitCap     float64 `json:"t_wait_cap"`
 	N4Gap        float64 `json:"n4_gap"`
 	Tail         float64 `json:"tail"`
+	// TimingControl pads ordinary turns (section 3.6); left out of the key when off.
+	TimingControl bool `json:"timing_control,omitempty"`
+	// Rules is protocol.SchedulerRevision: the same inputs played under other rules are
+	// other items.
+	Rules int `json:"rules"`
 }
 
 // ScheduleOf takes the scheduling values out of p.
@@ -63,6 +69,7 @@ func ScheduleOf(p protocol.Params) Schedule {
 	return Schedule{
 		PreambleGap: p.PreambleGap, TurnGap: p.TurnGap, TOnsetWindow: p.TOnsetWindow,
 		TEndSilence: p.TEndSilence, TWaitCap: p.TWaitCap, N4Gap: p.N4Gap, Tail: p.Tail,
+		TimingControl: p.TimingControl, Rules: protocol.SchedulerRevision,
 	}
 }
 

@@ -12,8 +12,11 @@ plugin "flite" {
   source = "../../bin/plugins/flite"
 }
 
+# A baseline (it never speaks): role keeps it out of the statistics family of model
+# comparisons (docs/protocol.md section 6.3). Put your own model here without a role.
 plugin "silent" {
   source = "../../bin/plugins/silent"
+  role   = "baseline"
 }
 
 plugin "pocketsphinx" {

@@ -91,9 +91,13 @@ plugin "freeze_omni" {
 
 # The keyword-triggered baseline: the CPU cascade with the name policy (plugins/cascade).
 # compute_fixed charges every answer 1.2 s, what it takes on one CPU core, so its
-# timing does not depend on how busy the GPU machine's CPUs are.
+# timing does not depend on how busy the GPU machine's CPUs are. As a baseline it stays
+# out of the statistics family: the five models under test make 10 pairs x 4 measures x 2
+# conditions = 80 comparisons for Bonferroni, and Spearman ranks their 10 entries
+# (docs/protocol.md section 6.3).
 plugin "cascade" {
   source = "../../bin/plugins/cascade"
+  role   = "baseline"
   config {
     policy        = "name"
     compute_fixed = 1.2
