@@ -26,27 +26,37 @@ func newDatasetCmd(st *State) *cobra.Command {
 }
 
 func newDatasetValidateCmd(st *State) *cobra.Command {
-	var asJSON bool
+	var asJSON, strict bool
 	cmd := &cobra.Command{
 		Use:   "validate PATH",
 		Short: "Check every rule of the scenario spec, the pair rules and the clips; exit 1 on any violation",
-		Args:  exactArgs(1, "a dataset directory or a scenarios .jsonl file"),
+		Long: "Check every rule of the scenario spec, the pair rules and the clips; exit 1 on any violation.\n" +
+			"Differences between the versions of a pair that the protocol allows (turn count, label\n" +
+			"sequence, turns besides T and the one before it, T's position bucket: docs/protocol.md\n" +
+			"section 2.3) are reported as warnings; --strict makes them violations.",
+		Args: exactArgs(1, "a dataset directory or a scenarios .jsonl file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, vs, err := dataset.ValidatePath(resolvePath(st, args[0]))
 			if err != nil {
 				return err
 			}
+			ws := dataset.Warnings(d)
+			if strict {
+				for i := range ws {
+					ws[i].Warning = false
+				}
+				vs = append(vs, ws...)
+				ws = nil
+			}
 			if asJSON {
 				enc := json.NewEncoder(st.Stdout)
 				enc.SetIndent("", "  ")
-				if vs == nil {
-					vs = []dataset.Violation{}
-				}
-				if err := enc.Encode(vs); err != nil {
+				all := append(append([]dataset.Violation{}, vs...), ws...)
+				if err := enc.Encode(all); err != nil {
 					return err
 				}
 			} else {
-				for _, v := range vs {
+				for _, v := range append(append([]dataset.Violation{}, vs...), ws...) {
 					fmt.Fprintln(st.Stderr, v.String())
 				}
 			}
@@ -60,12 +70,17 @@ func newDatasetValidateCmd(st *State) *cobra.Command {
 				if d.PreamblePath() != "" {
 					clips += " and a preamble"
 				}
-				fmt.Fprintf(st.Stdout, "%s: valid (%d scenarios, %d pairs, %d turns, %s)\n", args[0], c.Scenarios, c.Pairs, c.Turns, clips)
+				warned := ""
+				if len(ws) > 0 {
+					warned = fmt.Sprintf("; %d warnings", len(ws))
+				}
+				fmt.Fprintf(st.Stdout, "%s: valid (%d scenarios, %d pairs, %d turns, %s)%s\n", args[0], c.Scenarios, c.Pairs, c.Turns, clips, warned)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the violations as JSON on stdout")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the violations (and warnings, marked) as JSON on stdout")
+	cmd.Flags().BoolVar(&strict, "strict", false, "treat the pair differences the protocol allows as violations")
 	return cmd
 }
 

@@ -57,6 +57,41 @@ func TestDatasetValidateReportsEveryViolation(t *testing.T) {
 	}
 }
 
+// Issue 11, finding 9: an implicit version whose turns differ outside T and the turn
+// before it (as after the paper's N4 edits) is valid with a warning; --strict refuses it.
+func TestDatasetValidateStrict(t *testing.T) {
+	raw, err := os.ReadFile("../../examples/scenarios/scenarios.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc dataset.Scenario
+	lines := strings.SplitAfter(string(raw), "\n")
+	if err := json.Unmarshal([]byte(lines[1]), &sc); err != nil || sc.Condition != "implicit" {
+		t.Fatalf("line 2 is not an implicit version: %v", err)
+	}
+	last := len(sc.Turns) - 1
+	sc.Turns[last].Text += " Anyway."
+	edited, _ := json.Marshal(sc)
+	lines[1] = string(edited) + "\n"
+	path := filepath.Join(t.TempDir(), "edited.jsonl")
+	os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644)
+
+	code, stdout, stderr := runDatasetCLI(".", "dataset", "validate", path)
+	if code != ExitOK || !strings.Contains(stdout, "valid (24 scenarios, 12 pairs") || !strings.Contains(stdout, "; 1 warnings") ||
+		!strings.Contains(stderr, "warning: [pair-rewrite]") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want valid with one pair-rewrite warning", code, stdout, stderr)
+	}
+	code, _, stderr = runDatasetCLI(".", "dataset", "validate", "--strict", path)
+	if code != ExitFailed || !strings.Contains(stderr, "[pair-rewrite]") || strings.Contains(stderr, "warning:") || !strings.Contains(stderr, "1 violations") {
+		t.Fatalf("--strict: exit %d, stderr %q; want the difference as a violation", code, stderr)
+	}
+	code, stdout, _ = runDatasetCLI(".", "dataset", "validate", "--json", path)
+	var vs []dataset.Violation
+	if code != ExitOK || json.Unmarshal([]byte(stdout), &vs) != nil || len(vs) != 1 || !vs[0].Warning {
+		t.Fatalf("--json: exit %d, %v from %q; want one warning", code, vs, stdout)
+	}
+}
+
 func TestDatasetStats(t *testing.T) {
 	code, stdout, stderr := runDatasetCLI(".", "dataset", "stats", "../../examples/scenarios")
 	if code != ExitOK {

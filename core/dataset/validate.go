@@ -38,11 +38,13 @@ const (
 	RuleExplicitName   Rule = "explicit-name"   // explicit T does not name Aria
 	RuleImplicitName   Rule = "implicit-name"   // implicit T names Aria
 	RulePairMissing    Rule = "pair-missing"    // a pair lacks a version, or has one twice
-	RulePairTurnCount  Rule = "pair-turn-count" // versions differ in turn count
-	RulePairLabels     Rule = "pair-labels"     // versions differ in label sequence
+	RulePairTurnCount  Rule = "pair-turn-count" // versions differ in turn count (a warning)
+	RulePairLabels     Rule = "pair-labels"     // versions differ in label sequence (a warning)
 	RulePairGold       Rule = "pair-gold"       // versions differ in gold answer
-	RulePairRewrite    Rule = "pair-rewrite"    // versions differ outside T and the turn before it
+	RulePairRewrite    Rule = "pair-rewrite"    // versions differ outside T and the turn before it (a warning)
 	RulePairSameT      Rule = "pair-same-t"     // both versions have the same T text
+	RulePairTSpeaker   Rule = "pair-t-speaker"  // the versions' T turns have different speakers
+	RulePairTPosition  Rule = "pair-t-position" // the versions' T sit in different position buckets (a warning)
 	RuleClipMissing    Rule = "clip-missing"    // some turns are synthesised, this one is not
 	RuleClipUnreadable Rule = "clip-unreadable" // the clip file is missing or not a readable WAV
 	RuleClipDuration   Rule = "clip-duration"   // duration_s missing or not the clip's length
@@ -52,7 +54,9 @@ const (
 )
 
 // Violation is one broken rule. Turn is the 0-based turn index, or -1 when the rule is
-// about the whole scenario, pair or dataset.
+// about the whole scenario, pair or dataset. A Warning is a difference the protocol
+// allows but that is worth knowing (docs/protocol.md section 2.3): Validate never returns
+// one, Warnings does, and `dataset validate --strict` treats them as errors.
 type Violation struct {
 	File       string `json:"file,omitempty"`
 	Line       int    `json:"line,omitempty"`
@@ -61,6 +65,7 @@ type Violation struct {
 	Rule       Rule   `json:"rule"`
 	Message    string `json:"message"`
 	Hint       string `json:"hint,omitempty"`
+	Warning    bool   `json:"warning,omitempty"`
 }
 
 func (v Violation) String() string {
@@ -77,6 +82,9 @@ func (v Violation) String() string {
 	}
 	if v.Turn >= 0 {
 		fmt.Fprintf(&b, "turn %d: ", v.Turn)
+	}
+	if v.Warning {
+		b.WriteString("warning: ")
 	}
 	fmt.Fprintf(&b, "[%s] %s", v.Rule, v.Message)
 	if v.Hint != "" {
@@ -234,10 +242,25 @@ func ValidateScenario(s *Scenario) []Violation {
 	return vs
 }
 
-// ValidatePairs checks the pair rules over a whole set: both versions present once,
-// same turn count, same label sequence, same gold answer, different T text, and no
-// difference outside T and the turn before it.
+// ValidatePairs checks the pair rules over a whole set (docs/protocol.md section 2.3):
+// both versions present once (one explicit, one implicit, the same pair id), the same
+// gold answer, the same T speaker, different T text. It returns errors only; PairWarnings
+// gives the differences the protocol allows.
 func ValidatePairs(scs []Scenario) []Violation {
+	errs, _ := pairViolations(scs)
+	return errs
+}
+
+// PairWarnings reports what the paper allows to differ between the final versions of a
+// pair but a rewrite alone would not change: turn count, label sequence, turns other than
+// T and the one before it, T's position bucket (later N4 edits change wording and event
+// counts). Under `dataset validate --strict` they are errors.
+func PairWarnings(scs []Scenario) []Violation {
+	_, warns := pairViolations(scs)
+	return warns
+}
+
+func pairViolations(scs []Scenario) (errs, warns []Violation) {
 	type versions struct{ explicit, implicit []int }
 	pairs := map[string]*versions{}
 	var order []string
@@ -258,7 +281,6 @@ func ValidatePairs(scs []Scenario) []Violation {
 			p.implicit = append(p.implicit, i)
 		}
 	}
-	var vs []Violation
 	for _, id := range order {
 		p := pairs[id]
 		if len(p.explicit) != 1 || len(p.implicit) != 1 {
@@ -268,14 +290,20 @@ func ValidatePairs(scs []Scenario) []Violation {
 			} else if len(p.implicit) > 0 {
 				sid = scs[p.implicit[0]].ScenarioID
 			}
-			vs = append(vs, Violation{ScenarioID: sid, Turn: -1, Rule: RulePairMissing,
+			errs = append(errs, Violation{ScenarioID: sid, Turn: -1, Rule: RulePairMissing,
 				Message: fmt.Sprintf("pair %s has %d explicit and %d implicit versions, want 1 and 1", id, len(p.explicit), len(p.implicit)),
 				Hint:    "every pair has exactly one explicit and one implicit version"})
 			continue
 		}
-		vs = append(vs, comparePair(&scs[p.explicit[0]], &scs[p.implicit[0]])...)
+		for _, v := range comparePair(&scs[p.explicit[0]], &scs[p.implicit[0]]) {
+			if v.Warning {
+				warns = append(warns, v)
+			} else {
+				errs = append(errs, v)
+			}
+		}
 	}
-	return vs
+	return errs, warns
 }
 
 func comparePair(e, im *Scenario) []Violation {
@@ -283,21 +311,38 @@ func comparePair(e, im *Scenario) []Violation {
 	add := func(turn int, rule Rule, hint, format string, args ...any) {
 		vs = append(vs, Violation{ScenarioID: im.ScenarioID, Turn: turn, Rule: rule, Message: fmt.Sprintf(format, args...), Hint: hint})
 	}
+	warn := func(turn int, rule Rule, hint, format string, args ...any) {
+		add(turn, rule, hint, format, args...)
+		vs[len(vs)-1].Warning = true
+	}
 	if e.GoldAnswer != im.GoldAnswer {
 		add(-1, RulePairGold, "both versions ask the same thing", "gold answer %q differs from the explicit version's %q", im.GoldAnswer, e.GoldAnswer)
 	}
-	if len(e.Turns) != len(im.Turns) {
-		add(-1, RulePairTurnCount, "rewrite turns in place; do not add or drop any", "%d turns, the explicit version %s has %d", len(im.Turns), e.ScenarioID, len(e.Turns))
-		return vs
-	}
-	for i := range e.Turns {
-		if e.Turns[i].Label != im.Turns[i].Label {
-			add(i, RulePairLabels, "both versions keep the same label sequence", "label %s, the explicit version has %s", im.Turns[i].Label, e.Turns[i].Label)
+	ti, tj := e.TIndex(), im.TIndex()
+	if ti >= 0 && tj >= 0 {
+		if e.Turns[ti].Speaker != im.Turns[tj].Speaker {
+			add(tj, RulePairTSpeaker, "both versions are the same request from the same person", "T is spoken by %s, in the explicit version by %s", im.Turns[tj].Speaker, e.Turns[ti].Speaker)
+		}
+		if strings.TrimSpace(e.Turns[ti].Text) == strings.TrimSpace(im.Turns[tj].Text) {
+			add(tj, RulePairSameT, "the implicit T replaces the name with a contextual cue", "T text is identical in both versions")
+		}
+		if e.TPosition != im.TPosition {
+			warn(-1, RulePairTPosition, "the paired comparison by T position reads best with both versions in one bucket", "t_position %s, the explicit version's is %s", im.TPosition, e.TPosition)
 		}
 	}
-	ti := e.TIndex()
-	if ti >= 0 && ti < len(im.Turns) && im.Turns[ti].Label == protocol.LabelT && strings.TrimSpace(e.Turns[ti].Text) == strings.TrimSpace(im.Turns[ti].Text) {
-		add(ti, RulePairSameT, "the implicit T replaces the name with a contextual cue", "T text is identical in both versions")
+	if len(e.Turns) != len(im.Turns) {
+		warn(-1, RulePairTurnCount, "allowed after N4 edits; a rewrite alone keeps the turn count", "%d turns, the explicit version %s has %d", len(im.Turns), e.ScenarioID, len(e.Turns))
+		return vs
+	}
+	labels := true
+	for i := range e.Turns {
+		if e.Turns[i].Label != im.Turns[i].Label {
+			warn(i, RulePairLabels, "allowed after N4 edits; a rewrite alone keeps the label sequence", "label %s, the explicit version has %s", im.Turns[i].Label, e.Turns[i].Label)
+			labels = false
+		}
+	}
+	if !labels {
+		return vs
 	}
 	for i := range e.Turns {
 		if i == ti || i == ti-1 {
@@ -305,7 +350,7 @@ func comparePair(e, im *Scenario) []Violation {
 		}
 		a, b := e.Turns[i], im.Turns[i]
 		if a.Speaker != b.Speaker || a.Text != b.Text || a.Addressee != b.Addressee {
-			add(i, RulePairRewrite, "only T and the turn before it may differ between versions", "turn differs from the explicit version %s", e.ScenarioID)
+			warn(i, RulePairRewrite, "a rewrite changes only T and the turn before it; later edits may change more", "turn differs from the explicit version %s", e.ScenarioID)
 		}
 	}
 	return vs
@@ -355,13 +400,34 @@ func Validate(d *Dataset) []Violation {
 		vs = append(vs, v)
 	}
 	vs = append(vs, validateManifest(d)...)
+	sortViolations(vs)
+	return vs
+}
+
+// Warnings are the pair differences the protocol allows (PairWarnings) over a loaded
+// dataset, with file and line, sorted like Validate's errors.
+func Warnings(d *Dataset) []Violation {
+	lineOf := map[string]int{}
+	for i, s := range d.Scenarios {
+		if i < len(d.Lines) {
+			lineOf[s.ScenarioID] = d.Lines[i]
+		}
+	}
+	vs := PairWarnings(d.Scenarios)
+	for i := range vs {
+		vs[i].File, vs[i].Line = d.File, lineOf[vs[i].ScenarioID]
+	}
+	sortViolations(vs)
+	return vs
+}
+
+func sortViolations(vs []Violation) {
 	sort.SliceStable(vs, func(i, j int) bool {
 		if vs[i].Line != vs[j].Line {
 			return vs[i].Line < vs[j].Line
 		}
 		return vs[i].Turn < vs[j].Turn
 	})
-	return vs
 }
 
 // durationTolerance allows for rounding of duration_s in the file (one millisecond).

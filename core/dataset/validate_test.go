@@ -81,7 +81,10 @@ func TestEveryRuleHasAFailingExample(t *testing.T) {
 		{RulePairGold, -1, func(e, im *Scenario) { im.GoldAnswer = "6:22" }},
 		{RulePairRewrite, 0, func(e, im *Scenario) { im.Turns[0].Text = "The pasta needs twelve minutes." }},
 		{RulePairSameT, 4, func(e, im *Scenario) { im.Turns[4].Text = e.Turns[4].Text }},
+		{RulePairTSpeaker, 4, func(e, im *Scenario) { im.Turns[4].Speaker = "A" }},
+		{RulePairTPosition, -1, func(e, im *Scenario) { im.TPosition = "late-middle"; moveT(im, 5) }},
 	}
+	warnings := map[Rule]bool{RulePairTurnCount: true, RulePairLabels: true, RulePairRewrite: true, RulePairTPosition: true}
 	for _, c := range cases {
 		t.Run(string(c.rule), func(t *testing.T) {
 			e, im := validPair()
@@ -89,6 +92,20 @@ func TestEveryRuleHasAFailingExample(t *testing.T) {
 			c.mutate(&e, &im)
 			d := &Dataset{File: "set.jsonl", Scenarios: []Scenario{e, im}, Lines: []int{1, 2}}
 			vs := Validate(d)
+			if warnings[c.rule] {
+				// A difference the paper allows: a warning, never an error.
+				for _, v := range vs {
+					if v.Rule == c.rule {
+						t.Fatalf("%s reported as an error: %v", c.rule, v)
+					}
+				}
+				vs = Warnings(d)
+				for _, v := range vs {
+					if !v.Warning {
+						t.Errorf("Warnings returned a violation not marked as one: %v", v)
+					}
+				}
+			}
 			var hit *Violation
 			for i := range vs {
 				if vs[i].Rule == c.rule {
@@ -113,6 +130,28 @@ func TestEveryRuleHasAFailingExample(t *testing.T) {
 				t.Errorf("String() = %q lacks the rule or file", s)
 			}
 		})
+	}
+}
+
+// Issue 11, finding 9: the paper's final versions may differ in wording and event counts
+// after N4 edits. An implicit version with an extra N4 exchange has no error (it used to
+// fail pair-turn-count and pair-labels); the differences are warnings.
+func TestPairRulesFollowThePaper(t *testing.T) {
+	e, im := validPair()
+	im.Turns = slices.Insert(slices.Clone(im.Turns), 5,
+		Turn{Speaker: "C", Text: "Aria, is the oven on?", Label: "N4_Q"},
+		Turn{Speaker: "A", Text: "It is, I checked.", Label: "N4_R"})
+	im.TPosition = "middle"
+	d := &Dataset{File: "set.jsonl", Scenarios: []Scenario{e, im}, Lines: []int{1, 2}}
+	if vs := Validate(d); len(vs) != 0 {
+		t.Errorf("a pair after N4 edits has errors: %v", vs)
+	}
+	ws := Warnings(d)
+	if len(ws) != 1 || ws[0].Rule != RulePairTurnCount || !ws[0].Warning || ws[0].Line != 2 || !strings.Contains(ws[0].String(), "warning: [pair-turn-count]") {
+		t.Errorf("warnings %v, want one pair-turn-count warning on line 2", ws)
+	}
+	if errs := ValidatePairs(d.Scenarios); len(errs) != 0 {
+		t.Errorf("ValidatePairs: %v", errs)
 	}
 }
 
