@@ -2,7 +2,7 @@
 // results.json, results.csv and a self-contained report.html (inline CSS and SVG plots,
 // no scripts, no network), plus the plain-text main table the terminal prints at the end
 // of a run. Every rate is shown with its numerator, denominator and Wilson 95% interval,
-// per model and condition: the protocol has no aggregate (shared/spec/protocol.md 5, 6).
+// per model and condition: the protocol has no aggregate (docs/protocol.md sections 5 and 6).
 package report
 
 import (

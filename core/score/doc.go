@@ -1,33 +1,28 @@
 // Package score turns one recorded conversation (turn timeline + model speech episodes)
 // into the verdicts of protocol section 5 (Events, pure), completes them with ASR and
 // judge verdicts (Judge), and aggregates them per model and condition (Summarize).
-// Section references are to shared/spec/protocol.md.
-//
-// Definitions this package fixes where the protocol leaves room:
+// Section references are to docs/protocol.md, which states every definition this
+// package implements and marks the ones the project chose. In short:
 //
 //   - Times are seconds on the conversation timeline; episodes and windows are half-open
-//     [start, end). active(t) is start <= t < end, so an episode starting exactly at tE
-//     is "already speaking" and one ending exactly at tE is not active.
-//   - Onset windows are (lo, hi]: the T window (tE, tE + t_onset_window] and the N4 gap
-//     (qE, r] include their upper end.
-//   - r, the resolution onset of an N4 event, is the start of N4_R as recorded (the
-//     scheduler plays it at qE + n4_gap; explain insists on it). Window response uses
-//     [qS, r). Yield "silent through the observation end" means no episode overlaps
-//     [r + yield_deadline, max(r + yield_deadline, rE + yield_observe)).
-//   - Every N4 event gets a yield verdict (pass / fail-still-voicing / fail-resumed) so
-//     that yield over all N4 events can be reported; the scored yield rate counts only
-//     eligible events and is n/a below min_eligible.
-//   - Speech in a silence window that has not been judged is not a pass (failure
-//     "not-judged"), and a T answer with presence but no judgement is wrong: the
-//     denominators never shrink because a step was skipped.
-//   - Elapsed-time thirds: the conversation span is [start of the first human turn, end
-//     of the last human turn] (preamble and tail excluded), cut into three equal parts;
-//     an event belongs to the third its turn starts in (ElapsedThird). T position buckets
-//     come from the scenario and apply to every event of the conversation.
-//   - Silence duration sweep: a window fails at threshold X ms when its speech totals more
-//     than X ms; the judge is not consulted.
-//   - Model comparisons pair two models on the scenario pairs both were scored on: exact
-//     McNemar over events both count in the denominator (the same turn of the same
-//     scenario), a bootstrap of the difference of ratio-of-sums rates resampling whole
-//     pairs, and Bonferroni over every comparison in the summary.
+//     [start, end). active(t) is start <= t < end; onset windows are (lo, hi]; the
+//     functions are timeline.Active, FirstOnset, Overlapping and Presence (section 4.3),
+//     the same ones the scheduler decides with.
+//   - The answer judged is the speech presence counts: from the start of the episode
+//     active at tE, or the fresh onset, to the next turn (section 5.3).
+//   - r is the start of N4_R as recorded; window response is an overlap of [qS, r],
+//     closed at r; "silent through the observation end" is no episode overlapping
+//     [r + yield_deadline, max(r + yield_deadline, rE + yield_observe)); every N4 event
+//     has an outcome in the six-way partition (section 5.5).
+//   - Speech in a silence window that has not been judged is not a pass, and a T answer
+//     with presence but no judgement is wrong: denominators never shrink because a step
+//     was skipped. An ASR or judge call that fails leaves the item unscored instead
+//     (ServiceError, section 5.7); failed and unscored items are in no denominator and
+//     are counted per entry.
+//   - Elapsed-time thirds cut [start of the first human turn, end of the last] (section
+//     5.6); the duration sweep fails a window whose speech totals more than X ms.
+//   - Model comparisons pair the models under test (Options.Roles, section 6.3) on the
+//     scenario pairs both were scored on: exact McNemar over events both count, a
+//     bootstrap of the difference of ratio-of-sums rates resampling whole pairs, and
+//     Bonferroni over the family's comparisons; Spearman ranks the family's entries.
 package score

@@ -17,7 +17,7 @@ type Span struct {
 // Duration of the span in seconds.
 func (s Span) Duration() float64 { return s.End - s.Start }
 
-// T outcomes (section 5: the T outcome partition).
+// T outcomes (section 5.2: the T outcome partition).
 const (
 	OutcomeFreshOnset      = "fresh-onset"
 	OutcomeAlreadySpeaking = "already-speaking"
@@ -84,7 +84,7 @@ type TVerdict struct {
 	Answer *Judgement `json:"answer,omitempty"`
 }
 
-// SilenceVerdict is the silence window of an N1, N2 or N3 turn (section 5).
+// SilenceVerdict is the silence window of an N1, N2 or N3 turn (section 5.4).
 type SilenceVerdict struct {
 	Window Span `json:"window"`
 	// Speech is the model speech inside the window: each overlapping episode clipped to it.
@@ -104,7 +104,7 @@ func (s *SilenceVerdict) Pass() bool {
 }
 
 // N4Verdict is one N4 event: question [qS, qE), resolution onset r, resolution end rE
-// (section 5, N4 details).
+// (section 5.5).
 type N4Verdict struct {
 	Question      Span    `json:"question"`
 	Resolution    float64 `json:"resolution"`     // r: the start of N4_R as played (= qE + n4_gap)
@@ -142,7 +142,7 @@ func (n *N4Verdict) Verdict() string {
 
 // Events computes every verdict of section 5 that needs no ASR or judge, one Event per
 // T, N1, N2, N3 and N4_Q turn, in turn order (N4_R turns are part of their N4_Q event).
-// eps are the merged model speech episodes (section 4), sorted or not.
+// eps are the merged model speech episodes (section 4.2), sorted or not.
 func Events(tl timeline.Timeline, eps []timeline.Episode, p protocol.Params) []Event {
 	eps = sortedEpisodes(eps)
 	first, last := conversationSpan(tl)
@@ -234,7 +234,7 @@ func tVerdict(turn timeline.Turn, next float64, hasNext bool, duration float64, 
 	}
 	// Answer audio: the speech presence counts, from the start of the episode active at
 	// tE (or the fresh onset) to the start of the next turn. A valid scenario never ends
-	// with T (section 2); should one, the answer runs to the end of the session.
+	// with T (section 2.2); should one, the answer runs to the end of the session.
 	end := next
 	if !hasNext {
 		end = math.Max(duration, tE+p.TurnGap)
@@ -258,7 +258,7 @@ func tVerdict(turn timeline.Turn, next float64, hasNext bool, duration float64, 
 	return v
 }
 
-// silenceVerdict: section 5, silence window of N1/N2/N3: from the turn's start to the
+// silenceVerdict: section 5.4, silence window of N1/N2/N3: from the turn's start to the
 // next turn's start; for a last turn, to its end plus turn_gap.
 func silenceVerdict(turn timeline.Turn, next float64, hasNext bool, eps []timeline.Episode, p protocol.Params) *SilenceVerdict {
 	end := turn.End + p.TurnGap
@@ -273,8 +273,8 @@ func silenceVerdict(turn timeline.Turn, next float64, hasNext bool, eps []timeli
 	return v
 }
 
-// n4Verdict: section 5, N4 event. The resolution onset r is where N4_R actually started
-// (the scheduler plays it at qE + n4_gap, section 3 step 4). Without a following N4_R
+// n4Verdict: section 5.5, N4 event. The resolution onset r is where N4_R actually started
+// (the scheduler plays it at qE + n4_gap, section 3.3 rule 4). Without a following N4_R
 // (an invalid scenario) r = qE + n4_gap and rE = r.
 func n4Verdict(tl timeline.Timeline, i int, eps []timeline.Episode, p protocol.Params) *N4Verdict {
 	q := tl.Turns[i]
@@ -333,7 +333,7 @@ func n4Verdict(tl timeline.Timeline, i int, eps []timeline.Episode, p protocol.P
 // min_speech is kept.
 const timeEps = 1e-7
 
-// MergeRegions turns raw speech regions into episodes as section 4 does: regions are
+// MergeRegions turns raw speech regions into episodes as section 4.2 does: regions are
 // sorted, gaps shorter than mergePause are merged (overlapping regions too), then
 // episodes shorter than minSpeech are dropped. Regions with End <= Start are ignored.
 func MergeRegions(regions []timeline.Episode, mergePause, minSpeech float64) []timeline.Episode {

@@ -34,7 +34,7 @@ func (e *ServiceError) Unwrap() error { return e.Err }
 // Judge scores one item completely: the pure verdicts of Events, then, from the audible
 // waveform (sample 0 is time 0 of the conversation timeline), the answer audio of T
 // (when T has response presence) and the speech in every silence window are cut out,
-// transcribed by asr and judged (section 5).
+// transcribed by asr and judged (sections 5.3 and 5.4).
 //
 // What the ASR hears and the judge says are verdicts: an empty transcript, an unparseable
 // or unexpected label count as wrong / intrusion and are stored as evidence in the
@@ -120,7 +120,8 @@ func Cut(audible audio.PCM, spans []Span) audio.PCM {
 }
 
 // transcribe cuts and transcribes spans. A failed transcription, no audio at all, or an
-// empty transcript set Failure (section 5: each is a failure).
+// empty transcript set Failure (section 5.4: each is a failure; Judge turns a failed
+// transcription into a ServiceError, section 5.7).
 func transcribe(ctx context.Context, asr sdk.ASR, audible audio.PCM, spans []Span) Judgement {
 	clip := Cut(audible, spans)
 	j := Judgement{Spans: spans, AudioS: clip.Duration()}

@@ -69,7 +69,7 @@ var corpus = []struct{ voice, text string }{
 	{"awb", "okay understood"}, // flite spells "mm hmm" out letter by letter
 }
 
-// On flite speech PocketSphinx should be nearly word for word (shared/NOTES.md); the
+// On flite speech PocketSphinx should be nearly word for word (checked on this project's machines); the
 // test holds it to at least 80% word accuracy over four voices (README.md has the
 // figure measured on a larger set).
 func TestTranscribeFliteSpeech(t *testing.T) {
