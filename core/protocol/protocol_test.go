@@ -45,6 +45,15 @@ func TestVADNegativeThreshold(t *testing.T) {
 	if got := v.EffectiveNegThreshold(); got != 0.2 {
 		t.Errorf("explicit negative threshold = %g, want 0.2", got)
 	}
+	// Silero's floor (section 4.2): max(threshold - 0.15, 0.01). A low threshold used to
+	// give a negative lower threshold, refused by Validate.
+	low := VAD{Model: SileroV5, Threshold: 0.1}
+	if got := low.EffectiveNegThreshold(); got != 0.01 {
+		t.Errorf("negative threshold for threshold 0.1 = %g, want the floor 0.01", got)
+	}
+	if err := low.Validate(); err != nil {
+		t.Errorf("threshold 0.1 refused: %v", err)
+	}
 	for _, bad := range []VAD{
 		{Model: "silero-v4", Threshold: 0.5},
 		{Model: SileroV5, Threshold: 1.2},
