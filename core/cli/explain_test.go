@@ -206,7 +206,7 @@ func TestExplainTextShowsTheArithmetic(t *testing.T) {
 		"[5.6, 8.5) [10.2, 10.4)",
 		"fresh_onset=yes presence=yes outcome=fresh-onset",
 		"first onset in (5, 10]: 5.6",
-		"answer audio [5, 9)",
+		"answer audio [5.6, 9)",
 		"silence=fail",
 		"speech [10.2, 10.4) = 200 ms",
 	} {
