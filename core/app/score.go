@@ -162,7 +162,7 @@ func scoreStore(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluati
 		res.FailedModels = append(res.FailedModels, n)
 	}
 	sort.Strings(res.FailedModels)
-	res.Summary = score.Summarize(sr.Items, ev.Protocol)
+	res.Summary = score.SummarizeWith(sr.Items, ev.Protocol, score.Options{Roles: f.ModelRoles(ev)})
 	res.Meta = reportMeta(st.Manifest(), scorers.Records)
 	res.Meta.FailedConversations = sr.Failed
 	res.Meta.JudgeVerdicts, res.Meta.UnparseableVerdicts = sr.JudgeVerdicts, sr.Unparseable

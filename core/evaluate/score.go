@@ -164,9 +164,8 @@ func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) 
 }
 
 // scoreItem scores one stored conversation and saves its verdicts, unless a scorer
-// stopped meanwhile: a failed transcription or judge call is a verdict (section 5), but
-// one caused by a scorer process dying is not, so such an item is left for the next
-// Score to redo.
+// stopped meanwhile or a transcription or judge call failed (score.ServiceError,
+// docs/protocol.md section 5.7): such an item is left for the next Score to redo.
 func scoreItem(ctx context.Context, st *store.Store, id string, sc Scorers, opts ScoreOptions, key string) (score.Scored, error) {
 	it, err := st.Load(id)
 	if err != nil {
@@ -206,8 +205,8 @@ func scoreItem(ctx context.Context, st *store.Store, id string, sc Scorers, opts
 
 // ScoringKey names everything that changes a verdict besides the recording itself: the
 // scorers (their records less the role, which the key holds beside them), the protocol
-// and the VAD values. Its JSON shape is that of every key stored so far, so runs scored
-// before are not scored again.
+// and the VAD values, and the revision of the scoring rules (protocol.ScoringRevision,
+// docs/protocol.md section 10): verdicts made under other rules are scored again.
 func ScoringKey(scorers []provenance.Plugin, p protocol.Params, v protocol.VAD) string {
 	type keyed struct {
 		Role   string            `json:"role"`
@@ -223,7 +222,8 @@ func ScoringKey(scorers []provenance.Plugin, p protocol.Params, v protocol.VAD) 
 		Scorers  []keyed
 		Protocol protocol.Params
 		VAD      protocol.VAD
-	}{ks, p, v})
+		Rules    int
+	}{ks, p, v, protocol.ScoringRevision})
 	sum := sha256.Sum256(raw)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,7 +85,8 @@ func mustFirstID(t *testing.T, st *store.Store) string {
 
 // The scoring key is the one runs were scored under before the provenance records
 // became one type (its scorers as {"role", "plugin": {name, plugin, version, hash,
-// identity}, "config"}), so those runs are not scored again.
+// identity}, "config"}), with the revision of the scoring rules after them: a key
+// changes when the rules do, and only then.
 func TestScoringKeyKeepsItsShape(t *testing.T) {
 	p, v := protocol.Defaults(), protocol.DefaultVAD()
 	scorers := []provenance.Plugin{
@@ -97,7 +99,7 @@ func TestScoringKeyKeepsItsShape(t *testing.T) {
 	old := `{"Scorers":[` +
 		`{"role":"asr","plugin":{"name":"pocketsphinx","plugin":"pocketsphinx","version":"0.1.0","hash":"sha256:ab","identity":{"model":"en-us"}},"config":{"language":"en"}},` +
 		`{"role":"judge","plugin":{"name":"lexical","plugin":"lexical-judge","version":"0.2.0"}}` +
-		`],"Protocol":` + string(pj) + `,"VAD":` + string(vj) + `}`
+		`],"Protocol":` + string(pj) + `,"VAD":` + string(vj) + `,"Rules":` + strconv.Itoa(protocol.ScoringRevision) + `}`
 	sum := sha256.Sum256([]byte(old))
 	if got, want := evaluate.ScoringKey(scorers, p, v), "sha256:"+hex.EncodeToString(sum[:]); got != want {
 		t.Errorf("ScoringKey = %s; the key of the same scorers before was %s", got, want)
