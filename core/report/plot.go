@@ -316,7 +316,7 @@ func spearmanChart(s score.Summary) (*plot.Plot, error) {
 		p.Add(l)
 	}
 	if s.Spearman.Available {
-		p.Title.Text += fmt.Sprintf(" (Spearman rho = %.3f, n = %d)", s.Spearman.Rho, s.Spearman.N)
+		p.Title.Text += fmt.Sprintf(" (Spearman over the models under test: rho = %.3f, n = %d)", s.Spearman.Rho, s.Spearman.N)
 	}
 	return p, nil
 }
