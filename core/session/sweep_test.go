@@ -100,15 +100,11 @@ func checkAgreement(rec *Record, p protocol.Params, v protocol.VAD, frame float6
 	return ""
 }
 
-// The sweep of docs/protocol.md section 3.5: onsets swept across the end of the onset
-// window, for every frame size and rate, with responses too short to keep, just long
-// enough and long. Zero disagreements between what the scheduler waited for and what the
-// scorer counts. (The real Silero version is TestOnsetSweepWithSilero in plugin_test.go.)
-func TestOnsetSweep(t *testing.T) {
-	opts := testOptions()
-	opts.Params = sweepParams()
-	p := opts.Params
-	const tE = sweepTE
+// onsetSweep plays, for every sweep format, responses starting at each of offsets after
+// tE and lasting each of lengths, made by model(format, start, end), and counts the
+// sessions whose scheduler and scorer disagree (checkAgreement). It fails the test on
+// each disagreement, and when the sweep does not straddle the window's end.
+func onsetSweep(t *testing.T, opts Options, offsets, lengths []float64, model func(f sdk.Format, start, end float64) sdk.Model) {
 	var mu sync.Mutex
 	var runs, presence, disagreements int
 	t.Cleanup(func() {
@@ -122,11 +118,10 @@ func TestOnsetSweep(t *testing.T) {
 		t.Run(fmt.Sprintf("%d_Hz_%.0f_ms", f.InputRate, frame*1000), func(t *testing.T) {
 			t.Parallel()
 			conv := sweepConversation()
-			for i := -30; i <= 14; i++ {
-				x := p.TOnsetWindow + float64(i)*0.005 // 4.85 .. 5.07 s after tE
-				for _, l := range []float64{0.06, 0.13, 1.5} {
-					rec := run(t, speaker(f, speech(tE+x, tE+x+l)), conv, opts)
-					d := checkAgreement(rec, p, protocol.DefaultVAD(), frame)
+			for _, x := range offsets {
+				for _, l := range lengths {
+					rec := run(t, model(f, sweepTE+x, sweepTE+x+l), conv, opts)
+					d := checkAgreement(rec, opts.Params, protocol.DefaultVAD(), frame)
 					mu.Lock()
 					runs++
 					if rec.TWait.Onset {
@@ -137,12 +132,34 @@ func TestOnsetSweep(t *testing.T) {
 					}
 					mu.Unlock()
 					if d != "" {
-						t.Errorf("speech at tE+%.3f for %.2f s (episodes %v): %s", x, l, rec.Episodes, d)
+						t.Errorf("response at tE+%.3f for %.2f s (episodes %v): %s", x, l, rec.Episodes, d)
 					}
 				}
 			}
 		})
 	}
+}
+
+// offsetsAround are the onset offsets after tE from window - before to window + after
+// in steps of step seconds.
+func offsetsAround(window, before, after, step float64) []float64 {
+	var out []float64
+	for i := -int(math.Round(before / step)); i <= int(math.Round(after/step)); i++ {
+		out = append(out, window+float64(i)*step)
+	}
+	return out
+}
+
+// The sweep of docs/protocol.md section 3.5: onsets swept across the end of the onset
+// window (4.85 .. 5.07 s after tE in 5 ms steps), for every frame size and rate, with
+// responses too short to keep, just long enough and long. Zero disagreements between what
+// the scheduler waited for and what the scorer counts. (TestOnsetSweepWithSilero is the
+// same with real Silero on real speech.)
+func TestOnsetSweep(t *testing.T) {
+	opts := testOptions()
+	opts.Params = sweepParams()
+	onsetSweep(t, opts, offsetsAround(opts.Params.TOnsetWindow, 0.15, 0.07, 0.005), []float64{0.06, 0.13, 1.5},
+		func(f sdk.Format, start, end float64) sdk.Model { return speaker(f, speech(start, end)) })
 }
 
 // The endpoint side of the sweep: an answer, a pause swept across t_end_silence, then
@@ -194,11 +211,7 @@ func TestEndpointSweep(t *testing.T) {
 
 // voiceSpeaker plays the recorded voice of the baselines over audible [start, end) and
 // is silent elsewhere, sample-exactly like speaker.
-func voiceSpeaker(t testing.TB, f sdk.Format, start, end float64) *scripted {
-	v, err := voice.Voice(f.OutputRate)
-	if err != nil {
-		t.Fatal(err)
-	}
+func voiceSpeaker(v []float32, f sdk.Format, start, end float64) *scripted {
 	m := &scripted{format: f}
 	fr, ro, ri := int64(f.FrameSize), int64(f.OutputRate), int64(f.InputRate)
 	first := int64(math.Round(start * float64(ro)))
@@ -217,45 +230,24 @@ func voiceSpeaker(t testing.TB, f sdk.Format, start, end float64) *scripted {
 }
 
 // The onset sweep with the real Silero online detector on real (flite) speech: every
-// frame size and rate, onsets across the window end, a response of 0.12 s and one of
-// 1.5 s. Zero disagreements between the scheduler and the scorer.
+// frame size and rate, onsets across the window end (4.75 .. 5.10 s after tE in 25 ms
+// steps), a response of 0.12 s and one of 1.5 s. Zero disagreements between the scheduler
+// and the scorer.
 func TestOnsetSweepWithSilero(t *testing.T) {
 	det, err := vad.Open(vad.Options{})
 	if err != nil {
 		t.Fatalf("%v\n(this test runs the real Silero model: run `make deps` first)", err)
 	}
 	t.Cleanup(func() { det.Close() })
-	opts := Options{Params: sweepParams(), VAD: protocol.DefaultVAD(), Detector: det}
-	p := opts.Params
-	const tE = sweepTE
-	var mu sync.Mutex
-	var runs, presence int
-	t.Cleanup(func() {
-		t.Logf("%d sessions, %d with presence", runs, presence)
-		if !t.Failed() && (presence == 0 || presence == runs) {
-			t.Errorf("the sweep did not straddle the window end: %d of %d sessions with presence", presence, runs)
+	voices := map[int][]float32{}
+	for _, rate := range []int{16000, 24000} {
+		if voices[rate], err = voice.Voice(rate); err != nil {
+			t.Fatal(err)
 		}
-	})
-	for _, f := range sweepFormats() {
-		frame := float64(f.FrameSize) / float64(f.InputRate)
-		t.Run(fmt.Sprintf("%d_Hz_%.0f_ms", f.InputRate, frame*1000), func(t *testing.T) {
-			t.Parallel()
-			conv := sweepConversation()
-			for i := -10; i <= 4; i++ {
-				x := p.TOnsetWindow + float64(i)*0.025 // 4.75 .. 5.10 s after tE
-				for _, l := range []float64{0.12, 1.5} {
-					rec := run(t, voiceSpeaker(t, f, tE+x, tE+x+l), conv, opts)
-					mu.Lock()
-					runs++
-					if rec.TWait.Onset {
-						presence++
-					}
-					mu.Unlock()
-					if d := checkAgreement(rec, p, opts.VAD, frame); d != "" {
-						t.Errorf("voice at tE+%.3f for %.2f s (episodes %v): %s", x, l, rec.Episodes, d)
-					}
-				}
-			}
-		})
 	}
+	opts := Options{Params: sweepParams(), VAD: protocol.DefaultVAD(), Detector: det}
+	onsetSweep(t, opts, offsetsAround(opts.Params.TOnsetWindow, 0.25, 0.1, 0.025), []float64{0.12, 1.5},
+		func(f sdk.Format, start, end float64) sdk.Model {
+			return voiceSpeaker(voices[f.OutputRate], f, start, end)
+		})
 }
