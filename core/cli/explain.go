@@ -17,7 +17,7 @@ import (
 func init() { register(newExplainCmd) }
 
 const explainLong = `Score a hand-written timeline without any audio, to see how the protocol's rules
-(shared/spec/protocol.md sections 4 and 5) decide each verdict.
+(docs/protocol.md sections 4 and 5) decide each verdict.
 
 The input is JSON:
 
