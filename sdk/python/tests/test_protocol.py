@@ -214,6 +214,46 @@ def test_exception_in_step_is_an_error_with_the_traceback_logged(caplog):
     assert model.closed == [0]
 
 
+@pytest.mark.parametrize("exc,what", [
+    (SystemExit(3), "sys.exit(3)"),
+    (SystemExit(), "sys.exit(None)"),
+    (KeyboardInterrupt(), "KeyboardInterrupt"),
+])
+def test_exit_in_step_is_an_error_reply_not_a_hang(exc, what, caplog):
+    # SystemExit is not an Exception: before, it ended the gRPC worker thread and the
+    # host waited for the reply until its frame deadline.
+    def leave(frame):
+        raise exc
+
+    model = Echo(step=leave)
+    with testing.in_process(model) as conn:
+        with caplog.at_level(logging.ERROR, logger="duplexmpe_plugin"):
+            _, err = converse(conn, [start_msg(), frame_msg(0)])
+        assert err is not None and err.code() == grpc.StatusCode.INTERNAL
+        assert f"Converse frame 0: the plugin's code raised {what}" in err.details(), err.details()
+        # The process keeps serving.
+        model.step_fn = None
+        replies, err2 = converse(conn, [start_msg(), frame_msg(0), END])
+        assert err2 is None and len(replies) == 2
+    assert any(what in r.getMessage() and r.exc_info for r in caplog.records)
+
+
+def test_exit_in_configure_and_start_is_an_error_reply():
+    class Leaves(Echo):
+        def configure(self, config):
+            raise SystemExit("bad config")
+
+        def start(self, req):
+            raise SystemExit(1)
+
+    with testing.in_process(Leaves()) as conn:
+        with pytest.raises(grpc.RpcError) as e:
+            conn.plugin.Configure(plugin_pb2.ConfigureRequest(config_json="{}"))
+        assert e.value.code() == grpc.StatusCode.INTERNAL and "sys.exit('bad config')" in e.value.details()
+        _, err = converse(conn, [start_msg()])
+        assert err.code() == grpc.StatusCode.INTERNAL and "sys.exit(1)" in err.details()
+
+
 def test_invalid_format_is_refused_at_start():
     model = Echo(format=dp.Format(16000, 0, FRAME))
     with testing.in_process(model) as conn:

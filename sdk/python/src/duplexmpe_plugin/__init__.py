@@ -22,6 +22,12 @@ A plugin is a class that subclasses one or more kinds (Model, TTS, ASR, Judge, L
         serve(Silent())
 """
 
+from . import hostwatch
+
+# Started first, before grpc and the plugin's own (perhaps minutes-long) loading: a plugin
+# outlives its host by no more than the time the kernel takes to close a pipe.
+hostwatch.start()
+
 from .api import ASR, LLM, TTS, Conversation, Judge, Model, Plugin
 from .errors import FailedPrecondition, InvalidArgument, PluginError
 from .handshake import MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PROTOCOL_VERSION
@@ -36,6 +42,7 @@ from .types import (
     TYPE_LIST_STRING,
     TYPE_MAP_STRING,
     TYPE_NUMBER,
+    TYPE_PATH,
     TYPE_STRING,
     AnswerQuery,
     Audio,
@@ -60,7 +67,7 @@ __all__ = [
     "FailedPrecondition", "InvalidArgument", "PluginError",
     "MAGIC_COOKIE_KEY", "MAGIC_COOKIE_VALUE", "PROTOCOL_VERSION", "MAX_MESSAGE_BYTES", "serve",
     "LABEL_ACKNOWLEDGEMENT", "LABEL_CORRECT", "LABEL_INCORRECT", "LABEL_INTRUSION",
-    "TYPE_BOOL", "TYPE_LIST_NUMBER", "TYPE_LIST_STRING", "TYPE_MAP_STRING", "TYPE_NUMBER", "TYPE_STRING",
+    "TYPE_BOOL", "TYPE_LIST_NUMBER", "TYPE_LIST_STRING", "TYPE_MAP_STRING", "TYPE_NUMBER", "TYPE_PATH", "TYPE_STRING",
     "AnswerQuery", "Audio", "ChatMessage", "Completion", "CompletionRequest", "ConfigField",
     "ConversationStart", "DialogueTurn", "Format", "Info", "Output", "SpeechQuery", "Verdict", "Voice",
 ]

@@ -160,6 +160,15 @@ class Calls:
         except Exception as e:
             log.error("plugin code raised an exception", exc_info=True, extra={"method": method})
             code, message = grpc.StatusCode.INTERNAL, f"{method}: {type(e).__name__}: {e} (traceback in the plugin log)"
+        except (SystemExit, KeyboardInterrupt) as e:
+            # In a worker thread these would end only the thread and leave the call
+            # unanswered until the host's deadline; the process keeps serving instead.
+            what = f"sys.exit({e.code!r})" if isinstance(e, SystemExit) else "KeyboardInterrupt"
+            log.error(f"plugin code raised {what}; the call fails, the plugin keeps serving", exc_info=True,
+                      extra={"method": method})
+            code, message = grpc.StatusCode.INTERNAL, (
+                f"{method}: the plugin's code raised {what} (traceback in the plugin log); "
+                "a plugin reports a failure by raising an exception, never by exiting")
         self.abort(context, code, message)
 
 
@@ -288,7 +297,7 @@ class ModelServicer(model_pb2_grpc.ModelServicer):
                 self._close(conv)
                 try:
                     conv.close()
-                except Exception:
+                except BaseException:
                     log.error("Conversation.close raised", exc_info=True)
 
     def _close(self, conv: api.Conversation) -> None:

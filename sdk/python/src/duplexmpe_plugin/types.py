@@ -14,7 +14,11 @@ TYPE_BOOL = "bool"
 TYPE_LIST_STRING = "list(string)"
 TYPE_LIST_NUMBER = "list(number)"
 TYPE_MAP_STRING = "map(string)"
-CONFIG_TYPES = (TYPE_STRING, TYPE_NUMBER, TYPE_BOOL, TYPE_LIST_STRING, TYPE_LIST_NUMBER, TYPE_MAP_STRING)
+# A string naming a file or directory: the host resolves a relative value against the
+# run file's directory before configure(), so the plugin gets a path that works from its
+# own working directory.
+TYPE_PATH = "path"
+CONFIG_TYPES = (TYPE_STRING, TYPE_NUMBER, TYPE_BOOL, TYPE_LIST_STRING, TYPE_LIST_NUMBER, TYPE_MAP_STRING, TYPE_PATH)
 
 # Verdict labels (sdk.LabelCorrect, ...).
 LABEL_CORRECT = "correct"
