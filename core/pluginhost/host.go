@@ -48,9 +48,13 @@ type Client struct {
 	conn       *grpc.ClientConn
 	pid        int // 0 when reattached: the process is not ours
 	kinds      []string
-	logFile    *os.File
-	config     map[string]any // the last config Configure accepted, for Restart
+	logFile    *logWriter
+	schema     []sdk.ConfigField // the config fields the plugin described at start
+	config     map[string]any    // the last config Configure accepted, for Restart
 	configured bool
+	// stopped says why the host killed the current process (a missed deadline), for the
+	// errors of the other calls it was serving; nil otherwise.
+	stopped atomic.Pointer[string]
 }
 
 // Start checks spec (a pinned checksum is verified before anything runs), starts the
@@ -165,6 +169,7 @@ func (c *Client) configureLocked(ctx context.Context, config map[string]any) err
 	if config == nil {
 		config = map[string]any{}
 	}
+	config = c.resolvePaths(config)
 	b, err := json.Marshal(config)
 	if err != nil {
 		return fmt.Errorf("plugin %q: config cannot be encoded as JSON: %v", c.spec.Name, err)
@@ -177,6 +182,25 @@ func (c *Client) configureLocked(ctx context.Context, config map[string]any) err
 	_ = json.Unmarshal(b, &copied)
 	c.config, c.configured = copied, true
 	return nil
+}
+
+// resolvePaths makes the relative values of the plugin's path-typed config fields
+// (sdk.TypePath) absolute against Spec.ConfigDir, in a copy of config: the plugin runs in
+// its own directory and could not know the run file's.
+func (c *Client) resolvePaths(config map[string]any) map[string]any {
+	if c.spec.ConfigDir == "" {
+		return config
+	}
+	out := make(map[string]any, len(config))
+	for k, v := range config {
+		out[k] = v
+	}
+	for _, f := range c.schema {
+		if s, ok := out[f.Name].(string); ok && f.Type == sdk.TypePath && s != "" && !filepath.IsAbs(s) {
+			out[f.Name] = filepath.Join(c.spec.ConfigDir, s)
+		}
+	}
+	return out
 }
 
 func (c *Client) describe(ctx context.Context, conn *grpc.ClientConn) (sdk.Info, error) {
@@ -192,13 +216,82 @@ func (c *Client) describe(ctx context.Context, conn *grpc.ClientConn) (sdk.Info,
 }
 
 func (c *Client) connection() (*grpc.ClientConn, error) {
+	conn, _, err := c.process()
+	return conn, err
+}
+
+// process is the connection and the go-plugin client of the current process.
+func (c *Client) process() (*grpc.ClientConn, *plugin.Client, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.conn == nil {
-		return nil, c.notRunning()
+		return nil, nil, c.notRunning()
 	}
-	return c.conn, nil
+	return c.conn, c.pc, nil
 }
+
+// missedDeadline returns nil unless a call on process pc ran out of time: its own
+// timeout (setting, a plugin block attribute) fired, or ctx's deadline passed. Then the
+// plugin is wedged as far as the host can tell: the process group is killed, so that
+// Exited reports it and the next conversation gets a fresh process from Restart.
+func (c *Client) missedDeadline(pc *plugin.Client, op, setting string, timeout time.Duration, fired bool, ctx context.Context) error {
+	callerDeadline := !fired && errors.Is(ctx.Err(), context.DeadlineExceeded)
+	if !fired && !callerDeadline {
+		return nil
+	}
+	e := &DeadlineError{Plugin: c.spec.Name, Op: op, Setting: setting, Timeout: timeout, Caller: callerDeadline}
+	if c.spec.Reattach == "" {
+		e.Killed = c.stopWedged(pc, fmt.Sprintf("%s got no answer within %s", op, e.limit()))
+	}
+	return e
+}
+
+// stopWedged kills the process group of pc if pc is still the plugin's process (a
+// restart may have replaced it meanwhile) and waits until the process is gone.
+func (c *Client) stopWedged(pc *plugin.Client, reason string) bool {
+	gr := c.runner.Load()
+	if pc == nil || c.current.Load() != pc || gr == nil || gr.Pid() == 0 {
+		return false
+	}
+	c.stopped.Store(&reason)
+	c.logger.Error("the plugin missed a deadline; killing its process group", "reason", reason, "pgid", gr.Pid())
+	killGroup(gr.Pid())
+	for deadline := time.Now().Add(5 * time.Second); processAlive(gr.Pid()) && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
+}
+
+// DeadlineError is a call that got no answer in time. errors.Is(err,
+// context.DeadlineExceeded) holds for it.
+type DeadlineError struct {
+	Plugin  string
+	Op      string        // e.g. `Model.Step (conversation "s1", frame 12)`
+	Setting string        // the plugin block attribute that bounds the call
+	Timeout time.Duration // its value
+	Caller  bool          // the caller's own deadline passed first, not Timeout
+	Killed  bool          // the host killed the plugin's process group
+}
+
+func (e *DeadlineError) limit() string {
+	if e.Caller {
+		return "the caller's deadline"
+	}
+	return fmt.Sprintf("%s = %s", e.Setting, e.Timeout)
+}
+
+func (e *DeadlineError) Error() string {
+	msg := fmt.Sprintf("plugin %q: %s: no answer within %s", e.Plugin, e.Op, e.limit())
+	if e.Killed {
+		msg += "; the host took the plugin as wedged and killed its process group (it is restarted for the next conversation)"
+	}
+	if !e.Caller {
+		msg += fmt.Sprintf("; if the model needs longer, raise %s in the plugin %q block", e.Setting, e.Plugin)
+	}
+	return msg
+}
+
+func (e *DeadlineError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 func (c *Client) notRunning() error {
 	return fmt.Errorf("plugin %q is not running (killed, or its start failed); Restart it or start it again", c.spec.Name)
@@ -242,27 +335,24 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
+		if err := withHostPipe(cmd); err != nil {
+			return fmt.Errorf("plugin %q: %v", name, err)
+		}
 		cfg.RunnerFunc = runnerFunc(cmd, &c.runner)
 		cfg.SkipHostEnv = true
 		cfg.AutoMTLS = true
-		cfg.StartTimeout = c.spec.StartTimeout
-		if cfg.StartTimeout <= 0 {
-			cfg.StartTimeout = DefaultStartTimeout
-		}
+		cfg.StartTimeout = c.spec.startTimeout()
 		stdout := io.Writer(newLineLogger(c.logger, "stdout"))
 		stderr := io.Writer(newLineLogger(c.logger, "stderr"))
 		if c.spec.LogFile != "" {
-			if err := os.MkdirAll(filepath.Dir(c.spec.LogFile), 0o755); err != nil {
-				return fmt.Errorf("plugin %q: log file: %v", name, err)
-			}
-			f, err := os.OpenFile(c.spec.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+			lw, err := openLog(c.spec.LogFile, c.spec.logLimit())
 			if err != nil {
 				return fmt.Errorf("plugin %q: log file: %v", name, err)
 			}
-			c.logFile = f
-			cfg.Stderr = f // the raw stderr lines, hclog JSON included
-			stdout = io.MultiWriter(f, stdout)
-			stderr = io.MultiWriter(f, stderr)
+			c.logFile = lw
+			cfg.Stderr = lw // the raw stderr lines, hclog JSON included
+			stdout = io.MultiWriter(lw, stdout)
+			stderr = io.MultiWriter(lw, stderr)
 		}
 		cfg.SyncStdout, cfg.SyncStderr = stdout, stderr
 	}
@@ -294,6 +384,10 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 			c.pid = gr.Pid()
 		}
 		if r.err != nil {
+			if strings.Contains(r.err.Error(), "timeout while waiting for plugin to start") {
+				return fmt.Errorf("plugin %q did not start within start_timeout = %s%s; if it needs longer (loading model weights), raise start_timeout in the plugin %q block",
+					name, cfg.StartTimeout, c.logHint(), name)
+			}
 			return fmt.Errorf("plugin %q did not start: %v%s", name, r.err, c.logHint())
 		}
 		rpc = r.rpc
@@ -332,7 +426,8 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 		return fmt.Errorf("plugin %q describes itself as version %q, but the run file pins version %q: "+
 			"use the pinned plugin, or change the pin (and re-pin with `duplexmpe lock`)", name, info.Version, c.spec.Version)
 	}
-	c.kinds = info.Kinds
+	c.kinds, c.schema = info.Kinds, info.Config
+	c.stopped.Store(nil)
 	return nil
 }
 
@@ -365,7 +460,11 @@ func (c *Client) logHint() string {
 
 // callError names the plugin and the call, and says when the process is gone.
 func (c *Client) callError(op string, err error) error {
-	return &CallError{Plugin: c.spec.Name, Op: op, Err: err, Exited: c.Exited(), hint: c.logHint()}
+	e := &CallError{Plugin: c.spec.Name, Op: op, Err: err, Exited: c.Exited(), hint: c.logHint()}
+	if r := c.stopped.Load(); r != nil && e.Exited {
+		e.Stopped = *r
+	}
+	return e
 }
 
 // CallError is an error from a call to a plugin. errors.Unwrap gives the gRPC status
@@ -375,7 +474,10 @@ type CallError struct {
 	Op     string // e.g. "Describe", "TTS.Synthesize", "Model.Step"
 	Err    error
 	Exited bool // the plugin process was gone when the call failed
-	hint   string
+	// Stopped says why the host killed the process (another call missed its deadline);
+	// empty when the process died by itself.
+	Stopped string
+	hint    string
 }
 
 func (e *CallError) Error() string {
@@ -383,7 +485,10 @@ func (e *CallError) Error() string {
 	if s, ok := status.FromError(e.Err); ok {
 		msg = fmt.Sprintf("%s: %s", s.Code(), s.Message())
 	}
-	if e.Exited {
+	switch {
+	case e.Exited && e.Stopped != "":
+		msg += "; the host killed the plugin process because " + e.Stopped
+	case e.Exited:
 		msg += "; the plugin process has exited" + e.hint + ": Restart it"
 	}
 	return fmt.Sprintf("plugin %q: %s: %s", e.Plugin, e.Op, msg)

@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
 	"github.com/duplexmpe/duplexmpe/internal/protocol"
@@ -79,17 +83,27 @@ func (c *Client) serves(kind string) error {
 type modelClient struct{ c *Client }
 
 // Start opens one Converse stream. The stream outlives ctx (which bounds only the
-// start); each Step has its own ctx, and Close ends the stream.
+// start); each Step has its own ctx, and Close ends the stream. A start that gets no
+// answer within Spec.ConversationStartTimeout (or before ctx's deadline) means the
+// plugin is wedged: its process group is killed and a *DeadlineError returned.
 func (m modelClient) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conversation, error) {
-	conn, err := m.c.connection()
+	conn, pc, err := m.c.process()
 	if err != nil {
 		return nil, err
 	}
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
+	timeout := m.c.spec.conversationStartTimeout()
+	var missed atomic.Bool
+	timer := time.AfterFunc(timeout, func() { missed.Store(true); cancel() })
+	defer timer.Stop()
+	op := fmt.Sprintf("Model.Start (conversation %q)", req.ID)
 	fail := func(err error) (sdk.Conversation, error) {
 		cancel()
+		if dl := m.c.missedDeadline(pc, op, "conversation_start_timeout", timeout, missed.Load(), ctx); dl != nil {
+			return nil, dl
+		}
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
@@ -108,6 +122,10 @@ func (m modelClient) Start(ctx context.Context, req sdk.ConversationStart) (sdk.
 	if err != nil {
 		return fail(err)
 	}
+	if !timer.Stop() {
+		// The answer came as the deadline passed: the stream is cancelled already.
+		return fail(context.DeadlineExceeded)
+	}
 	ready := out.GetReady()
 	if ready == nil {
 		return fail(fmt.Errorf("protocol violation: the first reply must be ready, got %s", describeOutput(out)))
@@ -117,7 +135,7 @@ func (m modelClient) Start(ctx context.Context, req sdk.ConversationStart) (sdk.
 		return fail(fmt.Errorf("protocol violation: ready has input rate %d, output rate %d, frame size %d; all must be positive",
 			f.InputRate, f.OutputRate, f.FrameSize))
 	}
-	return &conversation{c: m.c, id: req.ID, stream: stream, cancel: cancel, format: f}, nil
+	return &conversation{c: m.c, pc: pc, id: req.ID, stream: stream, cancel: cancel, format: f}, nil
 }
 
 // recvErr: a failed Send on a bidi stream hides the real status, which Recv returns.
@@ -143,6 +161,7 @@ func describeOutput(out *protocol.ModelOutput) string {
 
 type conversation struct {
 	c      *Client
+	pc     *plugin.Client // the process the stream is on
 	id     string
 	stream grpc.BidiStreamingClient[protocol.ModelInput, protocol.ModelOutput]
 	cancel context.CancelFunc
@@ -178,14 +197,25 @@ func (cv *conversation) Step(ctx context.Context, frame []float32) (sdk.Output, 
 		stop := context.AfterFunc(ctx, cv.cancel)
 		defer stop()
 	}
+	timeout := cv.c.spec.frameTimeout()
+	var missed atomic.Bool
+	timer := time.AfterFunc(timeout, func() { missed.Store(true); cv.cancel() })
 	cv.buf = wire.AppendPCM(cv.buf[:0], frame)
 	idx := cv.next
 	out, err := cv.roundTrip(idx)
+	if !timer.Stop() && err == nil {
+		err = context.DeadlineExceeded // the reply came as the deadline passed
+	}
 	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
+		op := fmt.Sprintf("Model.Step (conversation %q, frame %d)", cv.id, idx)
+		if dl := cv.c.missedDeadline(cv.pc, op, "frame_timeout", timeout, missed.Load(), ctx); dl != nil {
+			cv.err = dl
+		} else {
+			if ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			cv.err = cv.c.callError(op, err)
 		}
-		cv.err = cv.c.callError(fmt.Sprintf("Model.Step (conversation %q, frame %d)", cv.id, idx), err)
 		cv.cancel()
 		return sdk.Output{}, cv.err
 	}
@@ -212,7 +242,30 @@ func (cv *conversation) roundTrip(idx uint64) (sdk.Output, error) {
 	if err != nil {
 		return sdk.Output{}, fmt.Errorf("protocol violation: reply to frame %d: %v", idx, err)
 	}
+	if err := checkOutputAudio(samples); err != nil {
+		return sdk.Output{}, fmt.Errorf("reply to frame %d: %w", idx, err)
+	}
 	return sdk.Output{Samples: samples, Text: f.GetText(), Flush: f.GetFlush()}, nil
+}
+
+// MaxOutputAmplitude bounds the samples a model may send: audio is float in [-1, 1],
+// and a little overshoot (resampling, a hot mix) is tolerated. Anything beyond it is a
+// plugin bug, typically integer samples sent unscaled.
+const MaxOutputAmplitude = 4
+
+// checkOutputAudio refuses model audio that is not a finite number or is far outside
+// [-1, 1]: played on, it would reach the VAD and the recording as if it were speech.
+func checkOutputAudio(x []float32) error {
+	for i, v := range x {
+		switch {
+		case math.IsNaN(float64(v)) || math.IsInf(float64(v), 0):
+			return fmt.Errorf("the model sent a non-finite sample (%v) at index %d; a model's audio must be finite numbers in [-1, 1]", v, i)
+		case v > MaxOutputAmplitude || v < -MaxOutputAmplitude:
+			return fmt.Errorf("the model sent sample %g at index %d, far outside [-1, 1] (the host refuses magnitudes over %d); "+
+				"scale the plugin's audio to [-1, 1] (integer samples divided by 32768)", v, i, MaxOutputAmplitude)
+		}
+	}
+	return nil
 }
 
 // Close sends end and waits for the plugin to close the stream (its Conversation.Close
@@ -229,9 +282,21 @@ func (cv *conversation) Close() error {
 		return nil // already reported by Step
 	}
 	op := fmt.Sprintf("Model.Close (conversation %q)", cv.id)
+	// A plugin that never closes the stream is as wedged as one that never answers a
+	// frame, and is bounded by the same timeout.
+	timeout := cv.c.spec.frameTimeout()
+	var missed atomic.Bool
+	timer := time.AfterFunc(timeout, func() { missed.Store(true); cv.cancel() })
+	defer timer.Stop()
+	failed := func(err error) error {
+		if dl := cv.c.missedDeadline(cv.pc, op, "frame_timeout", timeout, missed.Load(), context.Background()); dl != nil {
+			return dl
+		}
+		return cv.c.callError(op, err)
+	}
 	if err := cv.stream.Send(&protocol.ModelInput{Msg: &protocol.ModelInput_End{End: &protocol.ConversationEnd{}}}); err != nil {
 		if err = recvErr(cv.stream, err); !errors.Is(err, io.EOF) {
-			return cv.c.callError(op, err)
+			return failed(err)
 		}
 		return nil
 	}
@@ -241,7 +306,7 @@ func (cv *conversation) Close() error {
 		return nil
 	}
 	if err != nil {
-		return cv.c.callError(op, err)
+		return failed(err)
 	}
 	return cv.c.callError(op, fmt.Errorf("protocol violation: %s after end", describeOutput(msg)))
 }

@@ -33,6 +33,7 @@ func runnerFunc(base *exec.Cmd, out *atomic.Pointer[groupRunner]) func(hclog.Log
 		cmd.Dir = base.Dir
 		cmd.Env = append(append([]string(nil), base.Env...), prepared.Env...)
 		cmd.SysProcAttr = base.SysProcAttr
+		cmd.ExtraFiles = base.ExtraFiles
 		r := &groupRunner{cmd: cmd}
 		var err error
 		if r.stdout, err = cmd.StdoutPipe(); err != nil {

@@ -55,8 +55,58 @@ type Spec struct {
 	// StartTimeout bounds the handshake; model plugins loading weights need minutes.
 	// Zero means DefaultStartTimeout (5 min).
 	StartTimeout time.Duration
+	// ConversationStartTimeout bounds Model.Start of one conversation and FrameTimeout
+	// one Model.Step. A model that does not answer in time is taken as wedged: the host
+	// kills its process group at once (Exited then reports true, and Restart starts it
+	// again), so one stuck call costs one conversation, not the rest of the run. Zero
+	// means DefaultConversationStartTimeout and DefaultFrameTimeout.
+	ConversationStartTimeout time.Duration
+	FrameTimeout             time.Duration
+	// ConfigDir is where relative values of the plugin's path-typed config fields
+	// (sdk.TypePath) resolve: the run file's directory. Empty: they are sent as written.
+	ConfigDir string
 	// LogFile, when set, receives the plugin's stderr and log lines (appended; the
 	// directory is created). Not used when reattaching: the output stays with the
 	// process that runs the plugin.
 	LogFile string
+	// LogLimit bounds LogFile in bytes: when it would grow past it, it is renamed to
+	// LogFile.1 (replacing the previous one, whose size is noted as dropped) and a new
+	// LogFile begins with a line saying so. Zero means DefaultLogLimit; at most about
+	// twice the limit is on disk per plugin.
+	LogLimit int64
+}
+
+// Defaults of the Spec's bounds.
+const (
+	DefaultConversationStartTimeout = 5 * time.Minute
+	DefaultFrameTimeout             = 2 * time.Minute
+	DefaultLogLimit                 = 64 << 20
+)
+
+func (s Spec) conversationStartTimeout() time.Duration {
+	if s.ConversationStartTimeout > 0 {
+		return s.ConversationStartTimeout
+	}
+	return DefaultConversationStartTimeout
+}
+
+func (s Spec) frameTimeout() time.Duration {
+	if s.FrameTimeout > 0 {
+		return s.FrameTimeout
+	}
+	return DefaultFrameTimeout
+}
+
+func (s Spec) startTimeout() time.Duration {
+	if s.StartTimeout > 0 {
+		return s.StartTimeout
+	}
+	return DefaultStartTimeout
+}
+
+func (s Spec) logLimit() int64 {
+	if s.LogLimit > 0 {
+		return s.LogLimit
+	}
+	return DefaultLogLimit
 }

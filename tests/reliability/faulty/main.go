@@ -1,0 +1,174 @@
+// Command faulty is a model plugin that misbehaves on purpose, for the reliability tests:
+// it is silent until the fault its config names strikes, at frame at_frame of the
+// conversations it names (all when none are named). The host must keep every fault in
+// its own conversation.
+//
+//	panic       Step panics (the SDK turns it into an error for that call)
+//	crash       the process exits in the middle of Step
+//	hang        Step never returns (the rest of the process still works)
+//	wedge       Step never returns and holds a lock every later Start and Step wait for
+//	hang_start  Start never returns
+//	hang_close  Close never returns
+//	garbage     Step replies with integer-scaled samples (3000.0)
+//	nan         Step replies with a NaN sample
+//	flood       every Step writes 1 MiB to stdout
+//
+// A start delay (a model loading its weights) is set with the environment variable
+// FAULTY_START_DELAY, in seconds, before the handshake.
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+var faults = []string{"none", "panic", "crash", "hang", "wedge", "hang_start", "hang_close", "garbage", "nan", "flood"}
+
+const (
+	rate      = 16000
+	frameSize = 1280 // 80 ms
+)
+
+type faulty struct {
+	mu     sync.Mutex
+	fault  string
+	at     int
+	convs  []string
+	wedged sync.Mutex // held forever once a wedge strikes
+}
+
+func (f *faulty) Describe(context.Context) (sdk.Info, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return sdk.Info{
+		Name: "faulty", Version: "1.0.0",
+		Description:  "Silent until its configured fault strikes; for the reliability tests.",
+		Capabilities: []string{"model.concurrency=2"},
+		Config: []sdk.ConfigField{
+			{Name: "fault", Type: sdk.TypeString, Default: "none", Allowed: faults, Description: "what goes wrong"},
+			{Name: "at_frame", Type: sdk.TypeNumber, Default: 3.0, Description: "the frame it goes wrong at"},
+			{Name: "conversations", Type: sdk.TypeListString, Default: []any{}, Description: "conversation ids it goes wrong in; empty: all"},
+			{Name: "touch", Type: sdk.TypePath, Default: "", Description: "a file Configure creates (to see where a relative path resolves)"},
+		},
+		Identity: map[string]string{"fault": f.fault, "at_frame": strconv.Itoa(f.at), "conversations": strings.Join(f.convs, ",")},
+	}, nil
+}
+
+func (f *faulty) Configure(_ context.Context, cfg map[string]any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fault, f.at, f.convs = "none", 3, nil
+	if v, ok := cfg["fault"].(string); ok {
+		if !slices.Contains(faults, v) {
+			return fmt.Errorf("fault %q: want one of %s", v, strings.Join(faults, ", "))
+		}
+		f.fault = v
+	}
+	if v, ok := cfg["at_frame"].(float64); ok {
+		f.at = int(v)
+	}
+	if v, ok := cfg["touch"].(string); ok && v != "" {
+		if err := os.WriteFile(v, []byte("faulty\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	if v, ok := cfg["conversations"].([]any); ok {
+		for _, c := range v {
+			s, _ := c.(string)
+			f.convs = append(f.convs, s)
+		}
+	}
+	return nil
+}
+
+func (f *faulty) hits(id string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.convs) > 0 && !slices.Contains(f.convs, id) {
+		return "none"
+	}
+	return f.fault
+}
+
+func (f *faulty) Start(_ context.Context, req sdk.ConversationStart) (sdk.Conversation, error) {
+	f.wedged.Lock() // blocks forever after a wedge
+	f.wedged.Unlock()
+	fault := f.hits(req.ID)
+	if fault == "hang_start" {
+		select {}
+	}
+	f.mu.Lock()
+	at := f.at
+	f.mu.Unlock()
+	return &conversation{f: f, fault: fault, at: at}, nil
+}
+
+type conversation struct {
+	f     *faulty
+	fault string
+	at, n int
+}
+
+func (c *conversation) Format() sdk.Format {
+	return sdk.Format{InputRate: rate, OutputRate: rate, FrameSize: frameSize}
+}
+
+var megabyte = strings.Repeat(strings.Repeat("flood ", 16)+"\n", 1<<20/97)
+
+func (c *conversation) Step(context.Context, []float32) (sdk.Output, error) {
+	c.f.wedged.Lock()
+	c.f.wedged.Unlock()
+	n := c.n
+	c.n++
+	if c.fault == "flood" {
+		os.Stdout.WriteString(megabyte)
+	}
+	if n != c.at {
+		return sdk.Output{}, nil
+	}
+	out := make([]float32, frameSize)
+	switch c.fault {
+	case "panic":
+		panic(fmt.Sprintf("faulty: panic at frame %d", n))
+	case "crash":
+		fmt.Fprintf(os.Stderr, "faulty: exiting at frame %d\n", n)
+		os.Exit(3)
+	case "hang":
+		select {}
+	case "wedge":
+		c.f.wedged.Lock()
+		select {}
+	case "garbage":
+		for i := range out {
+			out[i] = 3000
+		}
+		return sdk.Output{Samples: out}, nil
+	case "nan":
+		out[7] = float32(math.NaN())
+		return sdk.Output{Samples: out}, nil
+	}
+	return sdk.Output{}, nil
+}
+
+func (c *conversation) Close() error {
+	if c.fault == "hang_close" {
+		select {}
+	}
+	return nil
+}
+
+func main() {
+	if d, err := strconv.ParseFloat(os.Getenv("FAULTY_START_DELAY"), 64); err == nil && d > 0 {
+		time.Sleep(time.Duration(d * float64(time.Second)))
+	}
+	sdk.Serve(&faulty{fault: "none", at: 3})
+}

@@ -1,0 +1,77 @@
+"""faulty: a Python model plugin that misbehaves on purpose, for the reliability tests.
+
+Silent until the fault its config names strikes, at frame ``at_frame`` of the
+conversations it names (all when none are named):
+
+    sys_exit   step calls sys.exit(3)
+    raise      step raises RuntimeError
+    hang       step never returns
+    flood      every step prints 1 MiB to stdout
+
+FAULTY_START_DELAY (seconds) makes it load that long before it serves, as a model
+loading weights does. run.sh starts it behind a wrapper that does not exec.
+"""
+
+import os
+import sys
+import threading
+import time
+
+import duplexmpe_plugin as dp
+
+FAULTS = ("none", "sys_exit", "raise", "hang", "flood")
+RATE, FRAME = 16000, 1280
+MEGABYTE = ("flood " * 16 + "\n") * (1 << 20 // 97)
+
+
+class Faulty(dp.Model):
+    name = "faulty-py"
+    version = "1.0.0"
+    description = "Silent until its configured fault strikes; for the reliability tests."
+    config = (
+        dp.ConfigField("fault", dp.TYPE_STRING, default="none", allowed=FAULTS),
+        dp.ConfigField("at_frame", dp.TYPE_NUMBER, default=3.0),
+        dp.ConfigField("conversations", dp.TYPE_LIST_STRING, default=[]),
+    )
+
+    def __init__(self):
+        self.fault, self.at, self.convs = "none", 3, []
+
+    def configure(self, config):
+        self.fault = config.get("fault", "none")
+        self.at = int(config.get("at_frame", 3))
+        self.convs = list(config.get("conversations", []))
+
+    def identity(self):
+        return {"fault": self.fault}
+
+    def start(self, req):
+        hit = not self.convs or req.id in self.convs
+        return Conversation(self.fault if hit else "none", self.at)
+
+
+class Conversation(dp.Conversation):
+    format = dp.Format(input_rate=RATE, output_rate=RATE, frame_size=FRAME)
+
+    def __init__(self, fault, at):
+        self.fault, self.at, self.n = fault, at, 0
+
+    def step(self, frame):
+        n, self.n = self.n, self.n + 1
+        if self.fault == "flood":
+            sys.stdout.write(MEGABYTE)
+        if n == self.at:
+            if self.fault == "sys_exit":
+                sys.exit(3)
+            if self.fault == "raise":
+                raise RuntimeError(f"faulty: raised at frame {n}")
+            if self.fault == "hang":
+                threading.Event().wait()
+        return dp.Output()
+
+
+if __name__ == "__main__":
+    delay = float(os.environ.get("FAULTY_START_DELAY") or 0)
+    if delay > 0:
+        time.sleep(delay)
+    dp.serve(Faulty())
