@@ -25,7 +25,8 @@ type EvaluateOptions struct {
 	Vars []string
 	// Shard plays a deterministic slice only (store.All: everything).
 	Shard store.Shard
-	// FrameDeadline fails a conversation whose model takes longer for one frame.
+	// FrameDeadline is the frame_timeout of every model plugin block that sets none
+	// (0: the plugin host's default).
 	FrameDeadline time.Duration
 	// Score: score and report after playing (never for a shard: scoring waits for merge).
 	Score bool
@@ -83,6 +84,13 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	}
 	defer det.Close()
 
+	if opts.FrameDeadline > 0 {
+		for _, name := range ev.Models {
+			if b := f.Plugin(name); b != nil && b.Spec.FrameTimeout == 0 {
+				b.Spec.FrameTimeout = opts.FrameDeadline
+			}
+		}
+	}
 	s = s.WithLogDir(filepath.Join(ev.Out, "logs"))
 	models, started, err := startModels(ctx, s, ev)
 	defer killAll(started)
@@ -96,7 +104,8 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	}
 	lopts := evaluate.Options{
 		Params: ev.Protocol, VAD: ev.VAD, Detector: det, Seed: ev.Seed,
-		FrameDeadline: opts.FrameDeadline, StartDeadline: 10 * time.Minute,
+		// The deadlines are the plugin blocks' (pluginhost enforces them and kills a
+		// wedged plugin, which the loop then restarts).
 		Shard: shard, Concurrency: ev.Concurrency, Progress: ui.PlayProgress,
 		Logger: ui.Logger,
 	}

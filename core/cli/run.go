@@ -79,7 +79,7 @@ func newRunCmd(st *State) *cobra.Command {
 	cmd.Flags().StringVar(&only, "evaluation", "", "run only this evaluation block")
 	cmd.Flags().StringVar(&shardFlag, "shard", "", "play only slice i of N (e.g. 2/8); scoring waits for `merge`")
 	cmd.Flags().BoolVar(&noScore, "no-score", false, "play the conversations but do not score or report")
-	cmd.Flags().DurationVar(&deadline, "frame-deadline", 2*time.Minute, "fail a conversation whose model takes longer than this for one frame")
+	cmd.Flags().DurationVar(&deadline, "frame-deadline", 0, "frame_timeout for every model plugin block that does not set one (default 2m): a model slower than this for one frame is killed, restarted, and that conversation fails")
 	return cmd
 }
 

@@ -577,7 +577,7 @@ func TestLoadFromDisk(t *testing.T) {
 			t.Errorf("Load(%s): %v", bad, diags)
 		}
 	}
-	f = mustParse(t, dir, "", Options{})
+	f = mustParse(t, dir, "variable \"v\" { default = 1 }\n", Options{})
 	if f.LockPath() != filepath.Join(dir, LockFileName) {
 		t.Errorf("LockPath = %q", f.LockPath())
 	}

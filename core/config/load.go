@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
@@ -70,6 +71,12 @@ func load(path string, parser *hclparse.Parser, hf *hcl.File, diags hcl.Diagnost
 		return f, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot resolve the run file's directory", Detail: err.Error()})
 	}
 	f.Dir = dir
+	if b, ok := hf.Body.(*hclsyntax.Body); ok && len(b.Blocks) == 0 && len(b.Attributes) == 0 {
+		r := b.SrcRange
+		return f, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Empty run file",
+			Detail:  fmt.Sprintf("%s declares nothing (it is empty or holds only comments). A run file holds plugin, dataset and evaluation blocks: start from examples/runs/minimal.hcl; docs/run-files.md describes the language.", path),
+			Subject: &r})
+	}
 	cwd := opts.Cwd
 	if cwd == "" {
 		cwd = dir
@@ -452,8 +459,15 @@ func (l *loader) plugin(b *hcl.Block) {
 	if a := attrs["reattach"]; a != nil {
 		p.Spec.Reattach, _ = d.str(a)
 	}
-	if a := attrs["start_timeout"]; a != nil {
-		p.Spec.StartTimeout, _ = d.duration(a)
+	positive := func(name string, dst *time.Duration) {
+		if a := attrs[name]; a != nil {
+			if dur, ok := d.duration(a); ok {
+				if dur == 0 {
+					d.add(errorf(a.Expr.Range(), "Invalid duration", "%s = 0 would fail every call; give a positive duration, or remove it for the default.", name))
+				}
+				*dst = dur
+			}
+		}
 	}
 	if a := attrs["role"]; a != nil {
 		if r, ok := d.str(a); ok {
@@ -465,6 +479,20 @@ func (l *loader) plugin(b *hcl.Block) {
 			}
 		}
 	}
+	positive("start_timeout", &p.Spec.StartTimeout)
+	positive("conversation_start_timeout", &p.Spec.ConversationStartTimeout)
+	positive("frame_timeout", &p.Spec.FrameTimeout)
+	if a := attrs["log_limit_mb"]; a != nil {
+		if n, ok := d.whole(a); ok {
+			if n < 1 || n > 1<<20 {
+				d.add(errorf(a.Expr.Range(), "Invalid log_limit_mb", "log_limit_mb = %d must be between 1 and %d (MiB).", n, 1<<20))
+			}
+			p.Spec.LogLimit = n << 20
+		}
+	}
+	// Relative values of the plugin's path-typed config fields resolve here, like every
+	// other path of the run file (the host makes them absolute before Configure).
+	p.Spec.ConfigDir = d.dir
 	switch {
 	case attrs["source"] != nil && attrs["command"] != nil:
 		d.add(errorf(attrs["command"].Range, "Conflicting plugin attributes",

@@ -20,6 +20,7 @@ var configTypes = map[string]cty.Type{
 	sdk.TypeListString: cty.List(cty.String),
 	sdk.TypeListNumber: cty.List(cty.Number),
 	sdk.TypeMapString:  cty.Map(cty.String),
+	sdk.TypePath:       cty.String, // the host resolves a relative one against the run file (pluginhost.Spec.ConfigDir)
 }
 
 // CheckPluginConfig checks a plugin block's config block against the schema the plugin

@@ -115,12 +115,15 @@ var Spec = &BlockSpec{
 				{Name: "version", Type: TypeString, Doc: "A version pin: the plugin must describe itself with exactly this version."},
 				{Name: "checksum", Type: TypeString, Doc: "A checksum pin: `sha256:<hex>` of the `source` executable, or `h1:<base64>` of the files under `dir` of a `command` plugin. A plugin that does not match is refused before it starts."},
 				{Name: "reattach", Type: TypeString, Doc: "Connect to an already running plugin (for example a model kept warm on a GPU) instead of starting one: the reattach JSON the plugin printed. Empty means start it."},
-				{Name: "start_timeout", Type: TypeDuration, Doc: "How long the plugin may take to start; models loading weights need minutes. Without it the plugin host's default applies."},
+				{Name: "start_timeout", Type: TypeDuration, Default: `"5m"`, Doc: "How long the plugin process may take to start (until its handshake); models loading weights need minutes."},
+				{Name: "conversation_start_timeout", Type: TypeDuration, Default: `"5m"`, Doc: "How long a model may take to start one conversation. A model that does not answer in time is taken as wedged: its process is killed, that conversation fails, and the plugin is restarted for the next one."},
+				{Name: "frame_timeout", Type: TypeDuration, Default: `"2m"`, Doc: "How long a model may take to answer one frame (or to close a conversation); past it, as for `conversation_start_timeout`. `duplexmpe run --frame-deadline` sets it for every model that leaves it unset."},
+				{Name: "log_limit_mb", Type: TypeWhole, Default: "64", Doc: "The most MiB the plugin's log (`<run dir>/logs/<name>.log`) grows to; past it the log is rotated to `<name>.log.1` (the older part dropped, with a note of how much), so a plugin printing without end cannot fill the disk."},
 				{Name: "role", Type: TypeString, Default: `"test"`, Doc: "For a model: `\"test\"` (under test), `\"baseline\"` or `\"reference\"`. Only models under test form the statistics family: model comparisons, the Bonferroni correction and Spearman run over them; baselines and references are reported beside them (docs/protocol.md section 6.3). An error on a plugin that is not used as a model."},
 			},
 			Blocks: []*BlockSpec{{
 				Type: "config", Free: true,
-				Doc: "The plugin's own settings. They are checked against the schema the plugin describes (`duplexmpe plugins FILE` shows it): unknown names, wrong types, missing required values and values outside the allowed set are errors; defaults are filled in.",
+				Doc: "The plugin's own settings. They are checked against the schema the plugin describes (`duplexmpe plugins FILE` shows it): unknown names, wrong types, missing required values and values outside the allowed set are errors; defaults are filled in. A field of type `path` is a file or directory: a relative value resolves against the run file's directory, like every other path here, and the plugin gets it absolute.",
 			}},
 		},
 		{

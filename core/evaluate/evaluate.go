@@ -463,6 +463,14 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	if !rec.Failed() {
 		c.Done++
 		log.Debug("conversation done", "frames", rec.Frames, "episodes", len(rec.Episodes))
+		if r.m.Client != nil && r.m.Client.Exited() {
+			// It finished but the plugin did not close it in time and was killed.
+			restarted, err := r.restartIfDead(ctx)
+			if restarted {
+				c.Restarts++
+			}
+			return c, err
+		}
 		return c, nil
 	}
 	c.Failed++

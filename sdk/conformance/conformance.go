@@ -566,7 +566,7 @@ func CheckSchema(fields []sdk.ConfigField) []error {
 		}
 		seen[f.Name] = true
 		if !isKnownType(f.Type) {
-			errs = append(errs, fmt.Errorf("field %q: unknown type %q; want one of string, number, bool, list(string), list(number), map(string)", f.Name, f.Type))
+			errs = append(errs, fmt.Errorf("field %q: unknown type %q; want one of string, number, bool, list(string), list(number), map(string), path", f.Name, f.Type))
 			continue
 		}
 		if len(f.Allowed) > 0 && f.Type != sdk.TypeString {
@@ -586,7 +586,7 @@ func CheckSchema(fields []sdk.ConfigField) []error {
 
 func isKnownType(t string) bool {
 	switch t {
-	case sdk.TypeString, sdk.TypeNumber, sdk.TypeBool, sdk.TypeListString, sdk.TypeListNumber, sdk.TypeMapString:
+	case sdk.TypeString, sdk.TypeNumber, sdk.TypeBool, sdk.TypeListString, sdk.TypeListNumber, sdk.TypeMapString, sdk.TypePath:
 		return true
 	}
 	return false
@@ -596,7 +596,7 @@ func isKnownType(t string) bool {
 // type typ.
 func CheckValue(typ string, v any) error {
 	switch typ {
-	case sdk.TypeString:
+	case sdk.TypeString, sdk.TypePath:
 		if _, ok := v.(string); ok {
 			return nil
 		}

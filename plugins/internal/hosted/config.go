@@ -49,11 +49,11 @@ func CommonFields(baseURL, model, keyEnv string) []sdk.ConfigField {
 		{Name: "retry_backoff", Type: sdk.TypeNumber, Default: 1.0, Description: "Seconds before the first retry, doubled each retry (plus jitter); a Retry-After header wins."},
 		{Name: "concurrency", Type: sdk.TypeNumber, Default: 4.0, Description: "HTTP calls this plugin has in flight at once."},
 		{Name: "cache", Type: sdk.TypeBool, Default: true, Description: "Keep replies on disk and answer repeated requests from there. Sampled calls (temperature > 0) are cached only with a replicate index."},
-		{Name: "cache_dir", Type: sdk.TypeString, Default: "", Description: "Response cache directory; empty: <user cache dir>/duplexmpe/hosted."},
+		{Name: "cache_dir", Type: sdk.TypePath, Default: "", Description: "Response cache directory, relative to the run file's directory; empty: <user cache dir>/duplexmpe/hosted."},
 		{Name: "replicate", Type: sdk.TypeString, Default: "", Description: "Replicate index, part of the cache key; with it, sampled calls are cached too (one cached answer per replicate)."},
 		{Name: "input_price_per_mtok", Type: sdk.TypeNumber, Default: 0.0, Description: "USD per million prompt tokens of the model, for the cost count and cost_limit."},
 		{Name: "output_price_per_mtok", Type: sdk.TypeNumber, Default: 0.0, Description: "USD per million completion tokens of the model."},
-		{Name: "usage_log", Type: sdk.TypeString, Default: "", Description: "A file that gets one JSON line per call sent: its tokens and the running totals of calls, tokens and cost (e.g. \"${local.out}/judge-usage.jsonl\"). Empty: usage goes to the plugin's log only."},
+		{Name: "usage_log", Type: sdk.TypePath, Default: "", Description: "A file (relative to the run file's directory) that gets one JSON line per call sent: its tokens and the running totals of calls, tokens and cost (e.g. \"${local.out}/judge-usage.jsonl\"). Empty: usage goes to the plugin's log only."},
 		{Name: "cost_limit", Type: sdk.TypeNumber, Default: 0.0, Description: "USD this plugin process may spend; a call that could go past it (its prompt and max tokens at the prices) is refused. 0: no limit."},
 	}
 }
