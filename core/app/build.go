@@ -137,6 +137,7 @@ func scriptViolations(vs []dataset.Violation) []dataset.Violation {
 	for _, v := range vs {
 		switch v.Rule {
 		case dataset.RuleClipMissing, dataset.RuleClipUnreadable, dataset.RuleClipDuration,
+			dataset.RuleClipFormat, dataset.RuleClipHash, dataset.RuleClipTooLong,
 			dataset.RulePreamble, dataset.RuleManifestHash, dataset.RuleManifestCounts:
 		default:
 			script = append(script, v)

@@ -169,6 +169,16 @@ func (f wavFormat) decode(r io.Reader, size uint32) (PCM, error) {
 		}
 		out[i] = sum * scale
 	}
+	if f.tag == wavFloat {
+		// Integer samples are finite by construction; a float file can hold NaN or
+		// infinity, which no stage downstream can use (the VAD, resampling and the
+		// statistics would all be poisoned).
+		for i, v := range out {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return PCM{}, wavErrorf("sample %d (at %.3f s) is %v, not a finite number: the file is damaged; re-create it", i, float64(i)/float64(f.rate), v)
+			}
+		}
+	}
 	return PCM{Samples: out, Rate: f.rate}, nil
 }
 

@@ -183,3 +183,19 @@ func FuzzDecodeWAV(f *testing.F) {
 		}
 	})
 }
+
+// Before, a float WAV with NaN or infinity decoded silently, and the NaN reached the VAD
+// (`duplexmpe vad`) and the session.
+func TestNonFiniteFloatSamplesAreRefused(t *testing.T) {
+	for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+		var buf bytes.Buffer
+		p := PCM{Samples: []float32{0, 0.5, bad, 0}, Rate: 16000}
+		if err := EncodeWAVAs(&buf, p, Float32); err != nil {
+			t.Fatal(err)
+		}
+		_, err := DecodeWAV(&buf)
+		if !errors.Is(err, ErrWAV) || !strings.Contains(err.Error(), "sample 2") || !strings.Contains(err.Error(), "not a finite number") {
+			t.Errorf("%v: err = %v; want the sample named", bad, err)
+		}
+	}
+}

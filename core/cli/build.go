@@ -58,7 +58,14 @@ func newBuildCmd(st *State) *cobra.Command {
 }
 
 func printBuilt(st *State, r *app.BuildResult) {
+	for _, note := range r.Report.Rebuilt {
+		fmt.Fprintf(st.Stderr, "dataset %s: %s\n", r.Block.Name, note)
+	}
 	c := r.Dataset.Manifest.Counts
-	fmt.Fprintf(st.Stdout, "dataset %s: %d scenarios (%d pairs), %d clips (%d synthesised, %d reused) -> %s\n",
-		r.Block.Name, c.Scenarios, c.Pairs, r.Report.Clips, r.Report.Synthesised, r.Report.Reused, r.Block.Out)
+	damaged := ""
+	if n := len(r.Report.Rebuilt); n > 0 {
+		damaged = fmt.Sprintf(", %d of them damaged", n)
+	}
+	fmt.Fprintf(st.Stdout, "dataset %s: %d scenarios (%d pairs), %d clips (%d synthesised%s, %d reused) -> %s\n",
+		r.Block.Name, c.Scenarios, c.Pairs, r.Report.Clips, r.Report.Synthesised, damaged, r.Report.Reused, r.Block.Out)
 }

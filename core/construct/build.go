@@ -6,11 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
@@ -66,8 +69,11 @@ type Progress interface {
 // Report says what a build did.
 type Report struct {
 	Clips       int // distinct clips, preamble included
-	Synthesised int // clips made by this build
-	Reused      int // clips found in the cache
+	Synthesised int // clips made by this build (Rebuilt included)
+	Reused      int // clips found in the cache, checked
+	// Rebuilt says, one line each, which clips were found damaged (another format,
+	// other content than the build wrote, cut short) and synthesised again.
+	Rebuilt []string
 }
 
 // ClipKey is the content address of a clip: what the TTS was, the voice, the text and
@@ -87,7 +93,14 @@ func ClipRel(key string) string { return dataset.ClipsDir + "/" + key + ".wav" }
 
 type clipJob struct {
 	voice, text, rel string
+	preamble         bool
 	duration         float64
+	sum              string // SHA-256 of the file as written, hex
+	// recorded is what the last build said about the clip: its SHA-256 (clips.sha256)
+	// and duration (scenarios.jsonl); empty or 0 when it did not.
+	recordedSum      string
+	recordedDuration float64
+	damage           string // why the clip on disk was not reused; empty when it was fine or absent
 }
 
 // Build synthesises every turn of spec.Scenarios (one clip per distinct voice and text,
@@ -119,6 +132,9 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) 
 		preamble = DefaultPreamble
 	}
 	pvoice := preambleVoice(spec)
+	if n := utf8.RuneCountInString(preamble); n > dataset.MaxPreambleText {
+		return nil, rep, fmt.Errorf("build: the preamble has %d characters; it has at most %d: shorten it", n, dataset.MaxPreambleText)
+	}
 
 	// Every voice the build needs must exist.
 	available, err := tts.Voices(ctx)
@@ -168,6 +184,7 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) 
 		return key
 	}
 	pkey := addJob(pvoice, preamble)
+	jobs[pkey].preamble = true
 	keys := make([][]string, len(spec.Scenarios))
 	for i, s := range spec.Scenarios {
 		keys[i] = make([]string, len(s.Turns))
@@ -178,12 +195,26 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) 
 	if err := os.MkdirAll(filepath.Join(spec.Out, dataset.ClipsDir), 0o755); err != nil {
 		return nil, rep, fmt.Errorf("build: %w", err)
 	}
+	recordPrevious(spec.Out, jobs)
 	rep.Clips = len(order)
 	if progress != nil {
 		progress.Start(len(order))
 	}
-	if err := runJobs(ctx, spec, tts, rate, jobs, order, progress, &rep); err != nil {
+	err = runJobs(ctx, spec, tts, rate, jobs, order, progress, &rep)
+	for _, key := range order {
+		if j := jobs[key]; j.damage != "" && j.sum != "" {
+			rep.Rebuilt = append(rep.Rebuilt, fmt.Sprintf("clip %s (%q, voice %s) %s: synthesised it again", j.rel, abbreviate(j.text), j.voice, j.damage))
+		}
+	}
+	if err != nil {
 		return nil, rep, err
+	}
+	sums := map[string]string{}
+	for _, j := range jobs {
+		sums[j.rel] = j.sum
+	}
+	if err := dataset.WriteClipSums(spec.Out, sums); err != nil {
+		return nil, rep, fmt.Errorf("build: writing %s: %w", dataset.ClipSumsFile, err)
 	}
 
 	scs := make([]dataset.Scenario, len(spec.Scenarios))
@@ -264,12 +295,60 @@ func runJobs(ctx context.Context, spec BuildSpec, tts sdk.TTS, rate int, jobs ma
 	return ctx.Err()
 }
 
-// makeClip reuses the clip when a readable one is on disk, and synthesises it
-// otherwise. It reports whether it synthesised.
+// recordPrevious fills in what the last build of out recorded about each clip: its
+// SHA-256 (clips.sha256) and its duration (scenarios.jsonl, for datasets built before
+// the sums were kept). Anything unreadable just records nothing: every clip is still
+// checked for its format.
+func recordPrevious(out string, jobs map[string]*clipJob) {
+	byRel := map[string]*clipJob{}
+	for _, j := range jobs {
+		byRel[j.rel] = j
+	}
+	if sums, err := dataset.ClipSums(out); err == nil {
+		for rel, sum := range sums {
+			if j := byRel[rel]; j != nil {
+				j.recordedSum = sum
+			}
+		}
+	}
+	d, err := dataset.Load(out)
+	if d == nil || err != nil && d.Scenarios == nil {
+		return
+	}
+	for _, s := range d.Scenarios {
+		for _, t := range s.Turns {
+			if j := byRel[t.Clip]; j != nil && t.DurationS > 0 {
+				j.recordedDuration = t.DurationS
+			}
+		}
+	}
+	if m := d.Manifest; m != nil && m.Preamble != nil {
+		if j := byRel[m.Preamble.Clip]; j != nil && m.Preamble.DurationS > 0 {
+			j.recordedDuration = m.Preamble.DurationS
+		}
+	}
+}
+
+// durationTolerance allows for the rounding of duration_s in scenarios.jsonl.
+const durationTolerance = 0.0015
+
+// makeClip reuses the clip on disk when it is exactly what a build writes (16-bit PCM
+// mono at rate, the bytes the last build recorded, or at least its recorded duration),
+// and synthesises it otherwise: a damaged clip is never reused, and never played. It
+// reports whether it synthesised.
 func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, job *clipJob) (bool, error) {
 	path := filepath.Join(out, filepath.FromSlash(job.rel))
-	if info, err := dataset.StatWAV(path); err == nil && info.Rate == rate && info.Frames > 0 {
-		job.duration = info.Duration()
+	c, err := dataset.CheckClip(path, rate, job.recordedSum)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		job.damage = "was damaged (" + err.Error() + ")"
+	case c.Info.Frames == 0:
+		job.damage = "was empty"
+	case job.recordedSum == "" && job.recordedDuration > 0 && math.Abs(c.Info.Duration()-job.recordedDuration) > durationTolerance:
+		job.damage = fmt.Sprintf("lasted %.3f s, but the last build recorded %.3f s", c.Info.Duration(), job.recordedDuration)
+	default:
+		job.duration, job.sum = c.Info.Duration(), c.Sum
 		return false, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -286,11 +365,34 @@ func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, job *clipJ
 	if pcm.Rate != rate {
 		pcm = audio.Resample(pcm, rate)
 	}
+	what, limit := "a turn's clip", dataset.MaxClipSeconds
+	if job.preamble {
+		what, limit = "the preamble", dataset.MaxPreambleSeconds
+	}
+	if d := pcm.Duration(); d > limit {
+		return false, fmt.Errorf("build: the TTS made a %.1f s clip of %q (voice %s); %s lasts at most %g s: shorten the text, or check the TTS",
+			d, abbreviate(job.text), job.voice, what, limit)
+	}
+	if bad := firstNonFinite(pcm.Samples); bad >= 0 {
+		return false, fmt.Errorf("build: the TTS returned a non-finite sample (index %d) for %q (voice %s)", bad, abbreviate(job.text), job.voice)
+	}
 	if err := audio.WriteWAV(path, pcm); err != nil {
 		return false, fmt.Errorf("build: writing clip: %w", err)
 	}
-	job.duration = pcm.Duration()
+	if c, err = dataset.CheckClip(path, rate, ""); err != nil {
+		return false, fmt.Errorf("build: the clip just written does not read back: %w", err)
+	}
+	job.duration, job.sum = c.Info.Duration(), c.Sum
 	return true, nil
+}
+
+func firstNonFinite(x []float32) int {
+	for i, v := range x {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return i
+		}
+	}
+	return -1
 }
 
 func abbreviate(s string) string {

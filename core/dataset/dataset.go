@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 )
@@ -26,6 +27,16 @@ const (
 	ManifestFile  = "dataset.json"
 	ScenariosFile = "scenarios.jsonl"
 	ClipsDir      = "clips"
+	// ClipSumsFile holds the SHA-256 of every clip as the build wrote it, in the format
+	// of sha256sum (`sha256sum -c clips.sha256` in the dataset directory checks them).
+	ClipSumsFile = "clips.sha256"
+)
+
+// Bounds on a script: a turn is a sentence or a few, and synthesised it lasts seconds.
+// A turn of 100 KB would make a clip of most of an hour.
+const (
+	MaxTurnText     = 1000 // characters in one turn's text (about a minute spoken)
+	MaxPreambleText = 5000 // characters in the duty preamble
 )
 
 // FormatVersion is the version of this on-disk format, recorded in dataset.json.
@@ -168,10 +179,22 @@ type ParseError struct {
 	File string
 	Line int
 	Err  error
+	// Hint says what to do; empty means the default (one JSON object per line).
+	Hint string
 }
 
+// DefaultParseHint is what a ParseError without a Hint advises.
+const DefaultParseHint = "each line must be one JSON scenario object; see docs/dataset.md"
+
 func (e *ParseError) Error() string {
-	return fmt.Sprintf("%s:%d: %v (each line must be one JSON scenario object; see docs/dataset.md)", e.File, e.Line, e.Err)
+	return fmt.Sprintf("%s:%d: %v (%s)", e.File, e.Line, e.Err, e.hint())
+}
+
+func (e *ParseError) hint() string {
+	if e.Hint != "" {
+		return e.Hint
+	}
+	return DefaultParseHint
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
@@ -207,13 +230,26 @@ func ReadScenarios(r io.Reader, name string) ([]Scenario, []int, error) {
 	)
 	for sc.Scan() {
 		n++
-		line := bytes.TrimSpace(sc.Bytes())
+		line := sc.Bytes()
+		if n == 1 {
+			line = bytes.TrimPrefix(line, utf8BOM) // some editors start a UTF-8 file with one
+		}
+		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
+			continue
+		}
+		if err := checkUTF8(line); err != nil {
+			errs = append(errs, &ParseError{File: name, Line: n, Err: err, Hint: "save the file as UTF-8"})
 			continue
 		}
 		s, err := parseScenario(line)
 		if err != nil {
 			errs = append(errs, &ParseError{File: name, Line: n, Err: err})
+			continue
+		}
+		if err := checkClipPaths(&s); err != nil {
+			errs = append(errs, &ParseError{File: name, Line: n, Err: err,
+				Hint: "a clip is a path inside the dataset directory (clips/<key>.wav); rebuild the dataset with 'duplexmpe build'"})
 			continue
 		}
 		out = append(out, s)
@@ -229,6 +265,44 @@ func ReadScenarios(r io.Reader, name string) ([]Scenario, []int, error) {
 		return out, lines, errs
 	}
 	return out, lines, nil
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// checkUTF8 refuses text that is not UTF-8, which encoding/json would otherwise turn
+// into U+FFFD replacement characters without a word; a byte-order mark inside a file
+// (two files pasted together) is refused too.
+func checkUTF8(b []byte) error {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return fmt.Errorf("byte %d (0x%02x) is not valid UTF-8", i+1, b[i])
+		}
+		if r == '\uFEFF' {
+			return fmt.Errorf("byte %d starts a byte-order mark (U+FEFF) inside the text", i+1)
+		}
+		i += size
+	}
+	return nil
+}
+
+// CheckClipPath refuses a clip path that does not stay inside the dataset directory:
+// an absolute path or one climbing out with "..". Such a path would make the harness
+// play (and hash) a file the dataset does not hold.
+func CheckClipPath(clip string) error {
+	if clip == "" || filepath.IsLocal(filepath.FromSlash(clip)) {
+		return nil
+	}
+	return fmt.Errorf("clip %q is outside the dataset directory", clip)
+}
+
+func checkClipPaths(s *Scenario) error {
+	for i, t := range s.Turns {
+		if err := CheckClipPath(t.Clip); err != nil {
+			return fmt.Errorf("scenario %s turn %d: %w", s.ScenarioID, i, err)
+		}
+	}
+	return nil
 }
 
 func parseScenario(line []byte) (Scenario, error) {
@@ -279,11 +353,20 @@ func Load(path string) (*Dataset, error) {
 		d.File = filepath.Join(path, ScenariosFile)
 		mpath := filepath.Join(path, ManifestFile)
 		if raw, err := os.ReadFile(mpath); err == nil {
+			raw = bytes.TrimPrefix(raw, utf8BOM)
+			if err := checkUTF8(raw); err != nil {
+				return nil, fmt.Errorf("%s: %w (save it as UTF-8, or rebuild the dataset with 'duplexmpe build')", mpath, err)
+			}
 			var m Manifest
 			dec := json.NewDecoder(bytes.NewReader(raw))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&m); err != nil {
 				return nil, fmt.Errorf("%s: %w (rebuild the dataset with 'duplexmpe build', or fix the file)", mpath, jsonErrLine(raw, err))
+			}
+			if m.Preamble != nil {
+				if err := CheckClipPath(m.Preamble.Clip); err != nil {
+					return nil, fmt.Errorf("%s: the preamble's %w; rebuild the dataset with 'duplexmpe build'", mpath, err)
+				}
 			}
 			d.Manifest = &m
 		} else if !errors.Is(err, os.ErrNotExist) {

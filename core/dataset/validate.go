@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 )
@@ -48,6 +50,9 @@ const (
 	RuleClipMissing    Rule = "clip-missing"    // some turns are synthesised, this one is not
 	RuleClipUnreadable Rule = "clip-unreadable" // the clip file is missing or not a readable WAV
 	RuleClipDuration   Rule = "clip-duration"   // duration_s missing or not the clip's length
+	RuleClipFormat     Rule = "clip-format"     // not the 16-bit mono WAV at the dataset's rate the build writes
+	RuleClipHash       Rule = "clip-hash"       // the clip's bytes differ from the SHA-256 the build recorded
+	RuleClipTooLong    Rule = "clip-too-long"   // a clip longer than MaxClipSeconds
 	RulePreamble       Rule = "preamble"        // the dataset's preamble clip is missing or unreadable
 	RuleManifestHash   Rule = "manifest-hash"   // dataset.json's content hash does not match scenarios.jsonl
 	RuleManifestCounts Rule = "manifest-counts" // dataset.json's counts do not match
@@ -180,6 +185,8 @@ func ValidateScenario(s *Scenario) []Violation {
 	for i, t := range s.Turns {
 		if strings.TrimSpace(t.Text) == "" {
 			add(i, RuleTurnText, "every turn is spoken: give it text", "text is empty")
+		} else if n := utf8.RuneCountInString(t.Text); n > MaxTurnText {
+			add(i, RuleTurnText, "split it into several turns, or shorten it", "text has %d characters; a turn has at most %d (about a minute spoken)", n, MaxTurnText)
 		}
 		switch t.Label {
 		case protocol.LabelT:
@@ -371,6 +378,7 @@ func Validate(d *Dataset) []Violation {
 		}
 	}
 	lineOf := map[string]int{}
+	clips := newClipChecker(d)
 	for i := range d.Scenarios {
 		s := &d.Scenarios[i]
 		line := 0
@@ -388,7 +396,7 @@ func Validate(d *Dataset) []Violation {
 			}
 		}
 		if synthesised {
-			sv = append(sv, validateClips(d, s)...)
+			sv = append(sv, clips.scenario(s)...)
 		}
 		for j := range sv {
 			sv[j].File, sv[j].Line = d.File, line
@@ -399,7 +407,7 @@ func Validate(d *Dataset) []Violation {
 		v.File, v.Line = d.File, lineOf[v.ScenarioID]
 		vs = append(vs, v)
 	}
-	vs = append(vs, validateManifest(d)...)
+	vs = append(vs, validateManifest(d, clips)...)
 	sortViolations(vs)
 	return vs
 }
@@ -433,39 +441,104 @@ func sortViolations(vs []Violation) {
 // durationTolerance allows for rounding of duration_s in the file (one millisecond).
 const durationTolerance = 0.0015
 
-func validateClips(d *Dataset, s *Scenario) []Violation {
+// MaxClipSeconds bounds one turn's clip; MaxPreambleSeconds the preamble's.
+const (
+	MaxClipSeconds     = 120.0
+	MaxPreambleSeconds = 600.0
+)
+
+// clipChecker checks each clip file once (turns identical in both versions of a pair
+// share one): complete, finite, the format the build writes, and the bytes the build
+// recorded in clips.sha256.
+type clipChecker struct {
+	d       *Dataset
+	rate    int               // the format a build writes; 0 for a set of other provenance
+	sums    map[string]string // from clips.sha256
+	sumsErr error
+	seen    map[string]clipResult
+}
+
+type clipResult struct {
+	info WAVInfo
+	rule Rule
+	err  error
+}
+
+func newClipChecker(d *Dataset) *clipChecker {
+	c := &clipChecker{d: d, seen: map[string]clipResult{}}
+	if d.Manifest != nil && d.Manifest.TTS != nil {
+		c.rate = d.Manifest.SampleRate
+	}
+	if d.Dir != "" {
+		c.sums, c.sumsErr = ClipSums(d.Dir)
+	}
+	return c
+}
+
+func (c *clipChecker) check(rel string) clipResult {
+	if r, ok := c.seen[rel]; ok {
+		return r
+	}
+	var r clipResult
+	cc, err := CheckClip(c.d.ClipPath(rel), c.rate, c.sums[rel])
+	r.info = cc.Info
+	var ce *ClipError
+	switch {
+	case errors.As(err, &ce):
+		r.rule, r.err = ce.Rule, fmt.Errorf("clip %s %s", rel, ce.Msg)
+	case err != nil:
+		r.rule, r.err = RuleClipUnreadable, fmt.Errorf("clip %s: %v", rel, err)
+	}
+	c.seen[rel] = r
+	return r
+}
+
+func (c *clipChecker) scenario(s *Scenario) []Violation {
 	var vs []Violation
+	const rebuild = "rebuild the dataset with 'duplexmpe build': it re-synthesises a damaged clip"
 	for i, t := range s.Turns {
 		if t.Clip == "" {
 			vs = append(vs, Violation{ScenarioID: s.ScenarioID, Turn: i, Rule: RuleClipMissing,
 				Message: "turn has no clip while others in the dataset do", Hint: "rebuild the dataset with 'duplexmpe build' to synthesise it"})
 			continue
 		}
-		info, err := StatWAV(d.ClipPath(t.Clip))
-		if err != nil {
-			vs = append(vs, Violation{ScenarioID: s.ScenarioID, Turn: i, Rule: RuleClipUnreadable,
-				Message: fmt.Sprintf("clip %s: %v", t.Clip, err), Hint: "rebuild the dataset with 'duplexmpe build'; clips are recreated from the cache key"})
-			continue
+		r := c.check(t.Clip)
+		if r.err != nil {
+			vs = append(vs, Violation{ScenarioID: s.ScenarioID, Turn: i, Rule: r.rule, Message: r.err.Error(), Hint: rebuild})
+			if r.rule == RuleClipUnreadable {
+				continue
+			}
 		}
-		if t.DurationS <= 0 || math.Abs(info.Duration()-t.DurationS) > durationTolerance {
+		if d := r.info.Duration(); d > MaxClipSeconds {
+			vs = append(vs, Violation{ScenarioID: s.ScenarioID, Turn: i, Rule: RuleClipTooLong,
+				Message: fmt.Sprintf("clip %s lasts %.1f s; a turn's clip lasts at most %g s", t.Clip, d, MaxClipSeconds), Hint: "shorten the turn, or check the TTS"})
+		}
+		if t.DurationS <= 0 || math.Abs(r.info.Duration()-t.DurationS) > durationTolerance {
 			vs = append(vs, Violation{ScenarioID: s.ScenarioID, Turn: i, Rule: RuleClipDuration,
-				Message: fmt.Sprintf("duration_s %.3f but clip %s lasts %.3f s", t.DurationS, t.Clip, info.Duration()), Hint: "rebuild the dataset with 'duplexmpe build'"})
+				Message: fmt.Sprintf("duration_s %.3f but clip %s lasts %.3f s", t.DurationS, t.Clip, r.info.Duration()), Hint: rebuild})
 		}
 	}
 	return vs
 }
 
-func validateManifest(d *Dataset) []Violation {
+func validateManifest(d *Dataset, clips *clipChecker) []Violation {
 	m := d.Manifest
 	if m == nil {
 		return nil
 	}
 	mfile := d.Dir + string(os.PathSeparator) + ManifestFile
 	var vs []Violation
+	if clips.sumsErr != nil {
+		vs = append(vs, Violation{File: filepath.Join(d.Dir, ClipSumsFile), Turn: -1, Rule: RuleClipHash,
+			Message: clips.sumsErr.Error(), Hint: "rebuild the dataset with 'duplexmpe build'"})
+	}
 	if m.Preamble != nil && m.Preamble.Clip != "" {
-		if _, err := StatWAV(d.ClipPath(m.Preamble.Clip)); err != nil {
+		if r := clips.check(m.Preamble.Clip); r.err != nil {
 			vs = append(vs, Violation{File: mfile, Turn: -1, Rule: RulePreamble,
-				Message: fmt.Sprintf("preamble clip %s: %v", m.Preamble.Clip, err), Hint: "rebuild the dataset with 'duplexmpe build'"})
+				Message: "preamble " + r.err.Error(), Hint: "rebuild the dataset with 'duplexmpe build'"})
+		} else if r.info.Duration() > MaxPreambleSeconds {
+			vs = append(vs, Violation{File: mfile, Turn: -1, Rule: RulePreamble,
+				Message: fmt.Sprintf("preamble clip %s lasts %.1f s; at most %g s", m.Preamble.Clip, r.info.Duration(), MaxPreambleSeconds), Hint: "shorten the preamble"})
 		}
 	}
 	if raw, err := os.ReadFile(d.File); err == nil && m.ContentHash != "" && ContentHash(raw) != m.ContentHash {
@@ -492,8 +565,7 @@ func ValidatePath(path string) (*Dataset, []Violation, error) {
 	}
 	var vs []Violation
 	for _, pe := range pes {
-		vs = append(vs, Violation{File: pe.File, Line: pe.Line, Turn: -1, Rule: RuleParse, Message: pe.Err.Error(),
-			Hint: "each line is one JSON scenario object; see docs/dataset.md"})
+		vs = append(vs, Violation{File: pe.File, Line: pe.Line, Turn: -1, Rule: RuleParse, Message: pe.Err.Error(), Hint: pe.hint()})
 	}
 	vs = append(vs, Validate(d)...)
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Line < vs[j].Line })

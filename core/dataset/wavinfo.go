@@ -1,11 +1,19 @@
 package dataset
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
+	"github.com/duplexmpe/duplexmpe/core/audio"
 )
 
 // WAVInfo is what a clip's header says.
@@ -13,7 +21,20 @@ type WAVInfo struct {
 	Rate     int
 	Channels int
 	Bits     int
+	Float    bool // IEEE float samples (else integer PCM)
 	Frames   int64
+}
+
+// Describe says what the header says, as "16-bit PCM mono at 16000 Hz".
+func (w WAVInfo) Describe() string {
+	kind, ch := "PCM", "mono"
+	if w.Float {
+		kind = "float"
+	}
+	if w.Channels != 1 {
+		ch = fmt.Sprintf("%d channels", w.Channels)
+	}
+	return fmt.Sprintf("%d-bit %s %s at %d Hz", w.Bits, kind, ch, w.Rate)
 }
 
 // Duration in seconds.
@@ -76,11 +97,25 @@ func readWAVHeader(r io.ReadSeeker, size int64) (WAVInfo, error) {
 			if format != 1 && format != 3 && format != 0xFFFE {
 				return WAVInfo{}, fmt.Errorf("WAV format %d is not PCM or float", format)
 			}
+			info.Float = format == 3
+			read := int64(16)
+			if format == 0xFFFE {
+				// WAVE_FORMAT_EXTENSIBLE: the sub-format GUID starts with the plain tag.
+				var ext [24]byte
+				if n < 40 {
+					return WAVInfo{}, errors.New("WAVE_FORMAT_EXTENSIBLE fmt chunk too short")
+				}
+				if _, err := io.ReadFull(r, ext[:]); err != nil {
+					return WAVInfo{}, errors.New("WAV fmt chunk truncated")
+				}
+				info.Float = binary.LittleEndian.Uint16(ext[8:10]) == 3
+				read += 24
+			}
 			if info.Channels < 1 || info.Rate < 1 || blockAlign < 1 {
 				return WAVInfo{}, errors.New("WAV fmt chunk has zero channels, rate or block size")
 			}
 			haveFmt = true
-			if _, err := r.Seek(n-16+n%2, io.SeekCurrent); err != nil {
+			if _, err := r.Seek(n-read+n%2, io.SeekCurrent); err != nil {
 				return WAVInfo{}, err
 			}
 		case "data":
@@ -100,3 +135,80 @@ func readWAVHeader(r io.ReadSeeker, size int64) (WAVInfo, error) {
 		pos += n + n%2
 	}
 }
+
+// ClipSums reads dir/clips.sha256: the SHA-256 (hex) of each clip, by its path relative
+// to dir. A missing file gives an empty map: a dataset built before sums were recorded.
+func ClipSums(dir string) (map[string]string, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, ClipSumsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sums := map[string]string{}
+	for i, line := range strings.Split(string(raw), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		sum, rel, ok := strings.Cut(line, "  ")
+		if !ok || len(sum) != 64 || strings.Trim(sum, "0123456789abcdef") != "" || CheckClipPath(rel) != nil {
+			return nil, fmt.Errorf("%s line %d: not \"<sha256 hex>  <clip path>\"; rebuild the dataset with 'duplexmpe build'",
+				filepath.Join(dir, ClipSumsFile), i+1)
+		}
+		sums[rel] = sum
+	}
+	return sums, nil
+}
+
+// WriteClipSums writes dir/clips.sha256 atomically, one "<hex>  <path>" line per clip in
+// path order.
+func WriteClipSums(dir string, sums map[string]string) error {
+	var b strings.Builder
+	for _, rel := range SortedKeys(sums) {
+		fmt.Fprintf(&b, "%s  %s\n", sums[rel], rel)
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, ClipSumsFile), []byte(b.String()))
+}
+
+// ClipCheck is what CheckClip found.
+type ClipCheck struct {
+	Info WAVInfo
+	Sum  string // SHA-256 of the file, hex
+}
+
+// CheckClip reads a clip a build wrote and says what is wrong with it, if anything: not
+// a complete WAV, content other than the recorded SHA-256 (wantSum, when not empty), or
+// not the format a build writes (16-bit PCM, mono, at rate, when rate > 0). A clip of
+// other provenance (rate 0) must decode with finite samples.
+func CheckClip(path string, rate int, wantSum string) (ClipCheck, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return ClipCheck{}, err
+	}
+	sum := sha256.Sum256(raw)
+	c := ClipCheck{Sum: hex.EncodeToString(sum[:])}
+	if c.Info, err = readWAVHeader(bytes.NewReader(raw), int64(len(raw))); err != nil {
+		return c, err
+	}
+	if rate > 0 && (c.Info.Float || c.Info.Bits != 16 || c.Info.Channels != 1 || c.Info.Rate != rate) {
+		return c, &ClipError{Rule: RuleClipFormat, Msg: fmt.Sprintf("is %s, not 16-bit PCM mono at %d Hz as the build writes it", c.Info.Describe(), rate)}
+	}
+	if wantSum != "" && c.Sum != wantSum {
+		return c, &ClipError{Rule: RuleClipHash, Msg: fmt.Sprintf("content (sha256 %s) is not what the build wrote (%s in %s)", c.Sum[:12], wantSum[:12], ClipSumsFile)}
+	}
+	if rate == 0 {
+		if _, err := audio.DecodeWAV(bytes.NewReader(raw)); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// ClipError is a clip that reads as a WAV but is not what the dataset recorded.
+type ClipError struct {
+	Rule Rule
+	Msg  string
+}
+
+func (e *ClipError) Error() string { return e.Msg }
