@@ -176,6 +176,9 @@ func scoreStore(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluati
 	if ui.Scored != nil {
 		ui.Scored(res)
 	}
+	if n := len(sr.Damaged); n > 0 {
+		return res, fmt.Errorf("%d conversations are damaged in %s and were not scored (the report counts them as failed): run `duplexmpe run` on the run file to play them again, then score", n, st.Dir())
+	}
 	return res, nil
 }
 

@@ -89,8 +89,12 @@ func printPlayed(st *State, r *app.PlayResult) {
 		if c == nil {
 			continue
 		}
-		fmt.Fprintf(st.Stdout, "model %s: %d conversations: %d reused, %d played, %d failed, %d plugin restarts\n",
-			name, c.Planned, c.Reused, c.Done, c.Failed, c.Restarts)
+		damaged := ""
+		if c.Damaged > 0 {
+			damaged = fmt.Sprintf(" (%d of them found damaged in the store)", c.Damaged)
+		}
+		fmt.Fprintf(st.Stdout, "model %s: %d conversations: %d reused, %d played%s, %d failed, %d plugin restarts\n",
+			name, c.Planned, c.Reused, c.Done, damaged, c.Failed, c.Restarts)
 	}
 	if r.AllReused() {
 		fmt.Fprintf(st.Stdout, "every conversation was already in %s: no model session started\n", r.Out)

@@ -251,7 +251,8 @@ type Counts struct {
 	Reused   int // already done in the store
 	Done     int // played now and finished
 	Failed   int // played now and failed (saved as failed; a resumed run retries them)
-	Restarts int // plugin restarts after a crash
+	Restarts int // plugin restarts after a crash or a missed deadline
+	Damaged  int // found damaged in the store (store.Damaged) and played again
 }
 
 func (c *Counts) add(o Counts) {
@@ -260,6 +261,7 @@ func (c *Counts) add(o Counts) {
 	c.Done += o.Done
 	c.Failed += o.Failed
 	c.Restarts += o.Restarts
+	c.Damaged += o.Damaged
 }
 
 // Run plans the items and plays every one that st has not finished, saving each record.
@@ -298,9 +300,14 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 	for _, it := range items {
 		c := sum.Models[it.Model.Name]
 		c.Planned++
-		if st.Status(it.Meta.ID) == store.Done {
+		switch st.Status(it.Meta.ID) {
+		case store.Done:
 			c.Reused++
 			continue
+		case store.Damaged:
+			c.Damaged++
+			opts.Logger.Warn("a finished conversation is damaged in the run store; playing it again",
+				"model", it.Model.Name, "scenario", it.Meta.ScenarioID, "reason", st.Check(it.Meta.ID))
 		}
 		queues[it.Model.Name] = append(queues[it.Model.Name], it)
 	}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 
@@ -67,6 +69,9 @@ type ScoreResult struct {
 	Now, Reused int
 	// Failed counts, per model, the failed conversations: they are not scored.
 	Failed map[string]int
+	// Damaged lists the items found damaged in the store (store.Check): they are not
+	// scored, and count as failed under the model their key names; a run replays them.
+	Damaged []string
 	// JudgeVerdicts counts the judged spans over all items; Unparseable those whose
 	// verdict could not be parsed.
 	JudgeVerdicts, Unparseable int
@@ -100,6 +105,15 @@ func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) 
 		case store.Failed:
 			if meta, _, err := st.LoadMeta(id); err == nil {
 				res.Failed[meta.Model]++
+			}
+			continue
+		case store.Damaged:
+			res.Damaged = append(res.Damaged, id)
+			if opts.Warn != nil {
+				opts.Warn(fmt.Sprintf("%v; it is not scored", st.Check(id)))
+			}
+			if m, ok := damagedModel(st, id); ok {
+				res.Failed[m]++
 			}
 			continue
 		case store.Missing:
@@ -161,6 +175,22 @@ func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) 
 		res.JudgeVerdicts += n
 	}
 	return res, nil
+}
+
+// damagedModel is the model a damaged item belongs to, by the key in its item.json, when
+// that model is one of the run's: the table then counts it as a failed conversation.
+func damagedModel(st *store.Store, id string) (string, bool) {
+	var meta store.Meta
+	b, err := os.ReadFile(filepath.Join(st.ItemDir(id), "item.json"))
+	if err != nil || json.Unmarshal(b, &meta) != nil {
+		return "", false
+	}
+	for _, p := range st.Manifest().Plugins {
+		if p.Role == sdk.KindModel && p.Name == meta.Key.Model.Name {
+			return p.Name, true
+		}
+	}
+	return "", false
 }
 
 // scoreItem scores one stored conversation and saves its verdicts, unless a scorer

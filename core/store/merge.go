@@ -202,7 +202,7 @@ func Merge(out string, dirs []string) (MergeReport, error) {
 		rep.Shards = append(rep.Shards, r.Shard())
 		g := ShardGap{Shard: r.Shard(), Planned: len(r.Items)}
 		for _, id := range r.Items {
-			if dst.Status(id) == Missing {
+			if dst.Status(id) <= Damaged {
 				g.Missing = append(g.Missing, id)
 			}
 		}
@@ -234,8 +234,8 @@ func pickItems(srcs []*Store, dst *Store) (map[string]*Store, int, error) {
 		}
 		for _, id := range ids {
 			st := s.Status(id)
-			if st == Missing {
-				continue
+			if st <= Damaged {
+				continue // nothing usable here (Check says why for a damaged one)
 			}
 			if st == Done {
 				if first, ok := done[id]; ok {

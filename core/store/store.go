@@ -165,19 +165,29 @@ func (s *Store) ItemDir(id string) string { return filepath.Join(s.dir, itemsDir
 // Status of an item in the store.
 type Status int
 
+// The statuses are ordered from worst to best (merge keeps the best copy of an item).
 const (
 	Missing Status = iota // never run, or interrupted before its marker
-	Failed                // ran and failed; a resumed run tries it again
-	Done                  // finished; a resumed run reuses it
+	// Damaged is an item with a marker whose files do not read back or do not say
+	// what its id says (Check tells why). It is never scored or reused: a resumed run
+	// plays it again, alone.
+	Damaged
+	Failed // ran and failed; a resumed run tries it again
+	Done   // finished; a resumed run reuses it
 )
 
 func (st Status) String() string {
-	return [...]string{"missing", "failed", "done"}[st]
+	return [...]string{"missing", "damaged", "failed", "done"}[st]
 }
 
-// Status reports the state of item id.
+// Status reports the state of item id. A marked item is verified first (Check): a
+// damaged one is Damaged, never Done.
 func (s *Store) Status(id string) Status {
-	return statusOf(s.ItemDir(id))
+	st := statusOf(s.ItemDir(id))
+	if st != Missing && s.Check(id) != nil {
+		return Damaged
+	}
+	return st
 }
 
 func statusOf(dir string) Status {
@@ -188,6 +198,91 @@ func statusOf(dir string) Status {
 		return Failed
 	}
 	return Missing
+}
+
+// Check verifies a marked item as it is read: one marker only; every file there and
+// parseable; item.json naming this id, and (when it carries its key) a key that hashes
+// to it with the model and scenario it names, so an item is never scored under another
+// model; audible.wav complete, float mono at the model's output rate, and for a done
+// item exactly as long as the frames played. It returns nil for a sound item, and for a
+// missing one.
+func (s *Store) Check(id string) error {
+	dir := s.ItemDir(id)
+	st := statusOf(dir)
+	if st == Missing {
+		return nil
+	}
+	damaged := func(format string, args ...any) error {
+		return fmt.Errorf("store: item %s is damaged: %s; a resumed run (duplexmpe run) plays it again", id, fmt.Sprintf(format, args...))
+	}
+	if st == Done && exists(filepath.Join(dir, markerFailed)) {
+		return damaged("it has both a done and a failed marker")
+	}
+	var (
+		meta Meta
+		info sessionInfo
+		tl   timeline.Timeline
+		eps  []timeline.Episode
+		text []session.TextPiece
+		fail failureInfo
+	)
+	reads := []struct {
+		name string
+		v    any
+	}{{"item.json", &meta}, {"timeline.json", &tl}, {"episodes.json", &eps}, {"text.json", &text}, {"session.json", &info}}
+	if st == Failed {
+		reads = append(reads, struct {
+			name string
+			v    any
+		}{"failure.json", &fail})
+	}
+	for _, r := range reads {
+		b, err := os.ReadFile(filepath.Join(dir, r.name))
+		if err != nil {
+			return damaged("%s: %v", r.name, errors.Unwrap(err))
+		}
+		if err := json.Unmarshal(b, r.v); err != nil {
+			return damaged("%s does not parse (%v)", r.name, err)
+		}
+	}
+	if meta.ID != id {
+		return damaged("item.json says it is item %q", meta.ID)
+	}
+	if k := meta.Key; k.Model.Name != "" || k.Scenario.ID != "" {
+		if meta.Model != k.Model.Name || meta.ScenarioID != k.Scenario.ID {
+			return damaged("item.json names model %q and scenario %q, but its key is of model %q and scenario %q",
+				meta.Model, meta.ScenarioID, k.Model.Name, k.Scenario.ID)
+		}
+		if got := k.ID(); got != id {
+			return damaged("item.json's key hashes to id %s, not to this item's id", got)
+		}
+	}
+	if st == Failed && fail.Failure == "" {
+		return damaged("failure.json says no reason")
+	}
+	wav := filepath.Join(dir, "audible.wav")
+	f := info.Format
+	if f.OutputRate <= 0 {
+		return nil // failed before the model declared its format: nothing was heard
+	}
+	w, err := audio.StatWAV(wav)
+	if err != nil {
+		if st == Failed && errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return damaged("audible.wav: %v", err)
+	}
+	if !w.Float || w.Bits != 32 || w.Channels != 1 || w.Rate != f.OutputRate {
+		return damaged("audible.wav is %s, not 32-bit float mono at the model's %d Hz", w.Describe(), f.OutputRate)
+	}
+	if st == Done && f.InputRate > 0 {
+		want := int64(info.Frames) * int64(f.FrameSize) * int64(f.OutputRate) / int64(f.InputRate)
+		if w.Frames != want {
+			return damaged("audible.wav holds %d samples, but %d frames of %d at %d Hz make %d at %d Hz",
+				w.Frames, info.Frames, f.FrameSize, f.InputRate, want, f.OutputRate)
+		}
+	}
+	return nil
 }
 
 func exists(path string) bool {
@@ -306,12 +401,15 @@ func (s *Store) Save(meta Meta, rec *session.Record) error {
 	return writeFile(filepath.Join(dir, marker), []byte(marker+"\n"))
 }
 
-// Load reads item id back.
+// Load reads item id back, verified (Check): a damaged item is an error saying why.
 func (s *Store) Load(id string) (*Item, error) {
 	dir := s.ItemDir(id)
 	it := &Item{Status: statusOf(dir), Record: &session.Record{}}
 	if it.Status == Missing {
 		return nil, fmt.Errorf("store: item %s has no finished record in %s", id, dir)
+	}
+	if err := s.Check(id); err != nil {
+		return nil, err
 	}
 	var info sessionInfo
 	reads := []struct {
@@ -349,13 +447,16 @@ func (s *Store) Load(id string) (*Item, error) {
 	return it, nil
 }
 
-// LoadMeta reads only which (model, conversation) item id is, and its status: cheap
-// enough to list a whole run.
+// LoadMeta reads only which (model, conversation) item id is, and its status. A damaged
+// item gives its status with Check's error.
 func (s *Store) LoadMeta(id string) (Meta, Status, error) {
 	var m Meta
 	st := s.Status(id)
-	if st == Missing {
+	switch st {
+	case Missing:
 		return m, st, fmt.Errorf("store: item %s has no finished record in %s", id, s.ItemDir(id))
+	case Damaged:
+		return m, st, s.Check(id)
 	}
 	err := readJSON(filepath.Join(s.ItemDir(id), "item.json"), &m)
 	return m, st, err

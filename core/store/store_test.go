@@ -40,7 +40,7 @@ func record(failure string) *session.Record {
 	}
 	return &session.Record{
 		ConversationID: "s1",
-		Format:         sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 1920},
+		Format:         sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 240}, // 10 frames: the 2400 samples
 		Timeline: timeline.Timeline{PreambleStart: 0, PreambleEnd: 1.5, Duration: 0.1,
 			Turns: []timeline.Turn{{Index: 0, Label: "T", Speaker: "A", Text: "Aria, what time is it?", Start: 2, End: 3.25}}},
 		Audible: audio.PCM{Samples: aud, Rate: 24000},
