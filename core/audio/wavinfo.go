@@ -129,4 +129,3 @@ func ReadWAVHeader(r io.ReadSeeker, size int64) (WAVInfo, error) {
 		pos += n + n%2
 	}
 }
-
