@@ -12,6 +12,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/vad"
+	"github.com/duplexmpe/duplexmpe/tests/reliability/damage"
 )
 
 // The vad command runs the real Silero model from the cache that `make deps` fills.
@@ -103,6 +104,10 @@ func TestVADCommandAnyRate(t *testing.T) {
 func TestVADCommandErrors(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.wav")
 	os.WriteFile(bad, []byte("RIFF\x04\x00\x00\x00WAVE"), 0o644)
+	nan := filepath.Join(t.TempDir(), "nan.wav")
+	x := make([]float64, 16000)
+	x[100] = math.NaN()
+	os.WriteFile(nan, damage.WAV(true, 32, 1, 16000, x), 0o644)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -115,6 +120,8 @@ func TestVADCommandErrors(t *testing.T) {
 		{[]string{"x.wav", "--merge-pause", "soon"}, ExitUsage, "invalid argument"},
 		{[]string{"missing.wav"}, ExitFailed, "missing.wav: no such file"},
 		{[]string{bad}, ExitFailed, "bad.wav: bad WAV: no fmt chunk"},
+		// Before, NaN samples went into Silero and came out as nonsense episodes.
+		{[]string{nan}, ExitFailed, "nan.wav: bad WAV: sample 100 (at 0.006 s) is NaN, not a finite number"},
 	} {
 		code, _, errs := runVAD(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {
