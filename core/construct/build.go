@@ -15,6 +15,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -195,6 +196,9 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) 
 	if err := os.MkdirAll(filepath.Join(spec.Out, dataset.ClipsDir), 0o755); err != nil {
 		return nil, rep, fmt.Errorf("build: %w", err)
 	}
+	// What a build killed mid-write left; a build owns its directory while it runs.
+	atomicfile.Sweep(spec.Out)
+	atomicfile.Sweep(filepath.Join(spec.Out, dataset.ClipsDir))
 	recordPrevious(spec.Out, jobs)
 	rep.Clips = len(order)
 	if progress != nil {

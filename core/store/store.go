@@ -99,7 +99,8 @@ const (
 
 // Create opens the run directory dir for m, creating it when it does not exist. An
 // existing directory is resumed only when its manifest describes the same run; a newer
-// harness build may resume it (its commit is then updated in the manifest).
+// harness build may resume it (its commit is then updated in the manifest). Temporary
+// files a killed writer left there are removed.
 func Create(dir string, m Manifest) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, itemsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("store: creating run directory: %w", err)
@@ -120,6 +121,7 @@ func Create(dir string, m Manifest) (*Store, error) {
 			return nil, fmt.Errorf("store: %s holds a run with a different %v than this one; give this run another name, or remove the directory to start over", dir, diff)
 		}
 	}
+	sweepTemps(dir)
 	if err := writeJSON(filepath.Join(dir, manifestFile), m); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -125,5 +126,36 @@ func TestMergeSkipsDamagedCopies(t *testing.T) {
 	}
 	if rep.Done != 0 || rep.Complete() || len(rep.Unfinished) != 1 {
 		t.Fatalf("merging only the damaged copy: %+v", rep)
+	}
+}
+
+// A writer killed before its rename leaves a temporary file; the next run's Create
+// removes it (and only it).
+func TestCreateSweepsTemporaryFiles(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Create(dir, manifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := keyedMeta("silent", "s1")
+	if err := s.Save(m, record("")); err != nil {
+		t.Fatal(err)
+	}
+	stale := []string{dir + "/.manifest.json.123.tmp", s.ItemDir(m.ID) + "/.verdicts.json.456.tmp", dir + "/.run.json.tmp-789"}
+	for _, p := range stale {
+		if err := os.WriteFile(p, []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Create(dir, manifest()); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range stale {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	if s.Status(m.ID) != Done {
+		t.Fatal("the sweep touched the item")
 	}
 }

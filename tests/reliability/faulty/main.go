@@ -11,7 +11,7 @@
 //	hang_close  Close never returns
 //	garbage     Step replies with integer-scaled samples (3000.0)
 //	nan         Step replies with a NaN sample
-//	flood       every Step writes 1 MiB to stdout
+//	flood       flood_frames Steps from at_frame on write 1 MiB to stdout each
 //
 // A start delay (a model loading its weights) is set with the environment variable
 // FAULTY_START_DELAY, in seconds, before the handshake.
@@ -42,6 +42,7 @@ type faulty struct {
 	mu     sync.Mutex
 	fault  string
 	at     int
+	flood  int
 	convs  []string
 	wedged sync.Mutex // held forever once a wedge strikes
 }
@@ -57,6 +58,7 @@ func (f *faulty) Describe(context.Context) (sdk.Info, error) {
 			{Name: "fault", Type: sdk.TypeString, Default: "none", Allowed: faults, Description: "what goes wrong"},
 			{Name: "at_frame", Type: sdk.TypeNumber, Default: 3.0, Description: "the frame it goes wrong at"},
 			{Name: "conversations", Type: sdk.TypeListString, Default: []any{}, Description: "conversation ids it goes wrong in; empty: all"},
+			{Name: "flood_frames", Type: sdk.TypeNumber, Default: 50.0, Description: "how many frames a flood lasts"},
 			{Name: "touch", Type: sdk.TypePath, Default: "", Description: "a file Configure creates (to see where a relative path resolves)"},
 		},
 		Identity: map[string]string{"fault": f.fault, "at_frame": strconv.Itoa(f.at), "conversations": strings.Join(f.convs, ",")},
@@ -66,7 +68,7 @@ func (f *faulty) Describe(context.Context) (sdk.Info, error) {
 func (f *faulty) Configure(_ context.Context, cfg map[string]any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.fault, f.at, f.convs = "none", 3, nil
+	f.fault, f.at, f.flood, f.convs = "none", 3, 50, nil
 	if v, ok := cfg["fault"].(string); ok {
 		if !slices.Contains(faults, v) {
 			return fmt.Errorf("fault %q: want one of %s", v, strings.Join(faults, ", "))
@@ -75,6 +77,9 @@ func (f *faulty) Configure(_ context.Context, cfg map[string]any) error {
 	}
 	if v, ok := cfg["at_frame"].(float64); ok {
 		f.at = int(v)
+	}
+	if v, ok := cfg["flood_frames"].(float64); ok {
+		f.flood = int(v)
 	}
 	if v, ok := cfg["touch"].(string); ok && v != "" {
 		if err := os.WriteFile(v, []byte("faulty\n"), 0o644); err != nil {
@@ -107,15 +112,15 @@ func (f *faulty) Start(_ context.Context, req sdk.ConversationStart) (sdk.Conver
 		select {}
 	}
 	f.mu.Lock()
-	at := f.at
+	at, flood := f.at, f.flood
 	f.mu.Unlock()
-	return &conversation{f: f, fault: fault, at: at}, nil
+	return &conversation{f: f, fault: fault, at: at, flood: flood}, nil
 }
 
 type conversation struct {
-	f     *faulty
-	fault string
-	at, n int
+	f            *faulty
+	fault        string
+	at, n, flood int
 }
 
 func (c *conversation) Format() sdk.Format {
@@ -129,7 +134,7 @@ func (c *conversation) Step(context.Context, []float32) (sdk.Output, error) {
 	c.f.wedged.Unlock()
 	n := c.n
 	c.n++
-	if c.fault == "flood" {
+	if c.fault == "flood" && n >= c.at && n < c.at+c.flood {
 		os.Stdout.WriteString(megabyte)
 	}
 	if n != c.at {

@@ -6,7 +6,7 @@ conversations it names (all when none are named):
     sys_exit   step calls sys.exit(3)
     raise      step raises RuntimeError
     hang       step never returns
-    flood      every step prints 1 MiB to stdout
+    flood      flood_frames steps from at_frame on print 1 MiB to stdout each
 
 FAULTY_START_DELAY (seconds) makes it load that long before it serves, as a model
 loading weights does. run.sh starts it behind a wrapper that does not exec.
@@ -21,7 +21,7 @@ import duplexmpe_plugin as dp
 
 FAULTS = ("none", "sys_exit", "raise", "hang", "flood")
 RATE, FRAME = 16000, 1280
-MEGABYTE = ("flood " * 16 + "\n") * (1 << 20 // 97)
+MEGABYTE = ("flood " * 16 + "\n") * ((1 << 20) // 97)
 
 
 class Faulty(dp.Model):
@@ -32,33 +32,35 @@ class Faulty(dp.Model):
         dp.ConfigField("fault", dp.TYPE_STRING, default="none", allowed=FAULTS),
         dp.ConfigField("at_frame", dp.TYPE_NUMBER, default=3.0),
         dp.ConfigField("conversations", dp.TYPE_LIST_STRING, default=[]),
+        dp.ConfigField("flood_frames", dp.TYPE_NUMBER, default=50.0),
     )
 
     def __init__(self):
-        self.fault, self.at, self.convs = "none", 3, []
+        self.fault, self.at, self.convs, self.flood = "none", 3, [], 50
 
     def configure(self, config):
         self.fault = config.get("fault", "none")
         self.at = int(config.get("at_frame", 3))
         self.convs = list(config.get("conversations", []))
+        self.flood = int(config.get("flood_frames", 50))
 
     def identity(self):
         return {"fault": self.fault}
 
     def start(self, req):
         hit = not self.convs or req.id in self.convs
-        return Conversation(self.fault if hit else "none", self.at)
+        return Conversation(self.fault if hit else "none", self.at, self.flood)
 
 
 class Conversation(dp.Conversation):
     format = dp.Format(input_rate=RATE, output_rate=RATE, frame_size=FRAME)
 
-    def __init__(self, fault, at):
-        self.fault, self.at, self.n = fault, at, 0
+    def __init__(self, fault, at, flood):
+        self.fault, self.at, self.flood, self.n = fault, at, flood, 0
 
     def step(self, frame):
         n, self.n = self.n, self.n + 1
-        if self.fault == "flood":
+        if self.fault == "flood" and self.at <= n < self.at + self.flood:
             sys.stdout.write(MEGABYTE)
         if n == self.at:
             if self.fault == "sys_exit":
