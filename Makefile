@@ -60,7 +60,7 @@ vet:
 	$(GO) vet ./...
 
 fmt-check:
-	@out=$$(gofmt -l core sdk plugins examples internal 2>/dev/null); \
+	@out=$$(gofmt -l core sdk plugins examples internal tests 2>/dev/null); \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 go-test:

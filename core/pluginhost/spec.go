@@ -7,8 +7,10 @@
 //	m, err := c.Model()                           // sdk.Model over gRPC; also TTS, ASR, Judge, LLM
 //
 // Processes. A plugin runs in its own process group, with a minimal environment (PATH,
-// HOME, LANG, TMPDIR, USER, CUDA_*, HF_* and Spec.Env), stdin on /dev/null, and
-// Pdeathsig so the kernel kills it if the host dies. Kill asks it to shut down over
+// HOME, LANG, TMPDIR, USER, CUDA_*, HF_* and Spec.Env), stdin on /dev/null, Pdeathsig so
+// the kernel kills it if the host dies, and the read end of the host's death pipe
+// (sdk.HostPipeEnv), on which the SDKs kill the plugin's whole group when the host is
+// gone, wrapper scripts and all. Kill asks it to shut down over
 // gRPC and SIGKILLs the whole group as soon as its main process is gone (at the latest
 // after 2-3 s), so wrapper scripts and their children never survive. KillAll does that
 // for every plugin of the process; main calls it on exit and on SIGINT/SIGTERM. After a
@@ -20,10 +22,17 @@
 // checked before anything runs (ChecksumError). The lock file (Lock, ReadLock) records
 // the pins of a run.
 //
+// Deadlines. Model.Start, Step and Close are bounded by the Spec's timeouts; a call that
+// misses one means the plugin is wedged: the host kills its process group and returns a
+// *DeadlineError naming the setting to raise, so the caller restarts a fresh process.
+//
+// Bounds. The log file is capped (Spec.LogLimit) and rotated with a note of what was
+// dropped; model audio must be finite and within ±MaxOutputAmplitude.
+//
 // Errors. Every failed call is a *CallError naming the plugin and the call; it wraps the
-// gRPC status (status.Code works) and says when the process has exited. A plugin that
-// breaks the model protocol gets an error saying "protocol violation" and what was
-// expected; it never crashes the host.
+// gRPC status (status.Code works) and says when the process has exited (and why, when
+// the host killed it). A plugin that breaks the model protocol gets an error saying
+// "protocol violation" and what was expected; it never crashes the host.
 package pluginhost
 
 import "time"

@@ -52,8 +52,9 @@ func (f *faulty) Describe(context.Context) (sdk.Info, error) {
 	defer f.mu.Unlock()
 	return sdk.Info{
 		Name: "faulty", Version: "1.0.0",
-		Description:  "Silent until its configured fault strikes; for the reliability tests.",
-		Capabilities: []string{"model.concurrency=2"},
+		// One conversation at a time (no model.concurrency): a fault that kills the
+		// process would also fail the conversations playing beside it.
+		Description: "Silent until its configured fault strikes; for the reliability tests.",
 		Config: []sdk.ConfigField{
 			{Name: "fault", Type: sdk.TypeString, Default: "none", Allowed: faults, Description: "what goes wrong"},
 			{Name: "at_frame", Type: sdk.TypeNumber, Default: 3.0, Description: "the frame it goes wrong at"},

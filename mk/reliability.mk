@@ -1,0 +1,19 @@
+# The reliability suite (tests/reliability, docs/reliability.md): duplexmpe SIGKILLed at
+# seeded random points and resumed, compared with an uninterrupted run (0 lost, 0 differ,
+# 0 orphan processes, 0 temporary files); the fault plugins (panic, crash, hang, wedge,
+# hung start and close, garbage and NaN audio, log floods, slow starts, Python sys.exit)
+# in one evaluation; the damaged-input catalogue through the CLI. `go test ./...` skips it.
+# RELIABILITY_TRIALS and RELIABILITY_SEED choose the kill trials; the figures are written
+# to build/reliability.jsonl.
+
+RELIABILITY_TRIALS ?= 10
+RELIABILITY_SEED   ?= 1
+
+.PHONY: test-reliability
+
+test-reliability: deps build
+	@mkdir -p build && rm -f build/reliability.jsonl
+	DUPLEXMPE_RELIABILITY=1 DUPLEXMPE_RELIABILITY_TRIALS=$(RELIABILITY_TRIALS) DUPLEXMPE_RELIABILITY_SEED=$(RELIABILITY_SEED) \
+		DUPLEXMPE_RELIABILITY_REPORT=$(CURDIR)/build/reliability.jsonl \
+		$(GO) test -count=1 -timeout 60m ./tests/reliability/
+	@cat build/reliability.jsonl
