@@ -234,7 +234,7 @@ func (c *Client) process() (*grpc.ClientConn, *plugin.Client, error) {
 // timeout (setting, a plugin block attribute) fired, or ctx's deadline passed. Then the
 // plugin is wedged as far as the host can tell: the process group is killed, so that
 // Exited reports it and the next conversation gets a fresh process from Restart.
-func (c *Client) missedDeadline(pc *plugin.Client, op, setting string, timeout time.Duration, fired bool, ctx context.Context) error {
+func (c *Client) missedDeadline(ctx context.Context, pc *plugin.Client, op, setting string, timeout time.Duration, fired bool) error {
 	callerDeadline := !fired && errors.Is(ctx.Err(), context.DeadlineExceeded)
 	if !fired && !callerDeadline {
 		return nil

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-plugin"
@@ -95,13 +94,12 @@ func (m modelClient) Start(ctx context.Context, req sdk.ConversationStart) (sdk.
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
 	timeout := m.c.spec.conversationStartTimeout()
-	var missed atomic.Bool
-	timer := time.AfterFunc(timeout, func() { missed.Store(true); cancel() })
-	defer timer.Stop()
+	wd := newWatchdog(timeout, cancel)
+	defer wd.stop()
 	op := fmt.Sprintf("Model.Start (conversation %q)", req.ID)
 	fail := func(err error) (sdk.Conversation, error) {
 		cancel()
-		if dl := m.c.missedDeadline(pc, op, "conversation_start_timeout", timeout, missed.Load(), ctx); dl != nil {
+		if dl := m.c.missedDeadline(ctx, pc, op, "conversation_start_timeout", timeout, wd.stop()); dl != nil {
 			return nil, dl
 		}
 		if ctx.Err() != nil {
@@ -122,7 +120,7 @@ func (m modelClient) Start(ctx context.Context, req sdk.ConversationStart) (sdk.
 	if err != nil {
 		return fail(err)
 	}
-	if !timer.Stop() {
+	if wd.stop() {
 		// The answer came as the deadline passed: the stream is cancelled already.
 		return fail(context.DeadlineExceeded)
 	}
@@ -198,17 +196,17 @@ func (cv *conversation) Step(ctx context.Context, frame []float32) (sdk.Output, 
 		defer stop()
 	}
 	timeout := cv.c.spec.frameTimeout()
-	var missed atomic.Bool
-	timer := time.AfterFunc(timeout, func() { missed.Store(true); cv.cancel() })
+	wd := newWatchdog(timeout, cv.cancel)
 	cv.buf = wire.AppendPCM(cv.buf[:0], frame)
 	idx := cv.next
 	out, err := cv.roundTrip(idx)
-	if !timer.Stop() && err == nil {
+	fired := wd.stop()
+	if fired && err == nil {
 		err = context.DeadlineExceeded // the reply came as the deadline passed
 	}
 	if err != nil {
 		op := fmt.Sprintf("Model.Step (conversation %q, frame %d)", cv.id, idx)
-		if dl := cv.c.missedDeadline(cv.pc, op, "frame_timeout", timeout, missed.Load(), ctx); dl != nil {
+		if dl := cv.c.missedDeadline(ctx, cv.pc, op, "frame_timeout", timeout, fired); dl != nil {
 			cv.err = dl
 		} else {
 			if ctx.Err() != nil {
@@ -248,6 +246,24 @@ func (cv *conversation) roundTrip(idx uint64) (sdk.Output, error) {
 	return sdk.Output{Samples: samples, Text: f.GetText(), Flush: f.GetFlush()}, nil
 }
 
+// watchdog cancels a call's stream when the call runs past its timeout.
+type watchdog struct {
+	timer *time.Timer
+	once  sync.Once
+	fired bool
+}
+
+func newWatchdog(timeout time.Duration, cancel func()) *watchdog {
+	return &watchdog{timer: time.AfterFunc(timeout, cancel)}
+}
+
+// stop ends the watch and reports whether the timeout fired (the stream is then
+// cancelled); later calls report the same.
+func (w *watchdog) stop() bool {
+	w.once.Do(func() { w.fired = !w.timer.Stop() })
+	return w.fired
+}
+
 // MaxOutputAmplitude bounds the samples a model may send: audio is float in [-1, 1],
 // and a little overshoot (resampling, a hot mix) is tolerated. Anything beyond it is a
 // plugin bug, typically integer samples sent unscaled.
@@ -285,11 +301,10 @@ func (cv *conversation) Close() error {
 	// A plugin that never closes the stream is as wedged as one that never answers a
 	// frame, and is bounded by the same timeout.
 	timeout := cv.c.spec.frameTimeout()
-	var missed atomic.Bool
-	timer := time.AfterFunc(timeout, func() { missed.Store(true); cv.cancel() })
-	defer timer.Stop()
+	wd := newWatchdog(timeout, cv.cancel)
+	defer wd.stop()
 	failed := func(err error) error {
-		if dl := cv.c.missedDeadline(cv.pc, op, "frame_timeout", timeout, missed.Load(), context.Background()); dl != nil {
+		if dl := cv.c.missedDeadline(context.Background(), cv.pc, op, "frame_timeout", timeout, wd.stop()); dl != nil {
 			return dl
 		}
 		return cv.c.callError(op, err)

@@ -85,7 +85,8 @@ func venvPython(t testing.TB) string {
 	return p
 }
 
-// pair writes the first n lines of the shipped scenarios (whole pairs) to dir/scenarios.
+// scenarios writes the first n lines of the shipped scenarios (whole pairs) to
+// dir/scenarios and returns that directory.
 func scenarios(t testing.TB, dir string, n int) string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(root, "examples", "scenarios", "scenarios.jsonl"))
