@@ -22,6 +22,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/vad"
 	"github.com/duplexmpe/duplexmpe/plugins/always-talk/speech"
 	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
 // The loop runs the baseline plugins as real processes over real gRPC, with the real
@@ -46,6 +47,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	pluginhost.KillAll()
 	os.RemoveAll(dir)
+	plugintest.RemoveBuilt()
 	os.Exit(code)
 }
 

@@ -2,8 +2,6 @@ package evaluate_test
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,16 +9,13 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/store"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
 // startFaulty starts tests/reliability's fault plugin with spec's bounds and config.
 func startFaulty(t *testing.T, spec pluginhost.Spec, cfg map[string]any) *evaluate.Model {
 	t.Helper()
-	bin := filepath.Join(binDir, "faulty")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../tests/reliability/faulty").CombinedOutput(); err != nil {
-		t.Fatalf("building the fault plugin: %v\n%s", err, out)
-	}
-	spec.Name, spec.Source = "faulty", bin
+	spec.Name, spec.Source = "faulty", plugintest.BuildGo(t, "../../tests/reliability/faulty")
 	ctx := context.Background()
 	c, err := pluginhost.Start(ctx, spec, nil)
 	if err != nil {

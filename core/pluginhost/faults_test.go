@@ -9,35 +9,21 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
 // The fault plugins of tests/reliability, as real processes: a wedged, hung or garbage
 // plugin must cost its own conversation only, with an error that says what to change.
 
-var (
-	faultyOnce sync.Once
-	faultyErr  error
-	faultyOut  []byte
-)
-
 func faultyBin(t testing.TB) string {
 	t.Helper()
-	beeperBin(t) // creates buildDir
-	faultyOnce.Do(func() {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "faulty"), "../../tests/reliability/faulty")
-		faultyOut, faultyErr = cmd.CombinedOutput()
-	})
-	if faultyErr != nil {
-		t.Fatalf("building the fault plugin: %v\n%s", faultyErr, faultyOut)
-	}
-	return filepath.Join(buildDir, "faulty")
+	return plugintest.BuildGo(t, "../../tests/reliability/faulty")
 }
 
 // venvPython is the repository's .venv interpreter, with the Python SDK installed.

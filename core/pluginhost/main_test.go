@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
 // The example Go model plugin (examples/plugin-go), built once, on first use, for all
@@ -58,5 +60,6 @@ func TestMain(m *testing.M) {
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
+	plugintest.RemoveBuilt()
 	os.Exit(code)
 }

@@ -22,10 +22,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
 var root, _ = filepath.Abs("../..")
@@ -36,9 +37,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	plugintest.RemoveBuilt()
 	os.Exit(code)
 }
 
@@ -52,28 +51,10 @@ func bin(t testing.TB, rel string) string {
 	return p
 }
 
-var (
-	buildOnce sync.Once
-	buildDir  string
-	buildErr  error
-)
-
 // faultyBin is the Go fault plugin, built once.
 func faultyBin(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		if buildDir, buildErr = os.MkdirTemp("", "reliability-"); buildErr != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(buildDir, "faulty"), "./faulty").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("building the fault plugin: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return filepath.Join(buildDir, "faulty")
+	return plugintest.BuildGo(t, "./faulty")
 }
 
 func venvPython(t testing.TB) string {
