@@ -22,7 +22,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-const version = "1.0.0"
+const version = "1.1.0"
 
 // asr keeps a pool of loaded decoders: a decoder serves one clip at a time, so the pool
 // size is how many clips the plugin transcribes at once.
