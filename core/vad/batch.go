@@ -48,6 +48,7 @@ type engine struct {
 type job struct {
 	streams []*session
 	probs   []float32
+	taken   bool // in a batch that a caller runs
 	done    bool
 	err     error
 }
@@ -117,6 +118,10 @@ func (e *engine) run(streams []*session, probs []float32) error {
 	defer e.mu.Unlock()
 	e.queue = append(e.queue, j)
 	for !j.done {
+		if j.taken { // another caller runs it
+			e.cond.Wait()
+			continue
+		}
 		r, err := e.runnerLocked()
 		if err != nil {
 			e.removeLocked(j)
@@ -126,12 +131,7 @@ func (e *engine) run(streams []*session, probs []float32) error {
 			e.cond.Wait()
 			continue
 		}
-		batch := e.takeLocked()
-		if len(batch) == 0 { // j is in a batch another caller runs
-			e.free = append(e.free, r)
-			e.cond.Wait()
-			continue
-		}
+		batch := e.takeLocked() // not empty: j is queued (it may wait for a later batch)
 		e.mu.Unlock()
 		err = runBatch(r, batch)
 		e.mu.Lock()
@@ -171,6 +171,9 @@ func (e *engine) takeLocked() []*job {
 		k++
 	}
 	batch := append([]*job(nil), e.queue[:k]...)
+	for _, j := range batch {
+		j.taken = true
+	}
 	e.queue = append(e.queue[:0], e.queue[k:]...)
 	return batch
 }
