@@ -64,7 +64,7 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 go-test:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 60m ./...
 
 py-test:
 	@if [ -n "$(strip $(PYTEST_PATHS))" ]; then \

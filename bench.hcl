@@ -48,8 +48,9 @@ plugin "pause_responder" {
 }
 
 # The CPU reference cascade (Silero, PocketSphinx, the name policy, flite, barge-in): the
-# keyword-triggered reference. Its measured compute time is charged to virtual time, so
-# its timing scores depend on this machine's speed and load.
+# keyword-triggered reference. A modelled compute time (per second transcribed and
+# synthesised, plugins/cascade/README.md) is charged to virtual time, so its scores are
+# the same on any machine under any load.
 plugin "cascade" {
   source = "bin/plugins/cascade"
   role   = "reference"

@@ -9,6 +9,12 @@ BENCH_EXTRA += bench-vad
 deps-vad:
 	@scripts/fetch-vad.sh
 
-# VAD throughput on one core: the Go path against the bare ONNX Runtime calls.
-bench-vad: deps-vad
+# VAD throughput on one core, in CPU time: the Go path against the bare ONNX Runtime calls
+# at batch 1 and batch 32 (BenchmarkThroughput's go/bare-b1, go/bare-b32, go-b32/go-b1),
+# the resampler; then the host's CPU per 100 s conversation with the silent model, for the
+# first conversation of a process (1x: the silent-prefix table is computed) and once it
+# is warm (5x).
+bench-vad: deps-vad build
 	$(GO) test -run '^$$' -bench . -benchtime 5x -cpu 1 ./core/vad ./core/audio
+	$(GO) test -run '^$$' -bench SilentConversation100s -benchtime 1x ./core/session
+	$(GO) test -run '^$$' -bench SilentConversation100s -benchtime 5x ./core/session

@@ -111,7 +111,7 @@ func TestConversationClosedOnEndAndWhenTheHostLeaves(t *testing.T) {
 			if id != want {
 				t.Fatalf("closed %q; want %q", id, want)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatalf("conversation %q was not closed", want)
 		}
 	}
@@ -211,7 +211,7 @@ func FuzzConverse(f *testing.F) {
 		if started {
 			select {
 			case <-m.closed:
-			case <-time.After(5 * time.Second):
+			case <-time.After(30 * time.Second):
 				t.Fatal("a started conversation was never closed")
 			}
 		}

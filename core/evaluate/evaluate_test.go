@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
@@ -431,6 +432,10 @@ func TestPlanNamesAMissingClip(t *testing.T) {
 type gauge struct {
 	mu       sync.Mutex
 	now, max int
+	// target: a conversation's first Step waits (at most 30 s, a bound on a hang) until
+	// this many have been open at once, so that the maximum seen does not depend on how
+	// the machine schedules them.
+	target int
 }
 
 func (g *gauge) Start(context.Context, sdk.ConversationStart) (sdk.Conversation, error) {
@@ -441,10 +446,24 @@ func (g *gauge) Start(context.Context, sdk.ConversationStart) (sdk.Conversation,
 	return &gaugeConv{g: g}, nil
 }
 
-type gaugeConv struct{ g *gauge }
+type gaugeConv struct {
+	g       *gauge
+	stepped bool
+}
 
 func (c *gaugeConv) Format() sdk.Format { return speech.DefaultFormat }
 func (c *gaugeConv) Step(context.Context, []float32) (sdk.Output, error) {
+	if !c.stepped {
+		c.stepped = true
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			c.g.mu.Lock()
+			reached := c.g.max >= c.g.target
+			c.g.mu.Unlock()
+			if reached {
+				break
+			}
+		}
+	}
 	return sdk.Output{}, nil
 }
 func (c *gaugeConv) Close() error {
@@ -470,7 +489,7 @@ func TestConcurrencyLimits(t *testing.T) {
 		per, total, want int
 	}{{1, 0, 1}, {4, 0, 4}, {4, 2, 2}}
 	for _, c := range cases {
-		g := &gauge{}
+		g := &gauge{target: c.want}
 		models := []*evaluate.Model{{Name: "g", Model: g, Concurrency: c.per}}
 		opts := options(t)
 		opts.Concurrency = c.total

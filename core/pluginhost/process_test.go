@@ -26,10 +26,11 @@ func writeScript(t *testing.T, dir, name, body string) string {
 	return path
 }
 
-// waitGroupGone polls until process group pgid has no live member, for at most 2 s.
+// waitGroupGone polls until process group pgid has no live member, for at most 30 s
+// (a bound on a hang, generous so that a loaded machine does not fail it).
 func waitGroupGone(t *testing.T, pgid int) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		pids, err := pluginhost.GroupMembers(pgid)
 		if err != nil {
@@ -39,7 +40,7 @@ func waitGroupGone(t *testing.T, pgid int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("process group %d still has live members %v 2 s after the kill", pgid, pids)
+			t.Fatalf("process group %d still has live members %v 30 s after the kill", pgid, pids)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -218,7 +219,7 @@ func TestRestartAfterCrashMidStream(t *testing.T) {
 		t.Fatalf("error does not name the plugin: %v", err)
 	}
 	conv.Close()
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !c.Exited() && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -396,8 +397,8 @@ func TestKillAllDuringStart(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), `"loading"`) {
 			t.Fatalf("err = %v; want a failed start naming the plugin", err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Start still waits 5 s after KillAll")
+	case <-time.After(30 * time.Second): // well below the 5 min StartTimeout
+		t.Fatal("Start still waits 30 s after KillAll")
 	}
 	waitGroupGone(t, pid)
 }

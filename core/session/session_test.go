@@ -65,6 +65,25 @@ func (m *scripted) Step(ctx context.Context, frame []float32) (sdk.Output, error
 }
 func (m *scripted) Close() error { m.closed = true; return nil }
 
+// hangAt is a model whose Step at frame at blocks until the step's context ends.
+type hangAt struct {
+	format sdk.Format
+	at, k  int
+}
+
+func (m *hangAt) Start(context.Context, sdk.ConversationStart) (sdk.Conversation, error) {
+	return m, nil
+}
+func (m *hangAt) Format() sdk.Format { return m.format }
+func (m *hangAt) Step(ctx context.Context, _ []float32) (sdk.Output, error) {
+	if m.k++; m.k-1 == m.at {
+		<-ctx.Done()
+		return sdk.Output{}, ctx.Err()
+	}
+	return sdk.Output{}, nil
+}
+func (m *hangAt) Close() error { return nil }
+
 // constant makes n samples of value v at rate.
 func constant(v float32, rate int, seconds float64) audio.PCM {
 	n := int(math.Round(seconds * float64(rate)))
@@ -536,12 +555,9 @@ func TestModelFailures(t *testing.T) {
 			}
 			return sdk.Output{}, nil
 		}}, nil, "model failed at frame 7 (t=0.700 s): plugin process exited"},
-		{"deadline", &scripted{format: f, reply: func(k int) (sdk.Output, error) {
-			if k == 3 {
-				time.Sleep(30 * time.Millisecond)
-			}
-			return sdk.Output{}, nil
-		}}, func(o *Options) { o.FrameDeadline = 10 * time.Millisecond }, "exceeded the per-frame deadline of 10ms at frame 3"},
+		// Frame 3 hangs until its deadline; the deadline is generous, so that no other
+		// frame can miss it on a loaded machine.
+		{"deadline", &hangAt{format: f, at: 3}, func(o *Options) { o.FrameDeadline = 2 * time.Second }, "exceeded the per-frame deadline of 2s at frame 3"},
 		{"nan", &scripted{format: f, reply: func(k int) (sdk.Output, error) {
 			if k == 2 {
 				return sdk.Output{Samples: []float32{0, float32(math.NaN())}}, nil

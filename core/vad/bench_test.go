@@ -1,9 +1,8 @@
 package vad
 
 import (
-	"slices"
+	"syscall"
 	"testing"
-	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
@@ -23,54 +22,77 @@ func benchAudio(b *testing.B) audio.PCM {
 	return p
 }
 
-func reportRTF(b *testing.B, audioSeconds float64, windows int) {
-	perOp := b.Elapsed().Seconds() / float64(b.N)
-	b.ReportMetric(audioSeconds/perOp, "x-realtime")
-	b.ReportMetric(perOp/float64(windows)*1e6, "µs/window")
+// cpuSeconds is the user and system CPU time of this process so far: benchmarks report
+// CPU time, which load from other processes does not inflate as it does wall time.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
-// BenchmarkProbabilities is the Go path: window framing, context and state carrying.
-// Run with -cpu 1; the session itself uses one thread.
-func BenchmarkProbabilities(b *testing.B) {
+// BenchmarkThroughput measures, in one run and in CPU time, the VAD's offline throughput
+// (audio seconds per CPU second, x-realtime-per-core) at batch 1 and batch 32, for the
+// bare ONNX Runtime calls (a bound session, Run and nothing else) and for this package's
+// path (Probabilities for one clip, ProbabilitiesMany for 32), and their ratios:
+// go/bare-b1 and go/bare-b32 (1 = no overhead) and go-b32/go-b1 (what batching gains).
+// Run with -cpu 1; every session uses one thread.
+func BenchmarkThroughput(b *testing.B) {
 	for _, model := range models {
 		b.Run(model, func(b *testing.B) {
 			d := openDetector(b, model)
-			p := benchAudio(b)
-			n := (len(p.Samples) + Window - 1) / Window
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := d.Probabilities(p.Samples); err != nil {
-					b.Fatal(err)
+			long := benchAudio(b).Samples
+			// 32 clips of 10 s, each from another point of the audio, none starting with
+			// digital silence (the silent prefix would skip windows).
+			clips := make([][]float32, DefaultBatchRows)
+			for i := range clips {
+				off := (i * 3 * SampleRate) % (len(long) - 11*SampleRate)
+				for off < len(long) && long[off] == 0 {
+					off++
 				}
+				clips[i] = long[off : off+10*SampleRate]
 			}
-			reportRTF(b, p.Duration(), n)
-		})
-	}
-}
-
-// BenchmarkBareRuntime is the floor: only the ONNX Runtime Run calls, one per window of
-// the same audio, on a session with the same bound tensors and options.
-func BenchmarkBareRuntime(b *testing.B) {
-	for _, model := range models {
-		b.Run(model, func(b *testing.B) {
-			d := openDetector(b, model)
-			p := benchAudio(b)
-			n := (len(p.Samples) + Window - 1) / Window
-			s, err := d.get()
-			if err != nil {
-				b.Fatal(err)
+			nLong := (len(long) + Window - 1) / Window
+			nClip := (10*SampleRate + Window - 1) / Window
+			bare1, bare32 := newBare(b, d, 1), newBare(b, d, DefaultBatchRows)
+			copy(bare1.in.GetData()[Context:], long[len(long)/2:])
+			for i := range DefaultBatchRows {
+				copy(bare32.in.GetData()[i*(Context+Window)+Context:], clips[i])
 			}
-			defer d.put(s)
-			copy(s.in[Context:], p.Samples[len(p.Samples)/2:])
+			var cpu [4]float64 // bare b1, go b1, bare b32, go b32
 			b.ResetTimer()
 			for b.Loop() {
-				for range n {
-					if err := s.sess.Run(); err != nil {
+				c0 := cpuSeconds()
+				for range nLong {
+					if err := bare1.sess.Run(); err != nil {
 						b.Fatal(err)
 					}
 				}
+				c1 := cpuSeconds()
+				if _, err := d.Probabilities(long); err != nil {
+					b.Fatal(err)
+				}
+				c2 := cpuSeconds()
+				for range nClip {
+					if err := bare32.sess.Run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				c3 := cpuSeconds()
+				if _, err := d.ProbabilitiesMany(clips); err != nil {
+					b.Fatal(err)
+				}
+				c4 := cpuSeconds()
+				cpu[0], cpu[1], cpu[2], cpu[3] = cpu[0]+c1-c0, cpu[1]+c2-c1, cpu[2]+c3-c2, cpu[3]+c4-c3
 			}
-			reportRTF(b, p.Duration(), n)
+			n := float64(b.N)
+			longS, manyS := float64(len(long))/SampleRate*n, float64(DefaultBatchRows*10)*n
+			b.ReportMetric(longS/cpu[0], "bare-b1-x-realtime")
+			b.ReportMetric(longS/cpu[1], "go-b1-x-realtime")
+			b.ReportMetric(manyS/cpu[2], "bare-b32-x-realtime")
+			b.ReportMetric(manyS/cpu[3], "go-b32-x-realtime")
+			b.ReportMetric(cpu[0]/cpu[1], "go/bare-b1")
+			b.ReportMetric(cpu[2]/cpu[3], "go/bare-b32")
+			b.ReportMetric((manyS/cpu[3])/(longS/cpu[1]), "go-b32/go-b1")
 		})
 	}
 }
@@ -80,56 +102,45 @@ func BenchmarkBareRuntime(b *testing.B) {
 func BenchmarkEpisodes24k(b *testing.B) {
 	d := openDetector(b, protocol.SileroV5)
 	p := audio.Resample(benchAudio(b), 24000)
-	n := int(p.Duration()*SampleRate+Window-1) / Window
 	s := protocol.DefaultVAD()
 	b.ResetTimer()
+	c0 := cpuSeconds()
 	for b.Loop() {
 		if _, err := d.Episodes(p, s); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportRTF(b, p.Duration(), n)
+	b.ReportMetric(p.Duration()*float64(b.N)/(cpuSeconds()-c0), "x-realtime-per-core")
 }
 
-// BenchmarkOverhead measures how much the Go path adds to the bare ONNX Runtime call. Per
-// window it times one step (framing, context and state copies, the Run call) and then one
-// bare Run on the same session, so that load from other processes hits both alike, and it
-// compares the medians, which ignore the windows where the process was preempted.
-func BenchmarkOverhead(b *testing.B) {
-	for _, model := range models {
-		b.Run(model, func(b *testing.B) {
-			d := openDetector(b, model)
-			p := readPCM(b, "conversation_16k.wav")
-			s, err := d.get()
-			if err != nil {
+// BenchmarkSilentOnline is the detector's share of a silent model's conversation: 100 s
+// of digital silence pushed in 80 ms frames into an online detector, once the silent
+// prefix is in the table (after the first conversation of a process).
+func BenchmarkSilentOnline(b *testing.B) {
+	d := openDetector(b, protocol.SileroV5)
+	frame := make([]float32, 1280)
+	play := func() {
+		on, err := d.NewOnline(protocol.DefaultVAD())
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range 1250 {
+			if err := on.Push(frame); err != nil {
 				b.Fatal(err)
 			}
-			defer d.put(s)
-			var goPath, bare []time.Duration
-			for b.Loop() {
-				s.reset()
-				for off := 0; off < len(p.Samples); off += Window {
-					t0 := time.Now()
-					if _, err := s.step(p.Samples[off:min(off+Window, len(p.Samples))]); err != nil {
-						b.Fatal(err)
-					}
-					t1 := time.Now()
-					if err := s.sess.Run(); err != nil {
-						b.Fatal(err)
-					}
-					goPath, bare = append(goPath, t1.Sub(t0)), append(bare, time.Since(t1))
-				}
-			}
-			g, r := median(goPath), median(bare)
-			b.ReportMetric(100*(g-r)/r, "%overhead")
-			b.ReportMetric(r*1e6, "bare-µs/window")
-			b.ReportMetric(g*1e6, "go-µs/window")
-		})
+		}
+		if _, err := on.Finish(); err != nil {
+			b.Fatal(err)
+		}
 	}
-}
-
-func median(d []time.Duration) float64 {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2].Seconds()
+	c0 := cpuSeconds()
+	play()
+	first := cpuSeconds() - c0
+	b.ResetTimer()
+	c0 = cpuSeconds()
+	for b.Loop() {
+		play()
+	}
+	b.ReportMetric(first, "first-cpu-s/100s")
+	b.ReportMetric((cpuSeconds()-c0)/float64(b.N), "cpu-s/100s")
 }

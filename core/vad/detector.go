@@ -9,8 +9,6 @@ import (
 	"os"
 	"sync"
 
-	ort "github.com/yalue/onnxruntime_go"
-
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
@@ -39,6 +37,7 @@ type Detector struct {
 	model     string
 	modelPath string
 	data      []byte
+	eng       *engine // runs every session's windows (runtime.go, batch.go)
 
 	mu     sync.Mutex
 	idle   []*session
@@ -68,7 +67,7 @@ func Open(opts Options) (*Detector, error) {
 	if err := initEnvironment(lib); err != nil {
 		return nil, err
 	}
-	d := &Detector{model: opts.Model, modelPath: modelPath, data: data}
+	d := &Detector{model: opts.Model, modelPath: modelPath, data: data, eng: newEngine(modelPath, data)}
 	// Build one session now so that a model ONNX Runtime cannot run fails here; if it
 	// fails, say what is wrong with the file.
 	s, err := d.get()
@@ -100,6 +99,7 @@ func (d *Detector) Close() error {
 		}
 	}
 	d.idle = nil
+	d.eng.close()
 	return first
 }
 
@@ -169,7 +169,7 @@ func (d *Detector) get() (*session, error) {
 		return s, nil
 	}
 	d.mu.Unlock()
-	return newSession(d.modelPath, d.data)
+	return d.eng.newSession()
 }
 
 func (d *Detector) put(s *session) {
@@ -180,99 +180,4 @@ func (d *Detector) put(s *session) {
 		return
 	}
 	d.idle = append(d.idle, s)
-}
-
-// session is one ONNX Runtime session with its tensors bound once. Its input tensor holds
-// [context | window]; after a run the last Context samples become the next context.
-type session struct {
-	sess              *ort.AdvancedSession
-	input, state, out *ort.Tensor[float32]
-	stateN            *ort.Tensor[float32]
-	sr                *ort.Scalar[int64]
-	in, st, stN, prob []float32
-}
-
-func newSession(path string, data []byte) (_ *session, err error) {
-	s := &session{}
-	defer func() {
-		if err != nil {
-			s.destroy()
-			err = fmt.Errorf("vad: creating an ONNX Runtime session for %s: %w", path, err)
-		}
-	}()
-	if s.input, err = ort.NewEmptyTensor[float32](ort.NewShape(1, Context+Window)); err != nil {
-		return nil, err
-	}
-	if s.state, err = ort.NewEmptyTensor[float32](ort.NewShape(2, 1, 128)); err != nil {
-		return nil, err
-	}
-	if s.sr, err = ort.NewScalar(int64(SampleRate)); err != nil {
-		return nil, err
-	}
-	if s.out, err = ort.NewEmptyTensor[float32](ort.NewShape(1, 1)); err != nil {
-		return nil, err
-	}
-	if s.stateN, err = ort.NewEmptyTensor[float32](ort.NewShape(2, 1, 128)); err != nil {
-		return nil, err
-	}
-	// One thread per session, as the reference does: concurrency comes from running
-	// several sessions (conversations) at once.
-	opts, err := ort.NewSessionOptions()
-	if err != nil {
-		return nil, err
-	}
-	defer opts.Destroy()
-	if err = opts.SetIntraOpNumThreads(1); err != nil {
-		return nil, err
-	}
-	if err = opts.SetInterOpNumThreads(1); err != nil {
-		return nil, err
-	}
-	s.sess, err = ort.NewAdvancedSessionWithONNXData(data,
-		[]string{"input", "state", "sr"}, []string{"output", "stateN"},
-		[]ort.Value{s.input, s.state, s.sr}, []ort.Value{s.out, s.stateN}, opts)
-	if err != nil {
-		return nil, err
-	}
-	s.in, s.st, s.stN, s.prob = s.input.GetData(), s.state.GetData(), s.stateN.GetData(), s.out.GetData()
-	return s, nil
-}
-
-// reset starts a new stream: zero state, zero context.
-func (s *session) reset() {
-	clear(s.st)
-	clear(s.in[:Context])
-}
-
-// step runs one window (zero-padded if shorter than Window) and returns its probability.
-func (s *session) step(w []float32) (float32, error) {
-	copy(s.in[Context:], w)
-	clear(s.in[Context+len(w):])
-	if err := s.sess.Run(); err != nil {
-		return 0, fmt.Errorf("vad: ONNX Runtime: %w", err)
-	}
-	copy(s.st, s.stN)
-	copy(s.in[:Context], s.in[Window:])
-	return s.prob[0], nil
-}
-
-func (s *session) destroy() error {
-	var first error
-	keep := func(err error) {
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	if s.sess != nil {
-		keep(s.sess.Destroy())
-	}
-	for _, t := range []*ort.Tensor[float32]{s.input, s.state, s.out, s.stateN} {
-		if t != nil {
-			keep(t.Destroy())
-		}
-	}
-	if s.sr != nil {
-		keep(s.sr.Destroy())
-	}
-	return first
 }

@@ -35,7 +35,7 @@ func TestIdentity(t *testing.T) {
 	hex64 := regexp.MustCompile(`^[0-9a-f]{64}$`)
 	if !regexp.MustCompile(`^silero-v[56] sha256:[0-9a-f]{64}$`).MatchString(id["vad"]) || !hex64.MatchString(id["flite_sha256"]) ||
 		!strings.HasPrefix(id["asr"], "libpocketsphinx ") || strings.Contains(id["asr"], "unknown") ||
-		id["policy"] != "name" || id["compute_charge"] != "fixed 1.5 s per answer" || !strings.HasPrefix(id["tts"], "flite ") {
+		id["policy"] != "name" || id["compute"] != "model: fixed 1.5 s per answer" || !strings.HasPrefix(id["tts"], "flite ") {
 		t.Errorf("identity %v", id)
 	}
 	for k, v := range id {

@@ -16,7 +16,7 @@ func TestShippedPairThroughScheduler(t *testing.T) {
 		t.Fatal(err)
 	}
 	presence := map[string]bool{}
-	m := startCascade(t, map[string]any{"compute_fixed": 1.2}, nil)
+	m := startCascade(t, map[string]any{}, nil)
 	for _, sc := range ds.Scenarios {
 		if sc.PairID != "hand-01" {
 			continue

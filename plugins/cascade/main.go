@@ -2,8 +2,9 @@
 // utterances in the input, PocketSphinx transcribes them, a policy decides whether the
 // assistant is addressed (name: a request naming Aria; llm: an OpenAI-compatible
 // endpoint), the answer comes from the endpoint or an offline heuristic, flite speaks
-// it, and a human starting to speak stops it (barge-in). The wall time spent
-// transcribing, deciding and synthesising is charged to virtual time. See README.md.
+// it, and a human starting to speak stops it (barge-in). The compute an answer takes is
+// charged to virtual time by a cost model (seconds transcribed and synthesised, endpoint
+// requests), never by the wall clock unless asked. See README.md.
 package main
 
 import (
@@ -27,7 +28,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-const version = "0.1.0"
+const version = "0.2.0"
 
 // logger writes JSON lines to stderr, which the host logs under the plugin's name.
 var logger = hclog.New(&hclog.LoggerOptions{Name: "cascade", Level: hclog.Debug, Output: os.Stderr, JSONFormat: true})
@@ -49,8 +50,7 @@ type settings struct {
 	vad        protocol.VAD
 	voice      string
 	flite      string
-	charge     float64
-	fixed      float64
+	cost       costModel
 	endpoint   string
 	model      string
 	keyEnv     string
@@ -63,6 +63,7 @@ type cascade struct {
 	detector *vad.Detector
 	decoder  *sphinx.Decoder
 	chat     *chatClient // nil without an endpoint
+	cache    *transcripts
 	identity map[string]string
 }
 
@@ -76,10 +77,16 @@ func configFields() []sdk.ConfigField {
 		{Name: "end_silence", Type: sdk.TypeNumber, Default: 0.4, Description: "seconds of silence that end an utterance"},
 		{Name: "voice", Type: sdk.TypeString, Default: "slt", Description: "flite voice of the answers"},
 		{Name: "flite", Type: sdk.TypeString, Default: "flite", Description: "the flite executable"},
-		{Name: "compute_charge", Type: sdk.TypeNumber, Default: 1.0,
-			Description: "virtual seconds of delay per wall second spent transcribing, deciding and synthesising (1: as slow as live)"},
+		{Name: "compute", Type: sdk.TypeString, Default: computeModel, Allowed: []string{computeModel, computeWall},
+			Description: "how an answer's compute is charged to virtual time: model (the cost model below: the same on every machine) or wall (measured wall time: depends on the machine and its load)"},
+		{Name: "answer_cost", Type: sdk.TypeNumber, Default: defaultAnswerCost, Description: "compute = model: virtual seconds per answer (deciding, the heuristic, starting flite)"},
+		{Name: "asr_cost", Type: sdk.TypeNumber, Default: defaultASRCost, Description: "compute = model: virtual seconds per second of the answered utterance transcribed"},
+		{Name: "tts_cost", Type: sdk.TypeNumber, Default: defaultTTSCost, Description: "compute = model: virtual seconds per second of answer synthesised"},
+		{Name: "endpoint_cost", Type: sdk.TypeNumber, Default: defaultEndpointCost, Description: "compute = model: virtual seconds per endpoint request (decision or answer)"},
 		{Name: "compute_fixed", Type: sdk.TypeNumber, Default: 0.0,
-			Description: "when above 0, charge every answer exactly this many virtual seconds instead of the measured wall time (reproducible runs)"},
+			Description: "compute = model: when above 0, charge every answer exactly this many virtual seconds instead of the cost model"},
+		{Name: "compute_charge", Type: sdk.TypeNumber, Default: 1.0,
+			Description: "compute = wall: virtual seconds of delay per measured wall second (1: as slow as live)"},
 		{Name: "endpoint", Type: sdk.TypeString, Default: "", Description: "OpenAI-compatible base URL (e.g. http://localhost:8000/v1); required by the llm policy, used for answers when set"},
 		{Name: "model", Type: sdk.TypeString, Default: "", Description: "model name sent to the endpoint"},
 		{Name: "api_key_env", Type: sdk.TypeString, Default: "", Description: "environment variable holding the endpoint's API key (empty: none)"},
@@ -93,7 +100,7 @@ func (c *cascade) Describe(context.Context) (sdk.Info, error) {
 	return sdk.Info{
 		Name:        "cascade",
 		Version:     version,
-		Description: "CPU reference cascade: Silero utterances, PocketSphinx, a name or LLM policy, flite answers, barge-in; compute charged to virtual time.",
+		Description: "CPU reference cascade: Silero utterances, PocketSphinx, a name or LLM policy, flite answers, barge-in; modelled compute charged to virtual time.",
 		Config:      configFields(),
 		Identity:    c.identity,
 	}, nil
@@ -127,15 +134,15 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 		return fmt.Errorf("pocketsphinx: %w", err)
 	}
 	id := map[string]string{
-		"policy":         s.policy,
-		"names":          strings.Join(s.names, ","),
-		"vad":            det.Model() + " sha256:" + fileDigest(det.ModelPath()),
-		"vad_settings":   fmt.Sprintf("threshold=%g min_speech=%g end_silence=%g", s.vad.Threshold, s.vad.MinSpeech, s.vad.MergePause),
-		"asr":            "libpocketsphinx " + debianVersion("libpocketsphinx3") + ", pocketsphinx-en-us " + debianVersion("pocketsphinx-en-us"),
-		"tts":            "flite " + fv + " voice " + s.voice,
-		"flite_sha256":   fsum,
-		"compute_charge": chargeIdentity(s),
-		"answer":         "heuristic (transcript number phrases), " + heuristicVersion,
+		"policy":       s.policy,
+		"names":        strings.Join(s.names, ","),
+		"vad":          det.Model() + " sha256:" + fileDigest(det.ModelPath()),
+		"vad_settings": fmt.Sprintf("threshold=%g min_speech=%g end_silence=%g", s.vad.Threshold, s.vad.MinSpeech, s.vad.MergePause),
+		"asr":          "libpocketsphinx " + debianVersion("libpocketsphinx3") + ", pocketsphinx-en-us " + debianVersion("pocketsphinx-en-us"),
+		"tts":          "flite " + fv + " voice " + s.voice,
+		"flite_sha256": fsum,
+		"compute":      s.cost.identity(),
+		"answer":       "heuristic (transcript number phrases), " + heuristicVersion,
 	}
 	var chat *chatClient
 	if s.endpoint != "" {
@@ -150,6 +157,7 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 	defer c.mu.Unlock()
 	c.closeLocked()
 	c.cfg, c.detector, c.decoder, c.chat, c.identity = s, det, dec, chat, id
+	c.cache = newTranscripts()
 	return nil
 }
 
@@ -186,13 +194,6 @@ func debianVersion(pkg string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func chargeIdentity(s settings) string {
-	if s.fixed > 0 {
-		return fmt.Sprintf("fixed %g s per answer", s.fixed)
-	}
-	return fmt.Sprintf("%g x measured wall time", s.charge)
-}
-
 // heuristicVersion names the offline answer heuristic, so a change shows in identities.
 const heuristicVersion = "heuristic-1"
 
@@ -206,7 +207,7 @@ func (c *cascade) closeLocked() {
 }
 
 func parseSettings(config map[string]any) (settings, error) {
-	s := settings{policy: policyName, names: defaultNames, vad: protocol.DefaultVAD(), voice: "slt", flite: "flite", charge: 1, llmTimeout: time.Minute}
+	s := settings{policy: policyName, names: defaultNames, vad: protocol.DefaultVAD(), voice: "slt", flite: "flite", cost: defaultCostModel(), llmTimeout: time.Minute}
 	s.vad.MinSpeech, s.vad.MergePause = 0.12, 0.4
 	str := func(k string, dst *string) error {
 		v, ok := config[k]
@@ -235,9 +236,12 @@ func parseSettings(config map[string]any) (settings, error) {
 	timeout := 60.0
 	for _, err := range []error{
 		str("policy", &s.policy), str("voice", &s.voice), str("flite", &s.flite), str("endpoint", &s.endpoint),
-		str("model", &s.model), str("api_key_env", &s.keyEnv),
+		str("model", &s.model), str("api_key_env", &s.keyEnv), str("compute", &s.cost.mode),
 		num("threshold", &s.vad.Threshold, 0.05, 0.95), num("min_speech", &s.vad.MinSpeech, 0, 2),
-		num("end_silence", &s.vad.MergePause, 0.1, 5), num("compute_charge", &s.charge, 0, 100), num("compute_fixed", &s.fixed, 0, 60),
+		num("end_silence", &s.vad.MergePause, 0.1, 5),
+		num("answer_cost", &s.cost.answer, 0, 60), num("asr_cost", &s.cost.asr, 0, 100), num("tts_cost", &s.cost.tts, 0, 100),
+		num("endpoint_cost", &s.cost.endpoint, 0, 600), num("compute_fixed", &s.cost.fixed, 0, 60),
+		num("compute_charge", &s.cost.charge, 0, 100),
 		num("llm_timeout", &timeout, 1, 600),
 	} {
 		if err != nil {
@@ -258,6 +262,9 @@ func parseSettings(config map[string]any) (settings, error) {
 			}
 			s.names = append(s.names, strings.Join(words(n), " "))
 		}
+	}
+	if err := checkCompute(s.cost, config); err != nil {
+		return s, err
 	}
 	switch s.policy {
 	case policyName:
@@ -284,7 +291,7 @@ func (c *cascade) Start(context.Context, sdk.ConversationStart) (sdk.Conversatio
 	if err != nil {
 		return nil, err
 	}
-	return &conversation{cfg: c.cfg, decoder: c.decoder, chat: c.chat, online: on}, nil
+	return &conversation{cfg: c.cfg, decoder: c.decoder, chat: c.chat, cache: c.cache, online: on}, nil
 }
 
 // answer is synthesised speech waiting to be played or playing.
@@ -299,6 +306,7 @@ type conversation struct {
 	cfg     settings
 	decoder *sphinx.Decoder
 	chat    *chatClient
+	cache   *transcripts
 	online  *vad.Online
 
 	in          []float32 // every input sample so far
@@ -358,18 +366,20 @@ func (c *conversation) Step(ctx context.Context, frame []float32) (sdk.Output, e
 }
 
 // utterance transcribes one closed utterance, decides, and when addressed prepares the
-// answer to start once the compute it took has passed in virtual time.
+// answer to start once its compute (the cost model's, or the measured wall time with
+// compute = "wall") has passed in virtual time.
 func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error {
-	began := time.Now()
+	b := c.cfg.cost.newBill()
 	s, e := int(ep.Start*rate), min(int(math.Ceil(ep.End*rate)), len(c.in))
 	if s >= e {
 		return nil
 	}
-	text, err := c.decoder.Transcribe(c.in[s:e])
+	tr, err := c.transcribe(c.in[s:e], b)
 	if err != nil {
 		return fmt.Errorf("cascade: transcribing the utterance at %.2f s: %w", ep.Start, err)
 	}
-	logger.Debug("utterance", "start", ep.Start, "end", ep.End, "transcript", text, "asr_wall", time.Since(began).Seconds())
+	text := tr.text
+	logger.Debug("utterance", "start", ep.Start, "end", ep.End, "transcript", text)
 	if text == "" {
 		return nil
 	}
@@ -378,6 +388,7 @@ func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error
 	var reply string
 	switch c.cfg.policy {
 	case policyLLM:
+		b.endpointRequest()
 		d, err := c.chat.decide(ctx, c.cfg.names[0], history, text)
 		if err != nil {
 			return err
@@ -393,6 +404,7 @@ func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error
 			return nil
 		}
 		if c.chat != nil {
+			b.endpointRequest()
 			if reply, err = c.chat.answer(ctx, c.cfg.names[0], history, text); err != nil {
 				return err
 			}
@@ -405,13 +417,36 @@ func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error
 	if err != nil {
 		return err
 	}
-	charged := c.cfg.charge * time.Since(began).Seconds()
-	if c.cfg.fixed > 0 {
-		charged = c.cfg.fixed
-	}
+	b.synthesised(pcm.Duration())
+	charged := b.total()
 	logger.Debug("answering", "answer", reply, "charged", charged, "audio", pcm.Duration())
 	c.pending = &answer{text: reply, audio: pcm.Samples, at: c.frames + int(math.Ceil(charged*rate/frameSize))}
 	return nil
+}
+
+// transcribe transcribes an utterance, or takes its transcript from the cache, and
+// charges it to b either way.
+func (c *conversation) transcribe(samples []float32, b *bill) (cachedTranscript, error) {
+	key := audioKey(samples)
+	if t, ok := c.cache.get(key); ok {
+		b.transcribed(t, true)
+		return t, nil
+	}
+	var began time.Time
+	if c.cfg.cost.mode == computeWall {
+		began = time.Now()
+	}
+	text, err := c.decoder.Transcribe(samples)
+	if err != nil {
+		return cachedTranscript{}, err
+	}
+	t := cachedTranscript{text: text, modelS: c.cfg.cost.asr * float64(len(samples)) / rate}
+	if c.cfg.cost.mode == computeWall {
+		t.wallS = time.Since(began).Seconds()
+	}
+	c.cache.put(key, t)
+	b.transcribed(t, false)
+	return t, nil
 }
 
 func (c *conversation) Close() error {

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -170,10 +173,10 @@ func hasText(rec *session.Record, text string) bool {
 // mention, the N3 self-talk and the preamble naming Aria get no answer. (The implicit
 // version of a T is left alone: TestShippedPairThroughScheduler.)
 //
-// The compute charge is fixed (1.2 s, about what transcribing and synthesising takes on
-// a quiet core here), so the timing, and the test, do not depend on the machine's load.
+// The compute is charged by the default cost model, so the timing, and the test, do not
+// depend on the machine's load.
 func TestNamePolicyThroughScheduler(t *testing.T) {
-	m := startCascade(t, map[string]any{"compute_fixed": 1.2}, nil)
+	m := startCascade(t, map[string]any{}, nil)
 	rec, events := play(t, m, spokenConversation(t, "explicit", shortPreamble, explicitLines))
 	logRecord(t, rec, events)
 	if tv := eventsByLabel(events, protocol.LabelT)[0].T; !tv.FreshOnset {
@@ -204,4 +207,36 @@ func logRecord(t *testing.T, rec *session.Record, events []score.Event) {
 	for _, ev := range events {
 		t.Logf("  %s %.2f-%.2f t=%+v n4=%+v", ev.Label, ev.Start, ev.End, ev.T, ev.N4)
 	}
+}
+
+// The cascade's record is a function of the conversation: played again in the same
+// process, after another conversation and with its utterances' transcripts now cached,
+// and in a fresh process, it gives the same audible samples, text and episodes, bit for
+// bit. (With the default cost model nothing it does reads the clock, so the machine's
+// speed and load cannot move an answer either.)
+func TestSameConversationSameRecord(t *testing.T) {
+	conv := spokenConversation(t, "explicit", shortPreamble, explicitLines)
+	other := spokenConversation(t, "implicit", shortPreamble, implicit(explicitLines))
+	m := startCascade(t, map[string]any{}, nil)
+	first, _ := play(t, m, conv)
+	play(t, m, other)
+	again, _ := play(t, m, conv)
+	fresh, _ := play(t, startCascade(t, map[string]any{}, nil), conv)
+	for name, rec := range map[string]*session.Record{"again": again, "fresh process": fresh} {
+		if !slices.Equal(float32Bits(rec.Audible.Samples), float32Bits(first.Audible.Samples)) ||
+			!reflect.DeepEqual(rec.Text, first.Text) || !reflect.DeepEqual(rec.Episodes, first.Episodes) {
+			t.Errorf("%s: the record differs from the first play:\n text %v\n vs  %v\n episodes %v\n vs %v", name, rec.Text, first.Text, rec.Episodes, first.Episodes)
+		}
+	}
+	if len(first.Episodes) == 0 {
+		t.Error("the cascade never spoke: nothing was compared")
+	}
+}
+
+func float32Bits(s []float32) []uint32 {
+	out := make([]uint32, len(s))
+	for i, v := range s {
+		out[i] = math.Float32bits(v)
+	}
+	return out
 }

@@ -83,6 +83,11 @@ func TestParseSettings(t *testing.T) {
 		{"threshold": 1.5},
 		{"end_silence": "0.4"},
 		{"compute_charge": -1.0},
+		{"compute_charge": 2.0},                   // wall mode only
+		{"compute": "wall", "asr_cost": 0.5},      // model mode only
+		{"compute": "wall", "compute_fixed": 1.0}, // model mode only
+		{"compute": "measured"},
+		{"asr_cost": -0.1},
 		{"voice": "-o"},
 		{"llm_timeout": 0.0},
 	} {

@@ -161,8 +161,11 @@ func TestStreamsSpeechBothWays(t *testing.T) {
 	if len(sess.arrivals) != steps {
 		t.Errorf("the server got %d audio messages for %d steps", len(sess.arrivals), steps)
 	}
-	if span, want := sess.arrivals[len(sess.arrivals)-1].Sub(sess.arrivals[0]), time.Duration(steps-1)*frameTime; span < want-frameTime {
-		t.Errorf("%d frames arrived over %v: not paced to real time (want >= %v)", steps, span, want)
+	// Frame k goes out no earlier than k frames after the first Step began: the last
+	// arrival bounds the pacing from below, however late a loaded machine delivers the
+	// first.
+	if span, want := sess.arrivals[len(sess.arrivals)-1].Sub(began), time.Duration(steps-1)*frameTime; span < want {
+		t.Errorf("%d frames arrived within %v of the first Step: not paced to real time (want >= %v)", steps, span, want)
 	}
 	if sess.frames < steps-2 {
 		t.Errorf("the server decoded %d whole frames of %d sent", sess.frames, steps)
@@ -276,7 +279,8 @@ func TestServerClosesMidConversation(t *testing.T) {
 	defer conv.Close()
 	frame := make([]float32, frameSize)
 	got := 0
-	for k := 0; k < 200; k++ {
+	// Polled until the close is seen, for at most 20 s: a bound on a hang, not a measure.
+	for k, deadline := 0, time.Now().Add(20*time.Second); time.Now().Before(deadline); k++ {
 		o, err := conv.Step(ctx, frame)
 		got += len(o.Samples)
 		if err != nil {
@@ -290,5 +294,5 @@ func TestServerClosesMidConversation(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatal("200 steps after the server closed, Step still succeeds")
+	t.Fatal("20 s after the server closed, Step still succeeds")
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -21,7 +22,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-const version = "1.0.0"
+const version = "1.1.0"
 
 // asr keeps a pool of loaded decoders: a decoder serves one clip at a time, so the pool
 // size is how many clips the plugin transcribes at once.
@@ -34,6 +35,10 @@ type asr struct {
 
 // maxDecoders bounds the pool; each decoder holds the model (about 50 MB).
 const maxDecoders = 16
+
+// defaultDecoders is one decoder per CPU core (at most maxDecoders): as many clips are
+// transcribed at once as the machine can run.
+func defaultDecoders() int { return min(runtime.NumCPU(), maxDecoders) }
 
 func (a *asr) Describe(context.Context) (sdk.Info, error) {
 	a.mu.Lock()
@@ -48,7 +53,7 @@ func (a *asr) Describe(context.Context) (sdk.Info, error) {
 			{Name: "lm", Type: sdk.TypeString, Default: m.LM, Description: "language model (.lm.bin or ARPA)"},
 			{Name: "dict", Type: sdk.TypeString, Default: m.Dict, Description: "pronunciation dictionary"},
 			{Name: "fast", Type: sdk.TypeBool, Default: false, Description: "one-pass decoding: about 1.6x less CPU, more misrecognised words"},
-			{Name: "decoders", Type: sdk.TypeNumber, Default: 1, Description: "decoders kept loaded: how many clips are transcribed at once (1-16)"},
+			{Name: "decoders", Type: sdk.TypeNumber, Default: 0, Description: "decoders kept loaded: how many clips are transcribed at once (1-16; 0: one per CPU core)"},
 		},
 		Identity: a.identity,
 	}, nil
@@ -74,13 +79,15 @@ func (a *asr) Configure(_ context.Context, config map[string]any) error {
 		}
 		m.Fast = b
 	}
-	n := 1
+	n := defaultDecoders()
 	if v, ok := config["decoders"]; ok && v != nil {
 		f, ok := v.(float64)
-		if !ok || f != float64(int(f)) || f < 1 || f > maxDecoders {
-			return fmt.Errorf("pocketsphinx config \"decoders\" must be a whole number from 1 to %d, got %v", maxDecoders, v)
+		if !ok || f != float64(int(f)) || f < 0 || f > maxDecoders {
+			return fmt.Errorf("pocketsphinx config \"decoders\" must be a whole number from 1 to %d (0: one per CPU core), got %v", maxDecoders, v)
 		}
-		n = int(f)
+		if f > 0 {
+			n = int(f)
+		}
 	}
 	for key := range config {
 		switch key {
@@ -118,7 +125,8 @@ func (a *asr) Configure(_ context.Context, config map[string]any) error {
 		d.Close()
 	}
 	a.pool, a.all = pool, decs
-	// The pool size changes throughput only, so it is not part of the identity.
+	// The pool size changes throughput only (every clip is decoded as by a fresh decoder,
+	// whichever decoder of the pool takes it), so it is not part of the identity.
 	a.identity = map[string]string{
 		"library":      "libpocketsphinx " + debianVersion("libpocketsphinx3"),
 		"model_sha256": digest,

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,7 +124,7 @@ func TestDecoderPoolAndFastSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Kill()
-	for _, bad := range []map[string]any{{"decoders": 0.0}, {"decoders": 1.5}, {"decoders": 17.0}, {"fast": "yes"}} {
+	for _, bad := range []map[string]any{{"decoders": -1.0}, {"decoders": 1.5}, {"decoders": 17.0}, {"fast": "yes"}} {
 		if err := c.Configure(ctx, bad); err == nil {
 			t.Errorf("config %v was accepted", bad)
 		}
@@ -160,4 +162,84 @@ func TestDecoderPoolAndFastSearch(t *testing.T) {
 			t.Errorf("clip %d: transcript %q lacks %q", i, got[i], want[i])
 		}
 	}
+}
+
+// noisy is a flite clip at its own rate, scaled, over white noise, with a quarter second
+// of noise before and after.
+func noisy(t *testing.T, voice, text string, gain, noise float64, r *rand.Rand) sdk.Audio {
+	clip := speak(t, voice, text)
+	lead := clip.Rate / 4
+	out := make([]float32, lead+len(clip.Samples)+clip.Rate/4)
+	for j := range out {
+		v := r.NormFloat64() * noise
+		if k := j - lead; k >= 0 && k < len(clip.Samples) {
+			v += float64(clip.Samples[k]) * gain
+		}
+		out[j] = float32(v)
+	}
+	return sdk.Audio{Samples: out, Rate: clip.Rate}
+}
+
+// Deterministic ASR (issue 16), through the real plugin process: the same clips give the
+// same transcripts whatever the order, the pool size and which decoder of the pool takes
+// a clip. Before every utterance was decoded from the decoder's fresh state, a decoder's
+// noise estimate carried over from the previous clip and this failed.
+func TestTranscriptsIndependentOfOrderAndPool(t *testing.T) {
+	bin := buildPlugin(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	clips := []sdk.Audio{
+		noisy(t, "kal16", "the ticket costs nine dollars", 1, 0, r),
+		noisy(t, "slt", "please set a timer for twenty minutes", 0.3, 0.004, r),
+		noisy(t, "rms", "the meeting starts at three thirty", 1.2, 0.012, r),
+		noisy(t, "awb", "okay understood", 0.6, 0.002, r),
+		noisy(t, "slt", "the ferry leaves at seven", 0.9, 0.008, r),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // bounds a hang only
+	defer cancel()
+	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "pocketsphinx", Source: bin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Kill()
+	asr, err := c.ASR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// transcribe returns the transcript of clips[order[k]] at k.
+	transcribe := func(decoders float64, order []int, parallel int) []string {
+		if err := c.Configure(ctx, map[string]any{"decoders": decoders}); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]string, len(order))
+		errs := make([]error, len(order))
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range parallel {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range next {
+					got[k], errs[k] = asr.Transcribe(ctx, clips[order[k]], "en")
+				}
+			}()
+		}
+		for k := range order {
+			next <- k
+		}
+		close(next)
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	one := transcribe(1, []int{0, 1, 2, 3, 4}, 1)
+	// Reversed, then clips 0 and 2 again, on whichever of three decoders is free.
+	order := []int{4, 3, 2, 1, 0, 2, 0}
+	for k, got := range transcribe(3, order, 3) {
+		if i := order[k]; got != one[i] {
+			t.Errorf("clip %d: %q with three decoders in parallel (call %d), %q with one decoder in order", i, got, k, one[i])
+		}
+	}
+	t.Logf("transcripts: %q", one)
 }

@@ -532,8 +532,8 @@ func (s *suite) shutdown(t T) {
 			t.Logf("stopped in %v", time.Since(start).Round(time.Millisecond))
 			return
 		}
-		if time.Since(start) > 2*time.Second {
-			t.Fatalf("processes %v of the plugin's process group are alive 2 s after Kill", pids)
+		if time.Since(start) > 30*time.Second { // bounds a hang; generous for a loaded machine
+			t.Fatalf("processes %v of the plugin's process group are alive 30 s after Kill", pids)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -114,17 +114,20 @@ func TestRetries(t *testing.T) {
 
 func TestTimeoutIsRetried(t *testing.T) {
 	var n atomic.Int32
+	release := make(chan struct{})
+	defer close(release) // before the server closes
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) == 1 {
-			select {
+			select { // hangs until the client gives up, or the test ends
 			case <-r.Context().Done():
-			case <-time.After(500 * time.Millisecond):
+			case <-release:
 			}
 			return
 		}
 		w.Write([]byte(okBody))
 	})
-	cl, _ := newTestClient(t, h, Options{MaxRetries: 1, Timeout: 50 * time.Millisecond})
+	// The timeout must also let the retry through on a loaded machine: 2 s.
+	cl, _ := newTestClient(t, h, Options{MaxRetries: 1, Timeout: 2 * time.Second})
 	if _, err := cl.Do(context.Background(), req("t")); err != nil || n.Load() != 2 {
 		t.Fatalf("err %v after %d calls", err, n.Load())
 	}
@@ -222,6 +225,12 @@ func TestConcurrencyLimit(t *testing.T) {
 			if n <= p || peak.CompareAndSwap(p, n) {
 				break
 			}
+		}
+		// Hold the call until a second one is in flight (bounded, for a limiter that
+		// wrongly allows only one), so the peak does not depend on scheduling; then a
+		// little longer, so that a third call would be seen if it were let through.
+		for deadline := time.Now().Add(30 * time.Second); peak.Load() < 2 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
 		}
 		time.Sleep(20 * time.Millisecond)
 		inFlight.Add(-1)

@@ -1,13 +1,16 @@
 // Package sphinx keeps a CMU PocketSphinx decoder (Debian's libpocketsphinx, 5prealpha)
-// loaded and transcribes 16 kHz mono clips with it, one at a time. It is the engine of
+// loaded and transcribes 16 kHz mono clips with it, one at a time, each as by a freshly
+// loaded decoder. It is the engine of
 // the pocketsphinx ASR plugin; cgo needs libpocketsphinx-dev and libsphinxbase-dev.
 package sphinx
 
 /*
 #cgo pkg-config: pocketsphinx
 #include <stdlib.h>
+#include <string.h>
 #include <pocketsphinx.h>
 #include <sphinxbase/err.h>
+#include <sphinxbase/feat.h>
 
 // cmd_ln_init is variadic, which cgo cannot call: wrap it.
 // fast skips the second (flat-lexicon) pass and the lattice best-path search: about 1.6
@@ -26,9 +29,87 @@ static ps_decoder_t *dmpe_init(const char *hmm, const char *lm, const char *dict
 	return ps;
 }
 
-// dmpe_decode decodes one whole utterance; NULL means the decoder failed.
-static const char *dmpe_decode(ps_decoder_t *ps, const int16 *data, size_t n) {
-	if (ps_start_utt(ps) < 0) {
+// A decoder keeps state from one utterance to the next in three places, so that a
+// transcript would depend on what the decoder heard before (issue 16):
+//   - the front end's noise statistics (the spectral-subtraction noise, floor and peak
+//     estimates behind -remove_noise and -remove_silence, adapted frame by frame):
+//     ps_start_utt does not reset them, ps_start_stream does (they are estimated afresh
+//     from the clip's first frame, as in a freshly loaded decoder);
+//   - cepstral mean normalisation: batch CMN (the en-us model's feat.params) is computed
+//     over each whole utterance, but live CMN carries its running mean over, and the
+//     library switches to live CMN for good after any utterance not given whole;
+//   - automatic gain control (off in the en-us model; "max" keeps a running maximum).
+// dmpe_fresh records the CMN and AGC state of the decoder as loaded and dmpe_decode puts
+// it back before every utterance, so every clip is decoded as by a fresh decoder
+// (TestTranscriptIsAFunctionOfTheAudio checks it against fresh decoders).
+typedef struct {
+	cmn_type_t cmn;
+	agc_type_t agc;
+	int veclen;
+	mfcc_t *mean, *sum; // NULL without CMN
+	int32 nframe;
+	agc_t agc_state;
+	int has_agc;
+} dmpe_fresh;
+
+static dmpe_fresh *dmpe_snapshot(ps_decoder_t *ps) {
+	feat_t *f = ps_get_feat(ps);
+	dmpe_fresh *s = calloc(1, sizeof(dmpe_fresh));
+	if (s == NULL) {
+		return NULL;
+	}
+	s->cmn = f->cmn;
+	s->agc = f->agc;
+	if (f->cmn_struct != NULL) {
+		cmn_t *c = f->cmn_struct;
+		s->veclen = c->veclen;
+		s->mean = malloc(c->veclen * sizeof(mfcc_t));
+		s->sum = malloc(c->veclen * sizeof(mfcc_t));
+		if (s->mean == NULL || s->sum == NULL) {
+			free(s->mean);
+			free(s->sum);
+			free(s);
+			return NULL;
+		}
+		memcpy(s->mean, c->cmn_mean, c->veclen * sizeof(mfcc_t));
+		memcpy(s->sum, c->sum, c->veclen * sizeof(mfcc_t));
+		s->nframe = c->nframe;
+	}
+	if (f->agc_struct != NULL) {
+		s->agc_state = *f->agc_struct;
+		s->has_agc = 1;
+	}
+	return s;
+}
+
+static void dmpe_free_fresh(dmpe_fresh *s) {
+	if (s != NULL) {
+		free(s->mean);
+		free(s->sum);
+		free(s);
+	}
+}
+
+static void dmpe_restore(ps_decoder_t *ps, const dmpe_fresh *s) {
+	feat_t *f = ps_get_feat(ps);
+	f->cmn = s->cmn;
+	f->agc = s->agc;
+	if (f->cmn_struct != NULL && s->mean != NULL) {
+		cmn_t *c = f->cmn_struct;
+		memcpy(c->cmn_mean, s->mean, s->veclen * sizeof(mfcc_t));
+		memcpy(c->sum, s->sum, s->veclen * sizeof(mfcc_t));
+		c->nframe = s->nframe;
+	}
+	if (f->agc_struct != NULL && s->has_agc) {
+		*f->agc_struct = s->agc_state;
+	}
+}
+
+// dmpe_decode decodes one whole utterance from the decoder's fresh state; NULL means the
+// decoder failed.
+static const char *dmpe_decode(ps_decoder_t *ps, const dmpe_fresh *fresh, const int16 *data, size_t n) {
+	dmpe_restore(ps, fresh);
+	if (ps_start_stream(ps) < 0 || ps_start_utt(ps) < 0) {
 		return NULL;
 	}
 	if (ps_process_raw(ps, data, n, FALSE, TRUE) < 0) {
@@ -81,6 +162,7 @@ func DefaultModel() Model { return Model{HMM: DefaultHMM, LM: DefaultLM, Dict: D
 type Decoder struct {
 	mu    sync.Mutex
 	ps    *C.ps_decoder_t
+	fresh *C.dmpe_fresh // the state every utterance starts from
 	model Model
 }
 
@@ -103,7 +185,12 @@ func Load(m Model) (*Decoder, error) {
 	if ps == nil {
 		return nil, fmt.Errorf("pocketsphinx could not load the model (hmm %s, lm %s, dict %s); check that the files belong together", m.HMM, m.LM, m.Dict)
 	}
-	return &Decoder{ps: ps, model: m}, nil
+	fresh := C.dmpe_snapshot(ps)
+	if fresh == nil {
+		C.ps_free(ps)
+		return nil, errors.New("pocketsphinx: out of memory recording the decoder's initial state")
+	}
+	return &Decoder{ps: ps, fresh: fresh, model: m}, nil
 }
 
 // Model reports the files the decoder was loaded from.
@@ -114,7 +201,9 @@ var ErrClosed = errors.New("pocketsphinx decoder is closed")
 
 // Transcribe decodes one clip of 16 kHz mono samples in [-1, 1] as one utterance and
 // returns the words, lowercase, separated by single spaces, without filler or noise
-// markers and alternate-pronunciation suffixes ("read(2)" -> "read").
+// markers and alternate-pronunciation suffixes ("read(2)" -> "read"). The transcript is a
+// function of the clip alone: every clip is decoded from the state the decoder had when
+// loaded (see dmpe_decode), whatever it decoded before.
 func (d *Decoder) Transcribe(samples []float32) (string, error) {
 	pcm := make([]C.int16, len(samples))
 	for i, s := range samples {
@@ -129,7 +218,7 @@ func (d *Decoder) Transcribe(samples []float32) (string, error) {
 	if len(pcm) == 0 {
 		return "", nil
 	}
-	hyp := C.dmpe_decode(d.ps, &pcm[0], C.size_t(len(pcm)))
+	hyp := C.dmpe_decode(d.ps, d.fresh, &pcm[0], C.size_t(len(pcm)))
 	if hyp == nil {
 		return "", fmt.Errorf("pocketsphinx failed to decode a %.2f s clip", float64(len(pcm))/Rate)
 	}
@@ -158,6 +247,7 @@ func (d *Decoder) Close() {
 	defer d.mu.Unlock()
 	if d.ps != nil {
 		C.ps_free(d.ps)
-		d.ps = nil
+		C.dmpe_free_fresh(d.fresh)
+		d.ps, d.fresh = nil, nil
 	}
 }

@@ -198,8 +198,9 @@ def plugin_env(versions: str = "1", client: Optional[tls.KeyPair] = None,
 
 def launch(argv: Sequence[str], *, env: Optional[Mapping[str, str]] = None, cwd: Optional[str] = None,
            versions: str = "1", mtls: bool = True, client_curve: Optional[ec.EllipticCurve] = None,
-           timeout: float = 30.0) -> PluginProcess:
-    """Starts a plugin and connects to it. ``env`` is added to the current environment."""
+           timeout: float = 120.0) -> PluginProcess:
+    """Starts a plugin and connects to it. ``env`` is added to the current environment.
+    ``timeout`` bounds a hang only: it is generous, so that a loaded machine passes."""
     client = tls.generate_cert(curve=client_curve or GO_PLUGIN_CURVE) if mtls else None
     process = subprocess.Popen(list(argv), env=plugin_env(versions, client, env), cwd=cwd,
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
