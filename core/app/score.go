@@ -167,6 +167,7 @@ func scoreStore(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluati
 	res.Meta.FailedConversations = sr.Failed
 	res.Meta.JudgeVerdicts, res.Meta.UnparseableVerdicts = sr.JudgeVerdicts, sr.Unparseable
 	res.Meta.ReferenceDir = ReferenceDirFor(f, ev, ui)
+	res.Meta.DatasetDir = dsBlock.Out // the viewer's room channel and gold answers
 	if err := report.Save(st.Dir(), res.Summary, res.Meta); err != nil {
 		return nil, err
 	}
