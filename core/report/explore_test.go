@@ -54,7 +54,7 @@ func contains(list []string, s string) bool {
 }
 
 var (
-	kOfN     = regexp.MustCompile(`^-?\d\.\d{3} \((\d+)/(\d+)\)`)  // a rate: k successes of n events
+	kOfN     = regexp.MustCompile(`^-?\d\.\d{3} \((\d+)/(\d+)\)`)   // a rate: k successes of n events
 	countOf  = regexp.MustCompile(`^(\d+)/(\d+)( \(\d\.\d{3}\))?$`) // a count: k events of n
 	naOfN    = regexp.MustCompile(`^n/a \(n=(\d+)\)$`)
 	integerC = regexp.MustCompile(`^\d+$`)
@@ -101,10 +101,8 @@ func TestEveryCellLinksToTheEventsItCounts(t *testing.T) {
 					switch {
 					case kOfN.MatchString(text):
 						m := kOfN.FindStringSubmatch(text)
-						if sec.ID == "paired" {
-							// Paired rates are over the pairs with both versions; here every
-							// pair has both, so they are every T turn of the condition.
-						}
+						// Paired rates are over the pairs with both versions; here every pair
+						// has both, so they are every T turn of the condition.
 						if strconv.Itoa(k) != m[1] || strconv.Itoa(n) != m[2] {
 							t.Errorf("%s: the link selects %d events, %d successes", where, n, k)
 						}
