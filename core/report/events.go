@@ -31,7 +31,8 @@ type eventView struct {
 	// Outcomes are the tokens the outcome filter matches: the T outcome and the answer
 	// verdict, a window's verdict, an N4 event's eligibility and yield verdicts.
 	Outcomes []string
-	// Verdict is the headline: what the scored measure made of this event.
+	// Verdict is the headline: what the scored measures made of this event. Pass: the
+	// event went right (for T, a fresh onset and a correct answer).
 	Verdict string
 	Pass    bool
 }
@@ -52,6 +53,7 @@ func viewEvents(sc *score.Scored) []eventView {
 			v.Verdict, v.Pass = t.Outcome, t.FreshOnset
 			if t.Presence {
 				ok, why := judgedVerdict(t.Answer)
+				v.Pass = v.Pass && ok // the turn went right: a fresh onset and a correct answer
 				v.Members = append(v.Members, member{score.MeasureAccuracy, ok})
 				token := why
 				if ok {
@@ -137,6 +139,19 @@ func (v eventView) membersAttr() string {
 		parts[i] = m.Measure + ":" + b
 	}
 	return strings.Join(parts, " ")
+}
+
+// MembersText is the memberships for people: "fresh onset ✓, presence ✓, accuracy ✗".
+func (v eventView) MembersText() string {
+	parts := make([]string, len(v.Members))
+	for i, m := range v.Members {
+		mark := "✗"
+		if m.Success {
+			mark = "✓"
+		}
+		parts[i] = measureShortName(m.Measure) + " " + mark
+	}
+	return strings.Join(parts, ", ")
 }
 
 // addressee is the N2 addressee as the summary groups it.

@@ -249,7 +249,7 @@ th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vert
 th { background: var(--head); font-weight: 600; min-width: 5em; max-width: 11em; }
 td { white-space: nowrap; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
-table.meta td:first-child { font-weight: 600; background: var(--head); }
+table.meta td:first-child { font-weight: 600; background: var(--head); white-space: nowrap; }
 table.meta td { white-space: normal; max-width: 1000px; overflow-wrap: anywhere; }
 table.meta thead { display: none; }
 .kn { color: var(--muted); }
@@ -261,7 +261,7 @@ figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { color: var(--muted); font-size: 12px; max-width: 520px; }
 td.files { white-space: normal; min-width: 13em; }
 td.files a { margin-right: 8px; }
-td.heard, td.said { white-space: normal; min-width: 12em; max-width: 20em; }
+td.heard, td.said, td.mem { white-space: normal; min-width: 12em; max-width: 20em; }
 td.heard { font-style: italic; }
 tr:target td { background: #fff6cc; }
 .note { background: #fff6cc; border: 1px solid #e6d27a; padding: 6px 10px; margin: 8px 0; max-width: 900px; }
@@ -270,8 +270,8 @@ form.filters label { display: flex; flex-direction: column; font-size: 12px; col
 form.filters select { font: inherit; max-width: 15em; }
 .chips span { display: inline-block; background: #eef6ff; border: 1px solid #b7d4ee; border-radius: 10px; padding: 0 8px; margin: 2px 4px 2px 0; font-size: 12px; }
 #explore-count { font-weight: 600; }
-.v-pass { color: var(--pass); font-weight: 600; }
-.v-fail { color: var(--fail); font-weight: 600; }
+.v-pass, tr[data-r=pass] td.verdict { color: var(--pass); font-weight: 600; }
+.v-fail, tr[data-r=fail] td.verdict { color: var(--fail); font-weight: 600; }
 footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 @media (max-width: 600px) { .page { padding: 12px 10px 48px; } nav ol { columns: 1; } th, td { padding: 3px 5px; } }
 </style>
@@ -334,7 +334,7 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 <div class="scroll"><table id="events-table">
 <thead><tr><th>model</th><th>condition</th><th>scenario</th><th>label</th><th>said</th><th>verdict</th><th>in measures</th></tr></thead>
 <tbody>
-{{range .Events}}<tr data-model="{{.Conv.Row.Model}}" data-condition="{{.Conv.Row.Condition}}" data-position="{{.Conv.Row.TPosition}}" data-conv="{{.Conv.Row.ID}}" data-label="{{.Label}}" data-o="{{.Outcomes}}" data-u="{{.Members}}" data-third="{{.Third}}" data-addressee="{{.Address}}" data-pass="{{.V.Pass}}"><td>{{.Conv.Row.Model}}</td><td>{{.Conv.Row.Condition}}</td><td>{{if .Page}}<a href="{{.Page}}#ev-{{.V.Index}}">{{.Conv.Row.Scenario}}</a>{{else}}{{.Conv.Row.Scenario}}{{end}}</td><td>{{.Label}}</td><td class="said">{{.Said}}</td><td class="{{if .V.Pass}}v-pass{{else}}v-fail{{end}}">{{.V.Verdict}}</td><td class="mem">{{.Members}}</td></tr>
+{{range .Events}}<tr data-model="{{.Conv.Row.Model}}" data-condition="{{.Conv.Row.Condition}}" data-position="{{.Conv.Row.TPosition}}" data-conv="{{.Conv.Row.ID}}" data-label="{{.Label}}" data-o="{{.Outcomes}}" data-u="{{.Members}}" data-third="{{.Third}}" data-addressee="{{.Address}}" data-pass="{{.V.Pass}}" data-r="{{if .V.Pass}}pass{{else}}fail{{end}}"><td>{{.Conv.Row.Model}}</td><td>{{.Conv.Row.Condition}}</td><td>{{if .Page}}<a href="{{.Page}}#ev-{{.V.Index}}">{{.Conv.Row.Scenario}}</a>{{else}}{{.Conv.Row.Scenario}}{{end}}</td><td>{{.Label}}</td><td class="said">{{.Said}}</td><td class="verdict">{{.V.Verdict}}</td><td class="mem">{{.V.MembersText}}</td></tr>
 {{end}}</tbody></table></div>
 <h3 id="items">Conversations</h3>
 <div class="scroll"><table class="items" id="convs-table">
@@ -394,7 +394,10 @@ const exploreJS = `
       r.hidden = !ok;
       if (ok) {
         n++; convs[r.getAttribute('data-conv')] = true;
-        if (f.measure ? tokens(r, 'data-u').indexOf(f.measure + ':1') >= 0 : r.getAttribute('data-pass') === 'true') k++;
+        // Pass and fail as the measure behind the link counts them.
+        var pass = f.measure ? tokens(r, 'data-u').indexOf(f.measure + ':1') >= 0 : r.getAttribute('data-pass') === 'true';
+        r.setAttribute('data-r', pass ? 'pass' : 'fail');
+        if (pass) k++;
       }
     });
     var eventLevel = f.label || f.outcome || f.measure || f.result || f.third || f.addressee;
@@ -409,7 +412,7 @@ const exploreJS = `
       r.hidden = !ok;
       if (ok) nc++;
     });
-    count.textContent = n + ' events (' + k + ' pass, ' + (n - k) + ' fail' + (f.measure ? ' on ' + f.measure : '') + ') in ' + nc + ' conversations';
+    count.textContent = n + (n === 1 ? ' event (' : ' events (') + k + ' pass, ' + (n - k) + ' fail' + (f.measure ? ' on ' + f.measure : '') + ') in ' + nc + (nc === 1 ? ' conversation' : ' conversations');
     count.setAttribute('data-n', n); count.setAttribute('data-k', k); count.setAttribute('data-conversations', nc);
     chips.textContent = '';
     ['position', 'third', 'addressee'].forEach(function (key) {

@@ -138,6 +138,16 @@ func measureByShort(h string) string {
 	return ""
 }
 
+// measureShortName is a measure key as the explorer's rows name it.
+func measureShortName(key string) string {
+	for _, m := range measureNames() {
+		if m[0] == key {
+			return strings.TrimSuffix(strings.TrimPrefix(m[1], "silence, "), " (diag.)")
+		}
+	}
+	return key
+}
+
 // measureNames are the explorer's measure choices, in report order.
 func measureNames() [][2]string {
 	out := [][2]string{}

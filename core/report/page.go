@@ -226,6 +226,7 @@ table.facts td { overflow-wrap: anywhere; }
 svg.timeline { display: block; width: 100%; min-width: 760px; height: auto; cursor: crosshair; }
 svg.timeline text { font: 11px system-ui, "Liberation Sans", Arial, sans-serif; fill: var(--fg); }
 svg.timeline text.in { fill: #fff; pointer-events: none; }
+svg.timeline text.in.dark { fill: var(--fg); }
 svg.timeline text.tick { fill: var(--muted); text-anchor: middle; font-size: 10px; }
 .legend span { display: inline-block; margin-right: 12px; font-size: 12px; }
 .legend i { display: inline-block; width: 12px; height: 10px; margin-right: 4px; vertical-align: baseline; }
@@ -240,7 +241,17 @@ tr:target td { background: #fff6cc; }
 .quote { font-style: italic; }
 .raw { font-family: ui-monospace, monospace; font-size: 12px; white-space: pre-wrap; color: var(--muted); }
 button.play { font: inherit; font-size: 12px; padding: 1px 6px; cursor: pointer; }
-@media (max-width: 600px) { .page { padding: 10px 10px 48px; } th, td { padding: 3px 5px; } table.events td.said, table.events td.evidence { min-width: 11em; } }
+@media (max-width: 600px) {
+  .page { padding: 10px 10px 48px; } th, td { padding: 3px 5px; }
+  table.facts td:first-child { white-space: normal; }
+  /* On a phone each event is a card: one cell under the other, each with its heading. */
+  table.events, table.events tbody, table.events tr, table.events td { display: block; width: 100%; max-width: none; min-width: 0; }
+  table.events thead { display: none; }
+  table.events tr { border: 1px solid var(--line); margin-bottom: 10px; }
+  table.events td { border: none; border-top: 1px solid var(--line); }
+  table.events td.evidence:empty { display: none; }
+  table.events td[data-h]::before { content: attr(data-h); display: block; font-size: 11px; color: var(--muted); text-transform: uppercase; }
+}
 `
 
 const viewerJS = `
@@ -321,10 +332,10 @@ var convTemplate = template.Must(template.New("conversation").Funcs(template.Fun
 <thead><tr><th>turn</th><th>what was said</th><th>verdict</th><th>evidence</th><th>the rule that decided it</th></tr></thead>
 <tbody>
 {{range .Events}}<tr id="{{.ID}}" data-start="{{.Start}}" data-end="{{.End}}" data-label="{{.Label}}"><td><b style="color:{{colour .Label}}">{{.Label}}</b> {{.Speaker}}<br><span class="muted">{{.When}}</span><br><button class="play" data-t="{{.Start}}">play</button></td>
-<td class="said">{{range .Said}}<div>{{.}}</div>{{end}}</td>
-<td class="{{if .Pass}}v-pass{{else}}v-fail{{end}}">{{.Verdict}}</td>
-<td class="evidence">{{if .Gold}}<div><b>gold answer:</b> {{.Gold}}</div>{{end}}{{if .HasTranscript}}<div><b>transcript:</b> <span class="quote">{{if .Transcript}}{{.Transcript}}{{else}}(empty){{end}}</span></div>{{end}}{{if .Judge}}<div><b>judge:</b> {{.Judge}}</div>{{end}}{{if .Raw}}<div class="raw">{{.Raw}}</div>{{end}}</td>
-<td>{{range .Rules}}<p class="rule">{{.}}</p>{{end}}</td></tr>
+<td class="said" data-h="what was said">{{range .Said}}<div>{{.}}</div>{{end}}</td>
+<td class="{{if .Pass}}v-pass{{else}}v-fail{{end}}" data-h="verdict">{{.Verdict}}</td>
+<td class="evidence" data-h="evidence">{{if .Gold}}<div><b>gold answer:</b> {{.Gold}}</div>{{end}}{{if .HasTranscript}}<div><b>transcript:</b> <span class="quote">{{if .Transcript}}{{.Transcript}}{{else}}(empty){{end}}</span></div>{{end}}{{if .Judge}}<div><b>judge:</b> {{.Judge}}</div>{{end}}{{if .Raw}}<div class="raw">{{.Raw}}</div>{{end}}</td>
+<td data-h="the rule that decided it">{{range .Rules}}<p class="rule">{{.}}</p>{{end}}</td></tr>
 {{end}}</tbody></table></div>
 {{else}}<p>No verdicts: the conversation {{if .Failure}}failed{{else}}is not scored yet (run <code>duplexmpe score</code>){{end}}.</p>
 {{end}}{{if .Text}}<h2 id="text">The model's text channel</h2>

@@ -27,7 +27,11 @@ const (
 var labelColour = map[string]string{
 	protocol.LabelT: "#0072b2", protocol.LabelN1: "#8a8f96", protocol.LabelN2: "#cc79a7",
 	protocol.LabelN3: "#e69f00", protocol.LabelN4Q: "#009e73", protocol.LabelN4R: "#56b4e9",
+	"N4": "#009e73", // an N4 event, as the explorer labels it
 }
+
+// light fills get dark text.
+var lightFill = map[string]bool{"#d8dde3": true, "#e3e7eb": true, "#cfd6dd": true, "#fff2a8": true, colourWait: true, colourNeutral: true}
 
 const (
 	colourModel   = "#1b1f24"
@@ -128,7 +132,11 @@ func drawTimeline(c *conv, events []eventView, p protocol.Params) timelineFigure
 		}
 		b.f(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s" %s><title>%s</title></rect>`, x(a), ly, w(a, e), tlLane, fill, extra, esc(title))
 		if label != "" && w(a, e) >= 7*float64(len(label))+4 {
-			b.f(`<text x="%.2f" y="%.1f" class="in">%s</text>`, x(a)+3, ly+tlLane/2+4, esc(label))
+			class := "in"
+			if lightFill[fill] {
+				class = "in dark"
+			}
+			b.f(`<text x="%.2f" y="%.1f" class="%s">%s</text>`, x(a)+3, ly+tlLane/2+4, class, esc(label))
 		}
 		if href != "" {
 			b.f(`</a>`)

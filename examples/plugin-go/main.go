@@ -48,7 +48,7 @@ func (s *speaker) Describe(context.Context) (sdk.Info, error) {
 		Description: "Says one sentence (flite) when the room goes quiet after speech, and stops when talked over. An example, not a model.",
 		Config: []sdk.ConfigField{
 			{Name: "threshold", Type: sdk.TypeNumber, Default: 0.05, Description: "frame RMS (0..1) above which the input counts as loud"},
-			{Name: "pause_s", Type: sdk.TypeNumber, Default: 0.7, Description: "seconds of quiet after loud input before it answers"},
+			{Name: "pause_s", Type: sdk.TypeNumber, Default: 1.0, Description: "seconds of quiet after loud input before it answers"},
 			{Name: "answer", Type: sdk.TypeString, Default: defaultAnswer, Description: "the sentence it says"},
 		},
 	}
@@ -78,7 +78,7 @@ func (s *speaker) Configure(ctx context.Context, config map[string]any) error {
 	if err != nil {
 		return err
 	}
-	pause, err := num("pause_s", 0.7, func(f float64) bool { return f > 0 && f <= 10 }, "a duration in (0, 10] seconds")
+	pause, err := num("pause_s", 1.0, func(f float64) bool { return f > 0 && f <= 10 }, "a duration in (0, 10] seconds")
 	if err != nil {
 		return err
 	}

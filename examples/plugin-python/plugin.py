@@ -75,21 +75,21 @@ class Speaker(Model):
     config = (
         ConfigField("threshold", TYPE_NUMBER, default=0.05,
                     description="RMS level (0..1) at which an input frame counts as loud."),
-        ConfigField("pause_ms", TYPE_NUMBER, default=700.0,
+        ConfigField("pause_ms", TYPE_NUMBER, default=1000.0,
                     description="Quiet time after loud input before it answers, in ms."),
         ConfigField("answer", TYPE_STRING, default=DEFAULT_ANSWER, description="The sentence it says."),
     )
 
     def __init__(self) -> None:
         self.threshold = 0.05
-        self.pause_ms = 700.0
+        self.pause_ms = 1000.0
         self.answer = DEFAULT_ANSWER
         self.speech: np.ndarray | None = None
         self.flite = ""
 
     def configure(self, config: dict) -> None:
         threshold = float(config.get("threshold", 0.05))
-        pause_ms = float(config.get("pause_ms", 700.0))
+        pause_ms = float(config.get("pause_ms", 1000.0))
         answer = config.get("answer", DEFAULT_ANSWER)
         if not 0 < threshold <= 1:
             raise InvalidArgument(f"threshold = {threshold}: want a level in (0, 1]")
