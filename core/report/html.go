@@ -295,9 +295,9 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 <main>
 {{if .NoSpeech}}<section id="no-speech">
 <h2>Audio but no speech</h2>
-<p class="intro">These models emitted audio that Silero VAD never called speech, so every measure treats that audio as silence. Tones, noise or very quiet output do this; a model that answers with them scores like a silent one. Listen to a conversation, and see what the VAD hears with <code>duplexmpe vad FILE.wav</code> (add <code>--probs</code> for its speech probabilities).</p>
+<p class="intro">Conversations in which the model emitted audio (a peak above -40 dBFS) that Silero VAD never called speech: every measure treats that audio as silence. Tones, noise or very quiet output do this, and a model that only ever answers with them scores exactly like a silent one. Listen to one, and see what the VAD hears with <code>duplexmpe vad FILE.wav</code> (add <code>--probs</code> for its speech probabilities).</p>
 <div class="scroll"><table><thead><tr><th>model</th><th>scored conversations</th><th>with audio</th><th>audio, no speech</th><th>example</th></tr></thead><tbody>
-{{range .NoSpeech}}<tr><td>{{.Model}}{{if .NoSpeechAtAll}} <b>(no speech in any conversation)</b>{{end}}</td><td>{{.Conversations}}</td><td>{{.WithAudio}}</td><td>{{.WithoutSpeech}}</td><td>{{with index $.Pages .Example}}<a href="{{.}}">listen</a>, {{end}}<code>duplexmpe vad <a href="{{.ExampleFileHref}}">{{.ExampleFileHref}}</a></code> (peak {{.Peak}} dBFS)</td></tr>
+{{range .NoSpeech}}<tr><td>{{.Model}}{{if .NoSpeechAtAll}} <b>(no speech in any conversation)</b>{{end}}</td><td>{{.Conversations}}</td><td>{{.WithAudio}}</td><td>{{.WithoutSpeech}}</td><td class="said">{{with index $.Pages .Example}}<a href="{{.}}">listen</a>, {{end}}<code>duplexmpe vad <a href="{{.ExampleFileHref}}">{{.ExampleFileHref}}</a></code> (peak {{.Peak}} dBFS)</td></tr>
 {{end}}</tbody></table></div>
 </section>
 {{end}}{{range .Sections}}<section id="{{.ID}}">

@@ -173,7 +173,9 @@ var unitTicks = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0
 func barChart(title, ylabel string, groups, series []string, rates [][]score.Rate) (*plot.Plot, func(*plot.Plot, draw.Canvas)) {
 	p := newPlot(title)
 	p.Y.Label.Text = ylabel
-	p.Y.Min, p.Y.Max = 0, 1.18
+	// Room above 1 for the legend, one row per series, so it never covers a bar or a
+	// whisker at 1.
+	p.Y.Min, p.Y.Max = 0, 1.08+0.085*float64(len(series))
 	p.Y.Tick.Marker = unitTicks
 	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
 	p.NominalX(groups...)

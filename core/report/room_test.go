@@ -14,6 +14,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/vad"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -159,5 +160,115 @@ func TestRoomIsWhatTheModelHeard(t *testing.T) {
 	os.WriteFile(ds.File, []byte(strings.Replace(string(b), "seven", "eight", 1)), 0o644)
 	if _, err := openRoom(ds.Dir).scenario(convs[0]); err == nil || !strings.Contains(err.Error(), "differs from the one played") {
 		t.Errorf("a changed scenario: %v", err)
+	}
+}
+
+// toneModel answers every frame with a loud 440 Hz tone: audio that Silero does not take
+// for speech.
+type toneModel struct{ earModel }
+
+func (m *toneModel) Start(_ context.Context, s sdk.ConversationStart) (sdk.Conversation, error) {
+	return &toneConv{f: m.format}, nil
+}
+
+type toneConv struct {
+	f sdk.Format
+	n int
+}
+
+func (c *toneConv) Format() sdk.Format { return c.f }
+func (c *toneConv) Step(context.Context, []float32) (sdk.Output, error) {
+	out := make([]float32, c.f.FrameSize*c.f.OutputRate/c.f.InputRate)
+	for i := range out {
+		out[i] = float32(0.3 * math.Sin(2*math.Pi*440*float64(c.n)/float64(c.f.OutputRate)))
+		c.n++
+	}
+	return sdk.Output{Samples: out}, nil
+}
+func (c *toneConv) Close() error { return nil }
+
+// WriteAll on a run directory writes a page and a stereo recording per conversation,
+// reuses the recordings when nothing changed, drops those of items that are gone, and
+// names a model whose audio the VAD never called speech.
+func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
+	det, err := vad.Open(vad.Options{})
+	if err != nil {
+		t.Skipf("no VAD here (%v): run make deps", err)
+	}
+	defer det.Close()
+	dir := t.TempDir()
+	ds := roomDataset(t, filepath.Join(dir, "ds"))
+	f := sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 1920}
+	models := []*evaluate.Model{
+		{Name: "ear", Model: &earModel{format: f, heard: map[string][]float32{}}, Info: sdk.Info{Name: "ear", Version: "1"}},
+		{Name: "tone", Model: &toneModel{earModel{format: f}}, Info: sdk.Info{Name: "tone", Version: "1"}},
+	}
+	p := protocol.Defaults()
+	p.TOnsetWindow, p.Tail = 1, 0.5
+	opts := evaluate.Options{Params: p, VAD: protocol.DefaultVAD(), Detector: det}
+	runDir := filepath.Join(dir, "run")
+	man, _ := evaluate.NewManifest("viewer", ds, models, opts)
+	st, err := store.Create(runDir, man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := evaluate.Run(context.Background(), ds, models, st, opts); err != nil {
+		t.Fatal(err)
+	}
+	// Score as the score command does (no ASR or judge: every window is silent or not).
+	var items []score.Scored
+	ids, _ := st.IDs()
+	for _, id := range ids {
+		it, err := st.Load(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := score.Score(score.Item{Model: it.Meta.Model, Condition: it.Meta.Condition, PairID: it.Meta.PairID, ScenarioID: it.Meta.ScenarioID,
+			TPosition: it.Meta.TPosition, Timeline: it.Record.Timeline, Episodes: it.Record.Episodes}, p)
+		if err := st.SaveVerdicts(id, map[string]any{"key": "k", "scored": sc}); err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, sc)
+	}
+	meta := Meta{Run: "viewer", DatasetDir: ds.Dir}
+	if err := WriteAll(runDir, score.Summarize(items, p), meta); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, runDir, HTMLFile)
+	for _, id := range ids {
+		conv := read(t, filepath.Join(runDir, ViewerDir), id+".html")
+		for _, want := range []string{`<svg class="timeline"`, `<audio id="player"`, `src="` + id + `.wav"`, "gold answer:</b> seven", `href="../report.html#explore?`} {
+			if !strings.Contains(conv, want) {
+				t.Errorf("page of %s lacks %q", id, want)
+			}
+		}
+		if !strings.Contains(page, `href="viewer/`+id+`.html"`) {
+			t.Errorf("report.html does not link the page of %s", id)
+		}
+	}
+	// The diagnostic names the tone model, which emitted audio in its only conversation.
+	_, diag, _ := strings.Cut(page, `<section id="no-speech">`)
+	diag, _, _ = strings.Cut(diag, "</section>")
+	if !strings.Contains(diag, "<td>tone <b>(no speech in any conversation)</b></td><td>1</td><td>1</td><td>1</td>") || strings.Contains(diag, "<td>ear") {
+		t.Errorf("the no-speech diagnostic reads:\n%s", diag)
+	}
+
+	// Re-rendering reuses every recording; an item that is gone loses its files.
+	wav := filepath.Join(runDir, ViewerDir, ids[0]+".wav")
+	before, _ := os.Stat(wav)
+	if err := WriteAll(runDir, score.Summarize(items, p), meta); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(wav); !after.ModTime().Equal(before.ModTime()) {
+		t.Error("an unchanged recording was made again")
+	}
+	os.RemoveAll(filepath.Join(runDir, "items", ids[1]))
+	if err := WriteAll(runDir, score.Summarize(items[:1], p), meta); err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{".html", ".wav", ".audio.json"} {
+		if _, err := os.Stat(filepath.Join(runDir, ViewerDir, ids[1]+ext)); err == nil {
+			t.Errorf("the viewer still has %s%s of a removed item", ids[1], ext)
+		}
 	}
 }
