@@ -58,16 +58,17 @@ type htmlData struct {
 	Meta     table
 	Sections []htmlSection
 	// The explorer, when the run directory holds conversations.
-	Convs    []*conv
-	Pages    map[string]string // item id -> its viewer page, when written
-	Events   []exploreEvent
-	Models   []string
-	Conds    []string
-	Labels   []string
-	Outcomes []string
-	Measures [][2]string
-	NoSpeech []noSpeech
-	JS       template.JS
+	Convs     []*conv
+	Pages     map[string]string // item id -> its viewer page, when written
+	Events    []exploreEvent
+	EventRows template.HTML // the rows of Events, rendered by eventRows
+	Models    []string
+	Conds     []string
+	Labels    []string
+	Outcomes  []string
+	Measures  [][2]string
+	NoSpeech  []noSpeech
+	JS        template.JS
 }
 
 // htmlPage renders report.html: one file (inline CSS, SVG and script; no external
@@ -142,11 +143,36 @@ func (d *htmlData) explorer(convs []*conv) {
 			})
 		}
 	}
+	d.EventRows = eventRows(d.Events)
 	sort.Strings(d.Outcomes)
 	labelOrder := map[string]int{"T": 0, "N1": 1, "N2": 2, "N3": 3, "N4": 4}
 	sort.SliceStable(d.Labels, func(i, j int) bool { return labelOrder[d.Labels[i]] < labelOrder[d.Labels[j]] })
 	d.Outcomes = append(d.Outcomes, "failed", "not finished")
 	d.Measures = measureNames()
+}
+
+// eventRows renders the explorer's event table. A paper-scale run has tens of thousands
+// of events: written directly, with every value escaped, this takes a fraction of what
+// html/template's reflection does.
+func eventRows(events []exploreEvent) template.HTML {
+	var b strings.Builder
+	e := template.HTMLEscapeString
+	for _, ev := range events {
+		r := ev.Conv.Row
+		result := "fail"
+		if ev.V.Pass {
+			result = "pass"
+		}
+		fmt.Fprintf(&b, `<tr data-model="%s" data-condition="%s" data-position="%s" data-conv="%s" data-label="%s" data-o="%s" data-u="%s" data-third="%s" data-addressee="%s" data-pass="%t" data-r="%s">`,
+			e(r.Model), e(r.Condition), e(r.TPosition), e(r.ID), e(ev.Label), e(ev.Outcomes), e(ev.Members), ev.Third, e(ev.Address), ev.V.Pass, result)
+		scenario := e(r.Scenario)
+		if ev.Page != "" {
+			scenario = fmt.Sprintf(`<a href="%s#ev-%d">%s</a>`, e(ev.Page), ev.V.Index, scenario)
+		}
+		fmt.Fprintf(&b, `<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="said">%s</td><td class="verdict">%s</td><td class="mem">%s</td></tr>`+"\n",
+			e(r.Model), e(r.Condition), scenario, e(ev.Label), e(ev.Said), e(ev.V.Verdict), e(ev.V.MembersText()))
+	}
+	return template.HTML(b.String())
 }
 
 // noSpeechDiagnostic finds the models that emitted audio the VAD never called speech:
@@ -334,8 +360,7 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 <div class="scroll"><table id="events-table">
 <thead><tr><th>model</th><th>condition</th><th>scenario</th><th>label</th><th>said</th><th>verdict</th><th>in measures</th></tr></thead>
 <tbody>
-{{range .Events}}<tr data-model="{{.Conv.Row.Model}}" data-condition="{{.Conv.Row.Condition}}" data-position="{{.Conv.Row.TPosition}}" data-conv="{{.Conv.Row.ID}}" data-label="{{.Label}}" data-o="{{.Outcomes}}" data-u="{{.Members}}" data-third="{{.Third}}" data-addressee="{{.Address}}" data-pass="{{.V.Pass}}" data-r="{{if .V.Pass}}pass{{else}}fail{{end}}"><td>{{.Conv.Row.Model}}</td><td>{{.Conv.Row.Condition}}</td><td>{{if .Page}}<a href="{{.Page}}#ev-{{.V.Index}}">{{.Conv.Row.Scenario}}</a>{{else}}{{.Conv.Row.Scenario}}{{end}}</td><td>{{.Label}}</td><td class="said">{{.Said}}</td><td class="verdict">{{.V.Verdict}}</td><td class="mem">{{.V.MembersText}}</td></tr>
-{{end}}</tbody></table></div>
+{{.EventRows}}</tbody></table></div>
 <h3 id="items">Conversations</h3>
 <div class="scroll"><table class="items" id="convs-table">
 <thead><tr><th>model</th><th>condition</th><th>scenario</th><th>T position</th><th>status</th><th>T outcome</th><th>answer</th><th>answer heard</th><th>silence windows</th><th>N4 events</th><th>files</th></tr></thead>

@@ -140,13 +140,19 @@ func measureByShort(h string) string {
 
 // measureShortName is a measure key as the explorer's rows name it.
 func measureShortName(key string) string {
-	for _, m := range measureNames() {
-		if m[0] == key {
-			return strings.TrimSuffix(strings.TrimPrefix(m[1], "silence, "), " (diag.)")
-		}
+	if n, ok := shortNames[key]; ok {
+		return n
 	}
 	return key
 }
+
+var shortNames = func() map[string]string {
+	m := map[string]string{}
+	for _, kv := range measureNames() {
+		m[kv[0]] = strings.TrimSuffix(strings.TrimPrefix(kv[1], "silence, "), " (diag.)")
+	}
+	return m
+}()
 
 // measureNames are the explorer's measure choices, in report order.
 func measureNames() [][2]string {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -165,7 +166,7 @@ func recording(vdir string, c *conv, room *roomSource) (audioInfo, error) {
 	if err != nil {
 		return info, fmt.Errorf("report: %w", err)
 	}
-	return info, writeAtomic(filepath.Join(vdir, infoName(id)), append(b, '\n'))
+	return info, writeDerived(filepath.Join(vdir, infoName(id)), append(b, '\n'))
 }
 
 // recordingKey names every input of a recording: the model's audio (by size and
@@ -299,12 +300,41 @@ func writeViewer(outDir string, convs []*conv, s score.Summary, m Meta) (map[str
 		if err != nil {
 			return nil, nil, fmt.Errorf("report: page of item %s: %w", c.Row.ID, err)
 		}
-		if err := writeAtomic(filepath.Join(outDir, ViewerDir, pageName(c.Row.ID)), page); err != nil {
+		if err := writeDerived(filepath.Join(outDir, ViewerDir, pageName(c.Row.ID)), page); err != nil {
 			return nil, nil, err
 		}
 		pages[c.Row.ID] = ViewerDir + "/" + pageName(c.Row.ID)
 	}
 	return audio, pages, nil
+}
+
+// writeDerived writes a viewer file that the next rendering can make again: a file with
+// the same content is left alone, and a changed one is replaced by rename (a reader never
+// sees half a file) but not synced, since a run has thousands of them and a file lost in
+// a crash is only made again.
+func writeDerived(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		return fmt.Errorf("report: writing %s: %w", path, werr)
+	}
+	return nil
 }
 
 // navLinks are a page's links to its neighbours: the previous and next conversation of
