@@ -247,31 +247,22 @@ var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return p
 	},
-	"filterHref": func(f filter) string { return "#" + f.fragment() },
-	"convFilter": func(model, cond string) filter { return filter{Model: model, Condition: cond} },
+	"baseCSS": func() template.CSS { return template.CSS(baseCSS) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
-<style>
-:root { --fg: #1b1f24; --muted: #5b6470; --line: #d8dde3; --head: #f3f5f7; --accent: #0072b2; --pass: #2e8b57; --fail: #d55e00; }
-* { box-sizing: border-box; }
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Liberation Sans", Arial, sans-serif; color: var(--fg); margin: 0; }
+<style>{{baseCSS}}
 .page { max-width: 1280px; margin: 0 auto; padding: 24px 32px 64px; }
 h1 { font-size: 24px; margin: 0 0 12px; overflow-wrap: anywhere; }
 h3 { font-size: 15px; margin: 14px 0 4px; }
 h2 { font-size: 19px; margin: 36px 0 6px; padding-top: 8px; border-top: 2px solid var(--line); }
 p.intro { color: var(--muted); max-width: 900px; margin: 4px 0 12px; }
-a { color: var(--accent); text-decoration: none; }
-a:hover { text-decoration: underline; }
 td a.c { color: inherit; display: block; }
 td a.c:hover { background: #eef6ff; text-decoration: none; }
 nav ol { columns: 2; max-width: 760px; padding-left: 22px; margin: 6px 0; }
-.scroll { overflow-x: auto; margin: 8px 0 14px; max-width: 100%; }
-table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--head); font-weight: 600; min-width: 5em; max-width: 11em; }
 td { white-space: nowrap; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
@@ -289,15 +280,13 @@ td.files { white-space: normal; min-width: 13em; }
 td.files a { margin-right: 8px; }
 td.heard, td.said, td.mem { white-space: normal; min-width: 12em; max-width: 20em; }
 td.heard { font-style: italic; }
-tr:target td { background: #fff6cc; }
-.note { background: #fff6cc; border: 1px solid #e6d27a; padding: 6px 10px; margin: 8px 0; max-width: 900px; }
 form.filters { display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: end; margin: 8px 0; }
 form.filters label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); }
 form.filters select { font: inherit; max-width: 15em; }
 .chips span { display: inline-block; background: #eef6ff; border: 1px solid #b7d4ee; border-radius: 10px; padding: 0 8px; margin: 2px 4px 2px 0; font-size: 12px; }
 #explore-count { font-weight: 600; }
-.v-pass, tr[data-r=pass] td.verdict { color: var(--pass); font-weight: 600; }
-.v-fail, tr[data-r=fail] td.verdict { color: var(--fail); font-weight: 600; }
+tr[data-r=pass] td.verdict { color: var(--pass); font-weight: 600; }
+tr[data-r=fail] td.verdict { color: var(--fail); font-weight: 600; }
 footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 @media (max-width: 600px) { .page { padding: 12px 10px 48px; } nav ol { columns: 1; } th, td { padding: 3px 5px; } }
 </style>

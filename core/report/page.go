@@ -201,23 +201,31 @@ func (f filter) fragment() string {
 	return "explore?" + q.Encode()
 }
 
-const viewerCSS = `
+// baseCSS is what report.html and the conversation pages share: colours, type, links,
+// tables, the scroll box that keeps wide tables inside the window, verdict colours.
+const baseCSS = `
 :root { --fg: #1b1f24; --muted: #5b6470; --line: #d8dde3; --head: #f3f5f7; --accent: #0072b2; --pass: #2e8b57; --fail: #d55e00; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Liberation Sans", Arial, sans-serif; color: var(--fg); margin: 0; }
-.page { max-width: 1280px; margin: 0 auto; padding: 16px 24px 64px; }
-h1 { font-size: 21px; margin: 4px 0 8px; overflow-wrap: anywhere; }
-h2 { font-size: 17px; margin: 26px 0 6px; padding-top: 6px; border-top: 2px solid var(--line); }
 a { color: var(--accent); text-decoration: none; }
 a:hover { text-decoration: underline; }
-nav.links a { margin-right: 12px; display: inline-block; }
 .scroll { overflow-x: auto; margin: 8px 0 14px; max-width: 100%; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+tr:target td { background: #fff6cc; }
+.note { background: #fff6cc; border: 1px solid #e6d27a; padding: 6px 10px; margin: 8px 0; max-width: 900px; }
+.v-pass { color: var(--pass); font-weight: 600; }
+.v-fail { color: var(--fail); font-weight: 600; }
+`
+
+const viewerCSS = `
+.page { max-width: 1280px; margin: 0 auto; padding: 16px 24px 64px; }
+h1 { font-size: 21px; margin: 4px 0 8px; overflow-wrap: anywhere; }
+h2 { font-size: 17px; margin: 26px 0 6px; padding-top: 6px; border-top: 2px solid var(--line); }
+nav.links a { margin-right: 12px; display: inline-block; }
 th { background: var(--head); font-weight: 600; }
 table.facts td:first-child { font-weight: 600; background: var(--head); white-space: nowrap; }
 table.facts td { overflow-wrap: anywhere; }
-.note { background: #fff6cc; border: 1px solid #e6d27a; padding: 6px 10px; margin: 8px 0; max-width: 900px; }
 .bad { background: #fde8e0; border-color: #e0a58c; }
 .player { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; margin: 8px 0; }
 .player audio { width: min(520px, 100%); }
@@ -234,9 +242,6 @@ table.events { width: 100%; }
 table.events td { min-width: 5em; }
 table.events td.said, table.events td.evidence { min-width: 14em; max-width: 34em; overflow-wrap: anywhere; }
 table.events tr.now td { background: #eef6ff; }
-tr:target td { background: #fff6cc; }
-.v-pass { color: var(--pass); font-weight: 600; }
-.v-fail { color: var(--fail); font-weight: 600; }
 .rule { margin: 0 0 3px; }
 .quote { font-style: italic; }
 .raw { font-family: ui-monospace, monospace; font-size: 12px; white-space: pre-wrap; color: var(--muted); }
@@ -292,7 +297,7 @@ const viewerJS = `
 `
 
 var convTemplate = template.Must(template.New("conversation").Funcs(template.FuncMap{
-	"css": func() template.CSS { return template.CSS(viewerCSS) },
+	"css": func() template.CSS { return template.CSS(baseCSS + viewerCSS) },
 	"js":  func() template.JS { return template.JS(viewerJS) },
 	"colour": func(l string) template.CSS {
 		if c, ok := labelColour[l]; ok {

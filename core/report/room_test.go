@@ -89,6 +89,27 @@ func roomDataset(t *testing.T, dir string) *dataset.Dataset {
 	return ds
 }
 
+// play runs the real evaluation loop of models over ds into a new run directory.
+func play(t *testing.T, det *vad.Detector, ds *dataset.Dataset, models []*evaluate.Model) (string, *store.Store, protocol.Params) {
+	t.Helper()
+	p := protocol.Defaults()
+	p.TOnsetWindow, p.Tail = 1, 0.5
+	opts := evaluate.Options{Params: p, VAD: protocol.DefaultVAD(), Detector: det}
+	runDir := filepath.Join(t.TempDir(), "run")
+	man, err := evaluate.NewManifest("room", ds, models, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Create(runDir, man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := evaluate.Run(context.Background(), ds, models, st, opts); err != nil {
+		t.Fatal(err)
+	}
+	return runDir, st, p
+}
+
 // The room channel rebuilt from the dataset and the stored record is, sample for sample,
 // the input the model was given: the real evaluation loop plays the conversation to a
 // model that keeps what it hears, at a rate the clips must be resampled to (24 kHz) and
@@ -109,21 +130,7 @@ func TestRoomIsWhatTheModelHeard(t *testing.T) {
 	for _, name := range []string{"ear16", "ear24"} {
 		models = append(models, &evaluate.Model{Name: name, Model: ears[name], Info: sdk.Info{Name: "ear", Version: "1"}})
 	}
-	p := protocol.Defaults()
-	p.TOnsetWindow, p.Tail = 1, 0.5
-	opts := evaluate.Options{Params: p, VAD: protocol.DefaultVAD(), Detector: det}
-	runDir := filepath.Join(dir, "run")
-	man, err := evaluate.NewManifest("room", ds, models, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Create(runDir, man)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := evaluate.Run(context.Background(), ds, models, st, opts); err != nil {
-		t.Fatal(err)
-	}
+	runDir, _, _ := play(t, det, ds, models)
 	room := openRoom(ds.Dir)
 	convs := readConvs(runDir)
 	if len(convs) != 2 {
@@ -203,18 +210,7 @@ func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
 		{Name: "ear", Model: &earModel{format: f, heard: map[string][]float32{}}, Info: sdk.Info{Name: "ear", Version: "1"}},
 		{Name: "tone", Model: &toneModel{earModel{format: f}}, Info: sdk.Info{Name: "tone", Version: "1"}},
 	}
-	p := protocol.Defaults()
-	p.TOnsetWindow, p.Tail = 1, 0.5
-	opts := evaluate.Options{Params: p, VAD: protocol.DefaultVAD(), Detector: det}
-	runDir := filepath.Join(dir, "run")
-	man, _ := evaluate.NewManifest("viewer", ds, models, opts)
-	st, err := store.Create(runDir, man)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := evaluate.Run(context.Background(), ds, models, st, opts); err != nil {
-		t.Fatal(err)
-	}
+	runDir, st, p := play(t, det, ds, models)
 	// Score as the score command does (no ASR or judge: every window is silent or not).
 	var items []score.Scored
 	ids, _ := st.IDs()
