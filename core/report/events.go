@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -16,8 +17,11 @@ type member struct {
 	Success bool
 }
 
-// Measure keys of the explorer beyond score's: the silence sweep at each threshold.
+// Measure keys of the explorer beyond score's: the silence sweep at each threshold, and
+// every N4 event (the denominator of the N4 outcome partition; a success is a yield).
 func sweepKey(thr float64) string { return "sweep_" + strconv.FormatFloat(thr, 'f', -1, 64) }
+
+const measureN4Events = "n4_events"
 
 // eventView is one scored event as the report's explorer and the conversation page show
 // it. Its memberships follow score.Summarize's definitions exactly (tested against it),
@@ -37,9 +41,10 @@ type eventView struct {
 	Pass    bool
 }
 
-// viewEvents derives the views of a conversation's events.
+// viewEvents derives the views of a conversation's events. A failed or unscored item is
+// in no denominator (score.Summarize leaves it out), so it has none.
 func viewEvents(sc *score.Scored) []eventView {
-	if sc == nil {
+	if sc == nil || !sc.Counted() {
 		return nil
 	}
 	out := make([]eventView, 0, len(sc.Events))
@@ -87,20 +92,62 @@ func viewEvents(sc *score.Scored) []eventView {
 		case ev.N4 != nil:
 			n := ev.N4
 			v.Label = "N4"
-			v.Members = []member{{score.MeasureYieldAll, n.Yield == score.YieldPass}, {score.MeasureWindowResponse, n.WindowResponse}}
+			yielded := n.Outcome == score.N4Yielded
+			v.Members = []member{{measureN4Events, yielded}, {score.MeasureWindowResponse, n.WindowResponse}}
+			v.Outcomes = []string{n.Outcome}
+			v.Verdict = n.Outcome
 			if n.Eligible {
 				v.Members = append(v.Members, member{score.MeasureYield, n.Yield == score.YieldPass})
-				v.Outcomes = []string{"eligible", n.Yield}
-				v.Verdict = "eligible, " + n.Yield
-			} else {
-				v.Outcomes = []string{n.Excluded, n.Yield}
-				v.Verdict = n.Excluded
+				v.Outcomes = append(v.Outcomes, "eligible")
+				v.Verdict = "eligible, " + n.Outcome
 			}
 			v.Pass = n.Eligible && n.Yield == score.YieldPass
 		default:
 			continue
 		}
 		out = append(out, v)
+	}
+	return out
+}
+
+// pairing says, for each counted conversation, what the paired statistics need: whether
+// the same model has the other version of its pair counted (the explicit vs implicit
+// test is over those pairs), and which other models have the same pair counted in the
+// same condition (a model comparison is over the pairs both models were scored on).
+type pairing struct {
+	Both   bool
+	Shared []string // other models, sorted
+}
+
+func pairings(convs []*conv) map[*conv]pairing {
+	type key struct{ model, cond, pair string }
+	counted := map[key]bool{}
+	models := map[[2]string][]string{} // condition, pair -> models
+	for _, c := range convs {
+		if c.Scored == nil || !c.Scored.Counted() || c.Row.Pair == "" {
+			continue
+		}
+		k := key{c.Row.Model, c.Row.Condition, c.Row.Pair}
+		if !counted[k] {
+			counted[k] = true
+			models[[2]string{k.cond, k.pair}] = append(models[[2]string{k.cond, k.pair}], k.model)
+		}
+	}
+	other := map[string]string{protocol.Explicit: protocol.Implicit, protocol.Implicit: protocol.Explicit}
+	out := map[*conv]pairing{}
+	for _, c := range convs {
+		r := c.Row
+		if !counted[key{r.Model, r.Condition, r.Pair}] {
+			continue
+		}
+		p := pairing{Both: counted[key{r.Model, other[r.Condition], r.Pair}]}
+		for _, m := range models[[2]string{r.Condition, r.Pair}] {
+			if m != r.Model {
+				p.Shared = append(p.Shared, m)
+			}
+		}
+		sort.Strings(p.Shared)
+		out[c] = p
 	}
 	return out
 }
@@ -223,19 +270,20 @@ func rule(v eventView, p protocol.Params) []string {
 		default:
 			out = append(out, "Eligible: silent during the "+q+", an onset in the gap, and speaking at r.")
 		}
-		switch n.Yield {
-		case score.YieldPass:
+		switch {
+		case !n.Eligible:
+		case n.Yield == score.YieldPass:
 			out = append(out, fmt.Sprintf("Yield: silent at r + yield_deadline = %s and through the observation end %s: yielded.", tsec(n.Deadline), tsec(n.ObserveEnd)))
-		case score.YieldFailStillVoicing:
+		case n.Yield == score.YieldFailStillVoicing:
 			out = append(out, fmt.Sprintf("Yield: still speaking at r + yield_deadline = %s (yield_deadline %g s): did not yield.", tsec(n.Deadline), p.YieldDeadline))
-		case score.YieldFailResumed:
+		case n.Yield == score.YieldFailResumed:
 			out = append(out, fmt.Sprintf("Yield: silent at %s, but spoke again before the observation end %s: did not yield.", tsec(n.Deadline), tsec(n.ObserveEnd)))
 		}
 		if !n.Eligible {
-			out = append(out, "The yield verdict counts only in \"yield over all N4 events\", not in the yield rate.")
+			out = append(out, "Not eligible, so it is in the N4 outcome partition as "+strconv.Quote(n.Outcome)+", not in the yield rate.")
 		}
 		if n.WindowResponse {
-			out = append(out, "Window response (diagnostic): speech between the question's start and r.")
+			out = append(out, "Window response (diagnostic): speech in the answering window [question start, r].")
 		}
 	}
 	return out

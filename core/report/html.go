@@ -39,6 +39,7 @@ type exploreEvent struct {
 	Page                                     string
 	V                                        eventView
 	Label, Outcomes, Members, Third, Address string
+	Pairing                                  pairing
 	Said                                     string
 }
 
@@ -121,6 +122,7 @@ func (d *htmlData) explorer(convs []*conv) {
 			*list = append(*list, v)
 		}
 	}
+	pairs := pairings(convs)
 	for _, c := range convs {
 		add("m", c.Row.Model, &d.Models)
 		add("c", c.Row.Condition, &d.Conds)
@@ -139,7 +141,7 @@ func (d *htmlData) explorer(convs []*conv) {
 			d.Events = append(d.Events, exploreEvent{
 				Conv: c, Page: d.Pages[c.Row.ID], V: v, Label: v.Label,
 				Outcomes: strings.Join(v.Outcomes, " "), Members: v.membersAttr(),
-				Third: strconv.Itoa(v.Ev.Third), Address: v.addressee(), Said: said,
+				Third: strconv.Itoa(v.Ev.Third), Address: v.addressee(), Said: said, Pairing: pairs[c],
 			})
 		}
 	}
@@ -163,8 +165,9 @@ func eventRows(events []exploreEvent) template.HTML {
 		if ev.V.Pass {
 			result = "pass"
 		}
-		fmt.Fprintf(&b, `<tr data-model="%s" data-condition="%s" data-position="%s" data-conv="%s" data-label="%s" data-o="%s" data-u="%s" data-third="%s" data-addressee="%s" data-pass="%t" data-r="%s">`,
-			e(r.Model), e(r.Condition), e(r.TPosition), e(r.ID), e(ev.Label), e(ev.Outcomes), e(ev.Members), ev.Third, e(ev.Address), ev.V.Pass, result)
+		fmt.Fprintf(&b, `<tr data-model="%s" data-condition="%s" data-position="%s" data-conv="%s" data-label="%s" data-o="%s" data-u="%s" data-third="%s" data-addressee="%s" data-pass="%t" data-r="%s" data-both="%t" data-shared="%s">`,
+			e(r.Model), e(r.Condition), e(r.TPosition), e(r.ID), e(ev.Label), e(ev.Outcomes), e(ev.Members), ev.Third, e(ev.Address), ev.V.Pass, result,
+			ev.Pairing.Both, e(strings.Join(ev.Pairing.Shared, " ")))
 		scenario := e(r.Scenario)
 		if ev.Page != "" {
 			scenario = fmt.Sprintf(`<a href="%s#ev-%d">%s</a>`, e(ev.Page), ev.V.Index, scenario)
@@ -372,7 +375,7 @@ const exploreJS = `
 (function () {
   var form = document.getElementById('filters');
   if (!form) return;
-  var keys = ['model', 'condition', 'label', 'outcome', 'measure', 'result', 'position', 'third', 'addressee'];
+  var keys = ['model', 'condition', 'label', 'outcome', 'measure', 'result', 'position', 'third', 'addressee', 'paired', 'with'];
   var evRows = Array.prototype.slice.call(document.querySelectorAll('#events-table tbody tr'));
   var cvRows = Array.prototype.slice.call(document.querySelectorAll('#convs-table tbody tr'));
   var count = document.getElementById('explore-count'), chips = document.getElementById('chips');
@@ -392,6 +395,9 @@ const exploreJS = `
     if (f.third && r.getAttribute('data-third') !== f.third) return false;
     if (f.addressee && r.getAttribute('data-addressee') !== f.addressee) return false;
     if (f.outcome && tokens(r, 'data-o').indexOf(f.outcome) < 0) return false;
+    // The paired statistics count only the pairs both sides have.
+    if (f.paired && r.getAttribute('data-both') !== 'true') return false;
+    if (f.with && f.with.split(',').some(function (m) { return m !== r.getAttribute('data-model') && tokens(r, 'data-shared').indexOf(m) < 0; })) return false;
     if (f.measure) {
       var u = tokens(r, 'data-u'), pass = u.indexOf(f.measure + ':1') >= 0, fail = u.indexOf(f.measure + ':0') >= 0;
       if (!pass && !fail) return false;
@@ -414,7 +420,7 @@ const exploreJS = `
         if (pass) k++;
       }
     });
-    var eventLevel = f.label || f.outcome || f.measure || f.result || f.third || f.addressee;
+    var eventLevel = f.label || f.outcome || f.measure || f.result || f.third || f.addressee || f.paired || f.with;
     var status = f.outcome === 'failed' || f.outcome === 'not finished';
     var nc = 0;
     cvRows.forEach(function (r) {
@@ -429,10 +435,11 @@ const exploreJS = `
     count.textContent = n + (n === 1 ? ' event (' : ' events (') + k + ' pass, ' + (n - k) + ' fail' + (f.measure ? ' on ' + f.measure : '') + ') in ' + nc + (nc === 1 ? ' conversation' : ' conversations');
     count.setAttribute('data-n', n); count.setAttribute('data-k', k); count.setAttribute('data-conversations', nc);
     chips.textContent = '';
-    ['position', 'third', 'addressee'].forEach(function (key) {
+    ['position', 'third', 'addressee', 'paired', 'with'].forEach(function (key) {
       if (!f[key]) return;
       var s = document.createElement('span');
-      s.textContent = key + ': ' + (key === 'third' ? thirds[+f[key]] || f[key] : f[key]);
+      s.textContent = key === 'paired' ? 'pairs with both versions' : key === 'with' ? 'pairs also scored for ' + f[key] :
+        key + ': ' + (key === 'third' ? thirds[+f[key]] || f[key] : f[key]);
       chips.appendChild(s);
     });
     if (scroll) document.getElementById('explore').scrollIntoView();

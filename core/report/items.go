@@ -194,6 +194,12 @@ func readConv(dir, id string) *conv {
 		sc = *v.Wrapped
 	}
 	c.Scored = &sc
+	switch {
+	case sc.Failed != "":
+		r.Status += "; in no denominator: " + sc.Failed
+	case sc.Unscored != "":
+		r.Status += "; unscored, in no denominator: " + sc.Unscored
+	}
 	summarizeRow(r, sc)
 	return c
 }

@@ -42,7 +42,7 @@ type convPageData struct {
 	Figure                                template.HTML
 	Events                                []pageEvent
 	Text                                  []textPiece
-	Failure                               string
+	Failure, Unscored                     string
 	Problems                              []string
 	GoldNote                              string
 	NoSpeech                              bool
@@ -67,6 +67,9 @@ func conversationPage(c *conv, info audioInfo, room *roomSource, p protocol.Para
 		Problems: c.Problems,
 		Text:     c.Text,
 		NoSpeech: c.Scored != nil && info.emitted() && len(c.Episodes) == 0,
+	}
+	if c.Scored != nil {
+		d.Unscored = c.Scored.Unscored
 	}
 	if info.Recording {
 		d.Wav = wavName(r.ID)
@@ -185,12 +188,16 @@ func pageEventOf(c *conv, v eventView, sc *dataset.Scenario, p protocol.Params) 
 // cells and conversation pages link to it.
 type filter struct {
 	Model, Condition, Label, Outcome, Measure, Result, Position, Third, Addressee string
+	// Paired ("1") keeps the pairs the model has both versions of; With, the pairs these
+	// models (other than the row's own) also have in the condition.
+	Paired, With string
 }
 
 func (f filter) fragment() string {
 	q := url.Values{}
 	for _, kv := range [][2]string{{"model", f.Model}, {"condition", f.Condition}, {"label", f.Label}, {"outcome", f.Outcome},
-		{"measure", f.Measure}, {"result", f.Result}, {"position", f.Position}, {"third", f.Third}, {"addressee", f.Addressee}} {
+		{"measure", f.Measure}, {"result", f.Result}, {"position", f.Position}, {"third", f.Third}, {"addressee", f.Addressee},
+		{"paired", f.Paired}, {"with", f.With}} {
 		if kv[1] != "" {
 			q.Set(kv[0], kv[1])
 		}
@@ -318,6 +325,7 @@ var convTemplate = template.Must(template.New("conversation").Funcs(template.Fun
 <nav class="links"><a id="back" href="{{.Back}}">&larr; all {{.Model}} {{.Condition}} conversations in the report</a>{{range .Nav}}<a href="{{.Href}}">{{.Text}}</a>{{end}}</nav>
 <h1>{{.Title}}</h1>
 {{if .Failure}}<p class="note bad"><b>The conversation failed:</b> {{.Failure}}. It is in no denominator; a resumed run plays it again.</p>
+{{end}}{{if .Unscored}}<p class="note bad"><b>Not scored:</b> {{.Unscored}}. A scoring service failed, so the conversation is in no denominator; <code>duplexmpe score</code> tries it again.</p>
 {{end}}{{range .Problems}}<p class="note bad">Could not read {{.}}</p>
 {{end}}{{if .NoSpeech}}<p class="note" id="no-speech">The model emitted audio (peak {{printf "%.1f" .Audio.PeakDBFS}} dBFS) but the VAD found no speech in it, so every measure treats it as silent. Listen to the right channel, and check what Silero hears with <code>duplexmpe vad</code> on <a href="../items/{{.ID}}/audible.wav">items/{{.ID}}/audible.wav</a> (tones and noise are not speech to Silero).</p>
 {{end}}<div class="scroll"><table class="facts"><tbody>
@@ -342,7 +350,7 @@ var convTemplate = template.Must(template.New("conversation").Funcs(template.Fun
 <td class="evidence" data-h="evidence">{{if .Gold}}<div><b>gold answer:</b> {{.Gold}}</div>{{end}}{{if .HasTranscript}}<div><b>transcript:</b> <span class="quote">{{if .Transcript}}{{.Transcript}}{{else}}(empty){{end}}</span></div>{{end}}{{if .Judge}}<div><b>judge:</b> {{.Judge}}</div>{{end}}{{if .Raw}}<div class="raw">{{.Raw}}</div>{{end}}</td>
 <td data-h="the rule that decided it">{{range .Rules}}<p class="rule">{{.}}</p>{{end}}</td></tr>
 {{end}}</tbody></table></div>
-{{else}}<p>No verdicts: the conversation {{if .Failure}}failed{{else}}is not scored yet (run <code>duplexmpe score</code>){{end}}.</p>
+{{else}}<p>No verdicts: the conversation {{if .Failure}}failed{{else if .Unscored}}could not be scored{{else}}is not scored yet (run <code>duplexmpe score</code>){{end}}.</p>
 {{end}}{{if .Text}}<h2 id="text">The model's text channel</h2>
 <div class="scroll"><table><thead><tr><th>time</th><th>text</th></tr></thead><tbody>
 {{range .Text}}<tr><td>{{printf "%.3f s" .Time}}</td><td>{{.Text}}</td></tr>
