@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the harness uses, only those that are missing. Needs root
-# (or sudo) the first time; later runs do nothing.
+# (or sudo) the first time; later runs do nothing. With arguments, installs those
+# packages instead (mk/viewer.mk: chromium, for the browser tests only).
 set -euo pipefail
 pkgs=(flite pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev sox protobuf-compiler libopus-dev libopusfile-dev pkg-config)
+if [ $# -gt 0 ]; then
+  pkgs=("$@")
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -163,10 +163,19 @@ func scoreStore(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluati
 	}
 	sort.Strings(res.FailedModels)
 	res.Summary = score.SummarizeWith(sr.Items, ev.Protocol, score.Options{Roles: f.ModelRoles(ev)})
-	res.Meta = reportMeta(st.Manifest(), scorers.Records)
+	// A hosted judge learns from its replies which model the server ran ("served_model"):
+	// the report records the identity it reports now; the scoring key, what it said before.
+	records := append([]provenance.Plugin(nil), scorers.Records...)
+	for i, p := range []*pluginstart.Plugin{asrPlugin, judgePlugin} {
+		if info, err := p.Describe(ctx); err == nil {
+			records[i].Identity = info.Identity
+		}
+	}
+	res.Meta = reportMeta(st.Manifest(), records)
 	res.Meta.FailedConversations = sr.Failed
 	res.Meta.JudgeVerdicts, res.Meta.UnparseableVerdicts = sr.JudgeVerdicts, sr.Unparseable
 	res.Meta.ReferenceDir = ReferenceDirFor(f, ev, ui)
+	res.Meta.DatasetDir = dsBlock.Out // the viewer's room channel and gold answers
 	if err := report.Save(st.Dir(), res.Summary, res.Meta); err != nil {
 		return nil, err
 	}

@@ -44,9 +44,9 @@ func buildPlugin(t *testing.T, pkg string) string {
 	return bin
 }
 
-// examplePlugin is examples/plugin-go: a model plugin named example-beeper, version
+// examplePlugin is the host tests' beeper (core/pluginhost/testdata/beeper): a model plugin named example-beeper, version
 // 0.1.0, config threshold/tone_hz/tone_seconds.
-func examplePlugin(t *testing.T) string { return buildPlugin(t, "examples/plugin-go") }
+func examplePlugin(t *testing.T) string { return buildPlugin(t, "core/pluginhost/testdata/beeper") }
 
 func sha256File(t *testing.T, path string) string {
 	t.Helper()

@@ -19,8 +19,9 @@ func newReportCmd(st *State) *cobra.Command {
 		Long: `Reads RUN_DIR/` + report.SummaryFile + ` and RUN_DIR/` + report.MetaFile + ` (written by ` + "`duplexmpe score`" + `),
 writes ` + report.MarkdownFile + `, ` + report.JSONFile + `, ` + report.CSVFile + ` and ` + report.HTMLFile + ` into RUN_DIR (or --out),
 and prints the main table. Nothing is re-scored: to change the protocol values, score again.
-The HTML is one self-contained file (no scripts, no network); with the run directory's
-per-item records next to it, it links every conversation's stored files.
+The HTML works from disk with no network; with the run directory's per-item records next
+to it, it links every table cell to the conversations behind it, and viewer/ gets a page
+and a stereo recording (room left, model right) per conversation.
 The text reference run the evaluation names (reference = reference.x, recorded when the
 run was scored) is shown after the paired section; --reference DIR shows the one in
 DIR/reference.json instead (written by ` + "`duplexmpe reference`" + `).`,

@@ -14,8 +14,9 @@ import (
 )
 
 // runFixture writes a run file over the first shipped pair, with real plugin processes:
-// flite speaks it, the silent baseline and the example beeper (a tone, which Silero
-// does not take for speech) play it, pocketsphinx and the lexical judge score it.
+// flite speaks it, the silent baseline and the Go example (labelled beeper here; it
+// answers pauses with a spoken sentence) play it, pocketsphinx and the lexical judge
+// score it.
 func runFixture(t *testing.T, n4gap string) (dir, runFile string) {
 	t.Helper()
 	if testing.Short() {

@@ -10,7 +10,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
-// The example Go model plugin (examples/plugin-go), built once, on first use, for all
+// The beeper test plugin (testdata/beeper: a tone on loud input), built once, on first use, for all
 // tests: every test here talks to real plugin processes over real gRPC.
 var (
 	buildOnce sync.Once
@@ -26,7 +26,7 @@ func beeperBin(t testing.TB) string {
 		if buildErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "beeper"), "../../examples/plugin-go")
+		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "beeper"), "./testdata/beeper")
 		buildOut, buildErr = cmd.CombinedOutput()
 	})
 	if buildErr != nil {

@@ -23,12 +23,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// runFile writes a run file with the example beeper (copied next to it, so that the
+// runFile writes a run file with the beeper test plugin (copied next to it, so that the
 // test can change the binary) and loads it.
 func runFile(t *testing.T, extra string) (*config.File, string) {
 	t.Helper()
 	dir := t.TempDir()
-	b, err := os.ReadFile(plugintest.BuildGo(t, "../../examples/plugin-go"))
+	// The host tests' tone plugin: a fixed schema to check (examples/plugin-go changes).
+	b, err := os.ReadFile(plugintest.BuildGo(t, "../pluginhost/testdata/beeper"))
 	if err != nil {
 		t.Fatal(err)
 	}

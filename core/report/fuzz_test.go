@@ -36,7 +36,7 @@ func FuzzRenderStoredSummary(f *testing.F) {
 		if _, err := csv.NewReader(bytes.NewReader(c)).ReadAll(); err != nil {
 			t.Fatalf("results.csv does not parse: %v", err)
 		}
-		if _, err := htmlPage(s, m, nil, nil); err != nil {
+		if _, err := htmlPage(s, m, nil, nil, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		if err := MainTable(&bytes.Buffer{}, s); err != nil {
@@ -62,7 +62,7 @@ func FuzzRenderStoredReference(f *testing.F) {
 		if md := markdown(s, m, &r); !bytes.Contains(md, []byte("## Text reference (transcript-conditioned LLM)")) {
 			t.Fatal("report.md without the reference section")
 		}
-		if _, err := htmlPage(s, m, &r, nil); err != nil {
+		if _, err := htmlPage(s, m, &r, nil, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	})

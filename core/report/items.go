@@ -9,12 +9,13 @@ import (
 	"sort"
 
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
 
 // The per-item layout of a run directory (core/store): items/<id>/ holds item.json,
 // the record files, verdicts.json once scored, and a done or failed marker. The report
-// reads only the small JSON files, never the audio, and does not import the store so
-// that rendering stays independent of the session machinery.
+// reads these files itself and does not import the store, so that rendering stays
+// independent of the session machinery.
 const itemsDir = "items"
 
 var itemID = regexp.MustCompile(`^[0-9a-f]{16,64}$`)
@@ -38,25 +39,72 @@ type itemMeta struct {
 	PairID     string `json:"pair_id"`
 	Condition  string `json:"condition"`
 	TPosition  string `json:"t_position"`
+	// Key holds what identifies the audio the scheduler played (core/store.ItemKey):
+	// the viewer checks the dataset's clips against it before rebuilding the room.
+	Key struct {
+		Scenario struct {
+			Content string   `json:"content"`
+			Audio   []string `json:"audio"`
+		} `json:"scenario"`
+	} `json:"key"`
 }
 
-// readItems lists the run directory's items, sorted by model, condition, scenario. A
+// sessionFile is session.json (core/store): the model's format and the wait after T.
+type sessionFile struct {
+	Format struct {
+		InputRate, OutputRate, FrameSize int
+	} `json:"format"`
+	Frames  int `json:"frames"`
+	Latency struct {
+		Mean, P95, Max float64
+	} `json:"latency"`
+	TWait *struct {
+		Start  float64 `json:"start"`
+		End    float64 `json:"end"`
+		Onset  bool    `json:"onset"`
+		Ending string  `json:"ending"`
+	} `json:"t_wait"`
+}
+
+type textPiece struct {
+	Time float64 `json:"time"`
+	Text string  `json:"text"`
+}
+
+// conv is everything the report and the viewer know of one (model, conversation) in
+// the run directory. Pointers are nil when the file is absent or unreadable; Problems
+// says which could not be read.
+type conv struct {
+	Row      itemRow
+	Meta     itemMeta
+	Timeline *timeline.Timeline
+	Episodes []timeline.Episode
+	Session  *sessionFile
+	Text     []textPiece
+	Failure  string
+	Scored   *score.Scored
+	// Dir is the item directory.
+	Dir      string
+	Problems []string
+}
+
+// readConvs lists the run directory's items, sorted by model, condition, scenario. A
 // directory without items gives none; an unreadable item is listed with its problem as
 // its status, so nothing is silently dropped.
-func readItems(dir string) []itemRow {
+func readConvs(dir string) []*conv {
 	ents, err := os.ReadDir(filepath.Join(dir, itemsDir))
 	if err != nil {
 		return nil
 	}
-	var rows []itemRow
+	var cs []*conv
 	for _, e := range ents {
 		if !e.IsDir() || !itemID.MatchString(e.Name()) {
 			continue
 		}
-		rows = append(rows, readItem(dir, e.Name()))
+		cs = append(cs, readConv(dir, e.Name()))
 	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i].Row, cs[j].Row
 		if a.Model != b.Model {
 			return a.Model < b.Model
 		}
@@ -65,7 +113,7 @@ func readItems(dir string) []itemRow {
 		}
 		return a.Scenario < b.Scenario
 	})
-	return rows
+	return cs
 }
 
 func conditionRank(c string) int {
@@ -78,9 +126,10 @@ func conditionRank(c string) int {
 	return 2
 }
 
-func readItem(dir, id string) itemRow {
+func readConv(dir, id string) *conv {
 	d := filepath.Join(dir, itemsDir, id)
-	r := itemRow{ID: id, Status: "not finished", TOutcome: "-", Answer: "-", Silence: "-", N4: "-"}
+	c := &conv{Dir: d, Row: itemRow{ID: id, Status: "not finished", TOutcome: "-", Answer: "-", Silence: "-", N4: "-"}}
+	r := &c.Row
 	switch {
 	case exists(filepath.Join(d, "done")):
 		r.Status = "done"
@@ -92,14 +141,42 @@ func readItem(dir, id string) itemRow {
 			r.Files = append(r.Files, itemsDir+"/"+id+"/"+f)
 		}
 	}
-	var m itemMeta
-	if err := readSmallJSON(filepath.Join(d, "item.json"), &m); err != nil {
+	if err := readSmallJSON(filepath.Join(d, "item.json"), &c.Meta); err != nil {
 		r.Status += "; item.json: " + err.Error()
-		return r
+		c.Problems = append(c.Problems, "item.json: "+err.Error())
+		return c
 	}
+	m := c.Meta
 	r.Model, r.Condition, r.Scenario, r.Pair, r.TPosition = m.Model, m.Condition, m.ScenarioID, m.PairID, m.TPosition
+	optional := func(name string, v any) bool {
+		path := filepath.Join(d, name)
+		if !exists(path) {
+			return false
+		}
+		if err := readSmallJSON(path, v); err != nil {
+			c.Problems = append(c.Problems, name+": "+err.Error())
+			return false
+		}
+		return true
+	}
+	var tl timeline.Timeline
+	if optional("timeline.json", &tl) {
+		c.Timeline = &tl
+	}
+	optional("episodes.json", &c.Episodes)
+	var ses sessionFile
+	if optional("session.json", &ses) {
+		c.Session = &ses
+	}
+	optional("text.json", &c.Text)
+	var fail struct {
+		Failure string `json:"failure"`
+	}
+	if optional("failure.json", &fail) {
+		c.Failure = fail.Failure
+	}
 	if !exists(filepath.Join(d, "verdicts.json")) {
-		return r
+		return c
 	}
 	// verdicts.json is score.Scored, possibly wrapped with the key it was scored under:
 	// {"key": ..., "scored": {...}}.
@@ -109,12 +186,26 @@ func readItem(dir, id string) itemRow {
 	}
 	if err := readSmallJSON(filepath.Join(d, "verdicts.json"), &v); err != nil {
 		r.Status += "; verdicts.json: " + err.Error()
-		return r
+		c.Problems = append(c.Problems, "verdicts.json: "+err.Error())
+		return c
 	}
 	sc := v.Scored
 	if v.Wrapped != nil {
 		sc = *v.Wrapped
 	}
+	c.Scored = &sc
+	switch {
+	case sc.Failed != "":
+		r.Status += "; in no denominator: " + sc.Failed
+	case sc.Unscored != "":
+		r.Status += "; unscored, in no denominator: " + sc.Unscored
+	}
+	summarizeRow(r, sc)
+	return c
+}
+
+// summarizeRow fills the drill-down columns from the verdicts.
+func summarizeRow(r *itemRow, sc score.Scored) {
 	var silN, silK, n4Pass, n4Elig, n4All int
 	for _, ev := range sc.Events {
 		switch {
@@ -154,7 +245,6 @@ func readItem(dir, id string) itemRow {
 		events = "event"
 	}
 	r.N4 = fmt.Sprintf("%d %s: %d eligible, %d yielded", n4All, events, n4Elig, n4Pass)
-	return r
 }
 
 func exists(path string) bool {

@@ -107,14 +107,14 @@ func TestHTMLDrillsDownToItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := read(t, dir, HTMLFile)
-	for _, want := range []string{`href="#items"`, `<section id="items">`} {
+	for _, want := range []string{`href="#explore"`, `<section id="explore">`, `id="items"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
 	row := func(id string) string {
 		t.Helper()
-		_, r, ok := strings.Cut(page, `<tr id="item-`+id+`">`)
+		_, r, ok := strings.Cut(page, `<tr id="item-`+id+`"`)
 		if !ok {
 			t.Fatalf("no row for item %s", id)
 		}

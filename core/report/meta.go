@@ -58,6 +58,11 @@ type Meta struct {
 	// reference.json, see core/reference): WriteAll shows its tables beside the speech
 	// models. Absolute, or relative to the process's working directory.
 	ReferenceDir string `json:"reference_dir,omitempty"`
+	// DatasetDir is the directory of the dataset the run played (absolute). The viewer
+	// rebuilds each conversation's room channel from its clips, checked against the
+	// hashes the run recorded, and shows the gold answers; without it, or when the
+	// dataset changed, the pages say so.
+	DatasetDir string `json:"dataset_dir,omitempty"`
 }
 
 // Save writes summary.json and report-meta.json into runDir (atomically), the two files

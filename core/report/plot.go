@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"image/color"
+	"math"
 	"regexp"
 
 	"gonum.org/v1/plot"
@@ -172,7 +173,9 @@ var unitTicks = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0
 func barChart(title, ylabel string, groups, series []string, rates [][]score.Rate) (*plot.Plot, func(*plot.Plot, draw.Canvas)) {
 	p := newPlot(title)
 	p.Y.Label.Text = ylabel
-	p.Y.Min, p.Y.Max = 0, 1.18
+	// Room above 1 for the legend, one row per series, so it never covers a bar or a
+	// whisker at 1.
+	p.Y.Min, p.Y.Max = 0, 1.08+0.085*float64(len(series))
 	p.Y.Tick.Marker = unitTicks
 	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
 	p.NominalX(groups...)
@@ -290,11 +293,9 @@ func spearmanChart(s score.Summary) (*plot.Plot, error) {
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1.05, 0, 1.05
 	p.X.Tick.Marker, p.Y.Tick.Marker = unitTicks, unitTicks
 	var pts plotter.XYs
-	var names []string
 	for _, e := range s.Entries {
 		if e.Presence.Available && e.FreshOnset.Available {
 			pts = append(pts, plotter.XY{X: e.Presence.Rate, Y: e.FreshOnset.Rate})
-			names = append(names, " "+e.Model+" "+e.Condition)
 		}
 	}
 	if len(pts) == 0 {
@@ -307,18 +308,65 @@ func spearmanChart(s score.Summary) (*plot.Plot, error) {
 	sc.Color = colour(0)
 	sc.Radius = vg.Points(3)
 	p.Add(sc)
-	l, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: names})
-	if err == nil {
-		for i := range l.TextStyle {
-			l.TextStyle[i].Font.Variant = "Sans"
-			l.TextStyle[i].Font.Size = 8
+	for _, l := range pointLabels(s) {
+		lab, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{l.at}, Labels: []string{l.text}})
+		if err != nil {
+			continue
 		}
-		p.Add(l)
+		st := &lab.TextStyle[0]
+		st.Font.Variant, st.Font.Size = "Sans", 8
+		if l.at.X > 0.55 { // near the right edge the label goes to the left of its point
+			st.XAlign = draw.XRight
+			lab.Offset.X = -vg.Points(4)
+		} else {
+			lab.Offset.X = vg.Points(4)
+		}
+		lab.Offset.Y = vg.Points(-10 * float64(l.row))
+		p.Add(lab)
 	}
 	if s.Spearman.Available {
 		p.Title.Text += fmt.Sprintf(" (Spearman over the models under test: rho = %.3f, n = %d)", s.Spearman.Rho, s.Spearman.N)
 	}
 	return p, nil
+}
+
+// pointLabel is one label of the Spearman scatter: the entries at one point, joined,
+// and its row among labels that would otherwise overlap.
+type pointLabel struct {
+	at   plotter.XY
+	text string
+	row  int
+}
+
+// pointLabels names the scatter's points so that no two labels overlap: entries at the
+// same point share one label, and labels of nearby points are stacked.
+func pointLabels(s score.Summary) []pointLabel {
+	var out []pointLabel
+	for _, e := range s.Entries {
+		if !e.Presence.Available || !e.FreshOnset.Available {
+			continue
+		}
+		at := plotter.XY{X: e.Presence.Rate, Y: e.FreshOnset.Rate}
+		name := e.Model + " " + e.Condition
+		merged := false
+		for i := range out {
+			if math.Abs(out[i].at.X-at.X) < 1e-9 && math.Abs(out[i].at.Y-at.Y) < 1e-9 {
+				out[i].text += ", " + name
+				merged = true
+			}
+		}
+		if !merged {
+			out = append(out, pointLabel{at: at, text: name})
+		}
+	}
+	for i := range out {
+		for j := range i {
+			if math.Abs(out[j].at.X-out[i].at.X) < 0.3 && math.Abs(out[j].at.Y-out[i].at.Y) < 0.08 && out[j].row >= out[i].row {
+				out[i].row = out[j].row + 1
+			}
+		}
+	}
+	return out
 }
 
 var (

@@ -22,7 +22,9 @@ type Results struct {
 
 // WriteAll renders report.md, results.json, results.csv and report.html into dir
 // (created if needed). Each file is written atomically. When dir is a run directory
-// with per-item records (items/<id>/), the HTML links every item's files. When
+// with per-item records (items/<id>/), the HTML gets the conversation explorer, every
+// table cell links to the events behind it, and the viewer directory (viewer/) gets a
+// page and a stereo recording per conversation (see viewer.go). When
 // meta.ReferenceDir is set, its reference.json is read and shown in every format; one
 // that cannot be read is an error and nothing is written.
 func WriteAll(dir string, s score.Summary, meta Meta) error {
@@ -41,7 +43,17 @@ func WriteAll(dir string, s score.Summary, meta Meta) error {
 	if err != nil {
 		return fmt.Errorf("report: %s: %w", filepath.Join(dir, CSVFile), err)
 	}
-	page, err := htmlPage(s, meta, ref, readItems(dir))
+	convs := readConvs(dir)
+	var (
+		audio map[string]audioInfo
+		pages map[string]string
+	)
+	if len(convs) > 0 {
+		if audio, pages, err = writeViewer(dir, convs, s, meta); err != nil {
+			return err
+		}
+	}
+	page, err := htmlPage(s, meta, ref, convs, audio, pages)
 	if err != nil {
 		return fmt.Errorf("report: %s: %w", filepath.Join(dir, HTMLFile), err)
 	}

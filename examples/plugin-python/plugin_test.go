@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/vad"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -38,7 +40,7 @@ func spec(t testing.TB) pluginhost.Spec {
 	if _, err := os.Stat(venvPython); err != nil {
 		t.Skipf("the Python plugin needs the repository's .venv (%s is missing): run `make deps-py` first", venvPython)
 	}
-	return pluginhost.Spec{Name: "beep", Command: []string{"./run.sh"}, Dir: dir, StartTimeout: time.Minute}
+	return pluginhost.Spec{Name: "speaker", Command: []string{"./run.sh"}, Dir: dir, StartTimeout: time.Minute}
 }
 
 // syncBuffer collects the host's hclog output, which plugin log lines are copied into.
@@ -91,8 +93,8 @@ func TestDescribeConfigureConverse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Name != "beep" || info.Version != "0.1.0" || info.ProtocolVersion != sdk.ProtocolVersion {
-		t.Errorf("Describe = %q %q protocol %d, want beep 0.1.0 protocol %d", info.Name, info.Version, info.ProtocolVersion, sdk.ProtocolVersion)
+	if info.Name != "speaker" || info.Version != "0.2.0" || info.ProtocolVersion != sdk.ProtocolVersion {
+		t.Errorf("Describe = %q %q protocol %d, want speaker 0.2.0 protocol %d", info.Name, info.Version, info.ProtocolVersion, sdk.ProtocolVersion)
 	}
 	if strings.Join(info.Kinds, ",") != "model" {
 		t.Errorf("kinds = %v, want [model]", info.Kinds)
@@ -104,23 +106,24 @@ func TestDescribeConfigureConverse(t *testing.T) {
 	if f := fields["threshold"]; f.Type != sdk.TypeNumber || f.Default != 0.05 {
 		t.Errorf("config field threshold = %+v, want a number defaulting to 0.05", f)
 	}
-	if len(fields) != 3 {
-		t.Errorf("config schema has %d fields, want 3: %+v", len(fields), info.Config)
+	if len(fields) != 3 || fields["answer"].Type != sdk.TypeString {
+		t.Errorf("config schema has %d fields, want threshold, pause_ms, answer: %+v", len(fields), info.Config)
 	}
 
-	err = c.Configure(ctx, map[string]any{"threshold": 5.0, "tone_hz": 440.0, "tone_ms": 400.0})
+	err = c.Configure(ctx, map[string]any{"threshold": 5.0, "pause_ms": 700.0})
 	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "threshold = 5") {
 		t.Fatalf("Configure(threshold 5) = %v, want InvalidArgument naming threshold", err)
 	}
-	if err := c.Configure(ctx, map[string]any{"threshold": 0.1, "tone_hz": 1000.0, "tone_ms": 240.0}); err != nil {
+	answer := "The museum opens at nine tomorrow."
+	if err := c.Configure(ctx, map[string]any{"threshold": 0.1, "pause_ms": 160.0, "answer": answer}); err != nil {
 		t.Fatal(err)
 	}
 	info, err = c.Describe(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := info.Identity["tone"]; got != "1000 Hz, 240 ms" {
-		t.Errorf("identity tone after Configure = %q, want %q", got, "1000 Hz, 240 ms")
+	if info.Identity["answer"] != answer || !strings.HasPrefix(info.Identity["flite"], "flite-2") {
+		t.Errorf("identity after Configure = %v, want the answer and flite's version", info.Identity)
 	}
 
 	model, err := c.Model()
@@ -134,41 +137,43 @@ func TestDescribeConfigureConverse(t *testing.T) {
 	if f := conv.Format(); f != (sdk.Format{InputRate: rate, OutputRate: rate, FrameSize: frame}) {
 		t.Fatalf("format = %+v", f)
 	}
-	// Quiet, two loud frames (someone speaks), then quiet: the answer is 240 ms of
-	// 1000 Hz tone, in three frames, starting on the first quiet frame after the speech.
-	inputs := [][]float32{constant(0), constant(0), constant(0.5), constant(-0.5), constant(0), constant(0), constant(0), constant(0)}
-	var tone []float32
+	// Quiet, two loud frames (someone speaks), then quiet: two quiet frames (160 ms)
+	// later, on frame 5, it starts saying its sentence.
+	inputs := [][]float32{constant(0), constant(0), constant(0.5), constant(-0.5)}
+	for range 70 {
+		inputs = append(inputs, constant(0))
+	}
+	var said []float32
 	for i, in := range inputs {
 		out, err := conv.Step(ctx, in)
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
-		answering := i >= 4 && i <= 6
-		if answering != (len(out.Samples) > 0) {
-			t.Errorf("frame %d: %d output samples; want output only on frames 4-6", i, len(out.Samples))
+		if i < 5 && len(out.Samples) > 0 {
+			t.Errorf("frame %d: %d output samples before the pause was over", i, len(out.Samples))
 		}
-		if (out.Text == "beep") != (i == 4) {
-			t.Errorf("frame %d: text %q; want \"beep\" on frame 4 only", i, out.Text)
+		if (out.Text == "answer") != (i == 5) {
+			t.Errorf("frame %d: text %q; want \"answer\" on frame 5 only", i, out.Text)
 		}
-		tone = append(tone, out.Samples...)
+		said = append(said, out.Samples...)
 	}
-	if len(tone) != rate*240/1000 {
-		t.Fatalf("tone has %d samples, want %d", len(tone), rate*240/1000)
+	// What it says is speech to the harness: Silero, the VAD that scores every model,
+	// finds most of the sentence.
+	det, err := vad.Open(vad.Options{})
+	if err != nil {
+		t.Skipf("no VAD here (%v): run make deps", err)
 	}
-	// 1000 Hz crosses zero upwards 1000 times a second.
-	var ups int
-	var peak float64
-	for i := 1; i < len(tone); i++ {
-		if tone[i-1] < 0 && tone[i] >= 0 {
-			ups++
-		}
-		peak = math.Max(peak, math.Abs(float64(tone[i])))
+	defer det.Close()
+	eps, err := det.Episodes(audio.PCM{Samples: said, Rate: rate}, protocol.DefaultVAD())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if hz := float64(ups) * rate / float64(len(tone)); math.Abs(hz-1000) > 10 {
-		t.Errorf("tone is %.0f Hz, want 1000", hz)
+	var speech float64
+	for _, e := range eps {
+		speech += e.Duration()
 	}
-	if peak < 0.29 || peak > 0.31 {
-		t.Errorf("tone peak %.3f, want 0.3", peak)
+	if total := float64(len(said)) / rate; total < 1 || speech < 0.6*total {
+		t.Errorf("Silero finds %.2f s of speech in the %.2f s answer (%v)", speech, total, eps)
 	}
 
 	// The SDK enforces the frame size: a short frame is refused with InvalidArgument.

@@ -23,7 +23,7 @@ plugin "quiet" {
 # hash in .duplexmpe.lock.hcl next to this file.
 plugin "beeper_go" {
   source  = "../../bin/plugins/plugin-go"
-  version = "0.1.0"
+  version = "0.2.0"
   # checksum = "sha256:<64 hex digits from sha256sum>"
 }
 

@@ -30,6 +30,7 @@ type plugin struct {
 	client     *hosted.Client
 	key        string
 	apiVersion string
+	served     *hosted.Served // the models the API answered with
 }
 
 func newPlugin() *plugin {
@@ -48,6 +49,7 @@ func (p *plugin) Describe(ctx context.Context) (sdk.Info, error) {
 	if p.client != nil {
 		info.Identity = p.set.Identity("anthropic-messages")
 		info.Identity["anthropic_version"] = p.apiVersion
+		p.served.Into(info.Identity)
 	}
 	return info, nil
 }
@@ -72,6 +74,7 @@ func (p *plugin) Configure(ctx context.Context, cfg map[string]any) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.set, p.client, p.key, p.apiVersion = set, client, key, apiVersion
+	p.served = &hosted.Served{} // another server or model: what it serves is not known yet
 	return nil
 }
 
@@ -80,6 +83,7 @@ type state struct {
 	client     *hosted.Client
 	key        string
 	apiVersion string
+	served     *hosted.Served
 }
 
 func (p *plugin) state() (state, error) {
@@ -88,7 +92,7 @@ func (p *plugin) state() (state, error) {
 	if p.client == nil {
 		return state{}, errors.New("anthropic: not configured")
 	}
-	return state{p.set, p.client, p.key, p.apiVersion}, nil
+	return state{p.set, p.client, p.key, p.apiVersion, p.served}, nil
 }
 
 // The Messages API request and reply.
@@ -206,6 +210,7 @@ func (p *plugin) Complete(ctx context.Context, req sdk.CompletionRequest) (sdk.C
 	if err != nil {
 		return sdk.Completion{}, err
 	}
+	s.served.Add(r.Model)
 	return sdk.Completion{Content: text, Model: r.Model, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, FinishReason: r.StopReason}, nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
-	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standin"
+	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standintest"
 	judgeprompt "github.com/duplexmpe/duplexmpe/prompts/judge"
 	"github.com/duplexmpe/duplexmpe/sdk"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
@@ -28,12 +28,12 @@ func TestMain(m *testing.M) {
 }
 
 // hostedPlugin is this plugin as its tests run it against the stand-in.
-func hostedPlugin(t testing.TB) standin.Plugin {
-	return standin.Plugin{Name: "anthropic", Binary: buildPlugin(t), Env: map[string]string{"ANTHROPIC_API_KEY": testKey}, Fields: fields}
+func hostedPlugin(t testing.TB) standintest.Plugin {
+	return standintest.Plugin{Name: "anthropic", Binary: buildPlugin(t), Env: map[string]string{"ANTHROPIC_API_KEY": testKey}, Fields: fields}
 }
 
 // testConfig points the plugin at the stand-in, with a private cache and quick retries.
-func testConfig(t *testing.T, s *standin.Anthropic, extra map[string]any) map[string]any {
+func testConfig(t *testing.T, s *standintest.Anthropic, extra map[string]any) map[string]any {
 	return hostedPlugin(t).Config(t, s.URL+"/v1", extra)
 }
 
@@ -41,14 +41,14 @@ func spec(t *testing.T, logFile string) pluginhost.Spec { return hostedPlugin(t)
 
 // The conformance suite through a real process and real gRPC, against the stand-in.
 func TestConformance(t *testing.T) {
-	s := standin.NewAnthropic(t, testKey)
+	s := standintest.NewAnthropic(t, testKey)
 	plugintest.Run(t, spec(t, ""), plugintest.Options{Config: testConfig(t, s, nil)})
 	if s.Count() == 0 {
 		t.Fatal("the stand-in was never called")
 	}
 }
 
-func start(t *testing.T, s *standin.Anthropic, logFile string, extra map[string]any) *pluginhost.Client {
+func start(t *testing.T, s *standintest.Anthropic, logFile string, extra map[string]any) *pluginhost.Client {
 	t.Helper()
 	return hostedPlugin(t).Start(t, s.URL+"/v1", logFile, extra)
 }
@@ -56,7 +56,7 @@ func start(t *testing.T, s *standin.Anthropic, logFile string, extra map[string]
 // Verdicts over gRPC; unparseable replies are verdicts with Parsed false; 429 and 529
 // are retried; thinking blocks are skipped; a malformed body is an error; no key in the log.
 func TestJudgeOverGRPC(t *testing.T) {
-	s := standin.NewAnthropic(t, testKey)
+	s := standintest.NewAnthropic(t, testKey)
 	logFile := filepath.Join(t.TempDir(), "anthropic.log")
 	c := start(t, s, logFile, map[string]any{"input_price_per_mtok": 0.8, "output_price_per_mtok": 4.0})
 	ctx := context.Background()
@@ -87,6 +87,10 @@ func TestJudgeOverGRPC(t *testing.T) {
 	if v := answer("ten dollars"); v.Label != sdk.LabelIncorrect || !v.Parsed {
 		t.Errorf("incorrect: %+v", v)
 	}
+	// The identity names the dated model the API served for the alias asked for.
+	if info, err := c.Describe(ctx); err != nil || info.Identity["served_model"] != "claude-3-5-haiku-20241022" || info.Identity["model"] != "claude-3-5-haiku-latest" {
+		t.Errorf("identity after replies: %v, %v", info.Identity, err)
+	}
 	s.Fault("prose")
 	if v := answer("maybe nine"); v.Label != sdk.LabelIncorrect || v.Parsed || v.Raw != "Looks correct to me." {
 		t.Errorf("prose: %+v; want unparseable incorrect", v)
@@ -116,7 +120,7 @@ func TestJudgeOverGRPC(t *testing.T) {
 // A wrong key is a 401 error naming the status; a system-only request is refused before
 // it is sent; the cost limit holds.
 func TestErrors(t *testing.T) {
-	s := standin.NewAnthropic(t, "sk-ant-other")
+	s := standintest.NewAnthropic(t, "sk-ant-other")
 	c := start(t, s, "", map[string]any{"input_price_per_mtok": 1000.0, "output_price_per_mtok": 1000.0, "cost_limit": 0.1})
 	llm, err := c.LLM()
 	if err != nil {

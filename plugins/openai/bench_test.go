@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
-	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standin"
+	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standintest"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -15,7 +15,7 @@ import (
 // stand-in and back ("sent"), or answered from the response cache ("cached"). The
 // difference to a hosted API is the service's own latency, which this cannot measure.
 func BenchmarkJudgeAnswer(b *testing.B) {
-	s := standin.NewOpenAI(b, testKey)
+	s := standintest.NewOpenAI(b, testKey)
 	bin := buildPlugin(b)
 	for _, cached := range []bool{false, true} {
 		name := map[bool]string{false: "sent", true: "cached"}[cached]

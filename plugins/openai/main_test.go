@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
-	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standin"
+	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standintest"
 	judgeprompt "github.com/duplexmpe/duplexmpe/prompts/judge"
 	"github.com/duplexmpe/duplexmpe/sdk"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
@@ -29,12 +29,12 @@ func TestMain(m *testing.M) {
 }
 
 // hostedPlugin is this plugin as its tests run it against the stand-in.
-func hostedPlugin(t testing.TB) standin.Plugin {
-	return standin.Plugin{Name: "openai", Binary: buildPlugin(t), Env: map[string]string{"OPENAI_API_KEY": testKey}, Fields: fields}
+func hostedPlugin(t testing.TB) standintest.Plugin {
+	return standintest.Plugin{Name: "openai", Binary: buildPlugin(t), Env: map[string]string{"OPENAI_API_KEY": testKey}, Fields: fields}
 }
 
 // testConfig points the plugin at the stand-in, with a private cache and quick retries.
-func testConfig(t *testing.T, s *standin.OpenAI, extra map[string]any) map[string]any {
+func testConfig(t *testing.T, s *standintest.OpenAI, extra map[string]any) map[string]any {
 	return hostedPlugin(t).Config(t, s.URL+"/v1", extra)
 }
 
@@ -43,7 +43,7 @@ func spec(t *testing.T, logFile string) pluginhost.Spec { return hostedPlugin(t)
 // The conformance suite through a real process and real gRPC, against the stand-in:
 // all four kinds (llm, judge, asr, tts).
 func TestConformance(t *testing.T) {
-	s := standin.NewOpenAI(t, testKey)
+	s := standintest.NewOpenAI(t, testKey)
 	plugintest.Run(t, spec(t, ""), plugintest.Options{Config: testConfig(t, s, nil), ASRLanguage: "en"})
 	for _, p := range []string{"/v1/chat/completions", "/v1/audio/transcriptions", "/v1/audio/speech"} {
 		if s.Count(p) == 0 {
@@ -52,7 +52,7 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-func start(t *testing.T, s *standin.OpenAI, logFile string, extra map[string]any) *pluginhost.Client {
+func start(t *testing.T, s *standintest.OpenAI, logFile string, extra map[string]any) *pluginhost.Client {
 	t.Helper()
 	return hostedPlugin(t).Start(t, s.URL+"/v1", logFile, extra)
 }
@@ -61,7 +61,7 @@ func start(t *testing.T, s *standin.OpenAI, logFile string, extra map[string]any
 // is not the asked JSON is a verdict with Parsed false (incorrect, intrusion); 429s and
 // 500s are retried; a malformed body is an error; the identity names the prompt.
 func TestJudgeOverGRPC(t *testing.T) {
-	s := standin.NewOpenAI(t, testKey)
+	s := standintest.NewOpenAI(t, testKey)
 	logFile := filepath.Join(t.TempDir(), "openai.log")
 	c := start(t, s, logFile, map[string]any{"model": "gpt-4o-mini", "input_price_per_mtok": 0.15, "output_price_per_mtok": 0.6})
 	ctx := context.Background()
@@ -72,6 +72,9 @@ func TestJudgeOverGRPC(t *testing.T) {
 	if info.Identity["judge_prompt_version"] != judgeprompt.Version || info.Identity["judge_prompt_sha256"] != judgeprompt.Hash() ||
 		info.Identity["model"] != "gpt-4o-mini" || info.Identity["temperature"] != "0" || info.Identity["base_url"] != s.URL+"/v1" {
 		t.Fatalf("identity %v", info.Identity)
+	}
+	if sm, ok := info.Identity["served_model"]; ok {
+		t.Fatalf("served_model %q before any reply", sm)
 	}
 	j, err := c.Judge()
 	if err != nil {
@@ -91,6 +94,11 @@ func TestJudgeOverGRPC(t *testing.T) {
 	}
 	if v := answer("at seven"); v.Label != sdk.LabelIncorrect || !v.Parsed {
 		t.Errorf("wrong reply: %+v", v)
+	}
+	// The identity now names the model that answered, as the server named it, beside
+	// the one asked for.
+	if info, err := c.Describe(ctx); err != nil || info.Identity["served_model"] != "gpt-4o-mini-2024-07-18" || info.Identity["model"] != "gpt-4o-mini" {
+		t.Errorf("identity after replies: %v, %v", info.Identity, err)
 	}
 	s.Fault("prose")
 	if v := answer("at seven, no, eight"); v.Label != sdk.LabelIncorrect || v.Parsed || !strings.Contains(v.Raw, "probably right") {
@@ -139,7 +147,7 @@ func TestJudgeOverGRPC(t *testing.T) {
 // A wrong key: the service's 401 comes back as an error that names the status, and the
 // key is never echoed.
 func TestWrongKey(t *testing.T) {
-	s := standin.NewOpenAI(t, "sk-other")
+	s := standintest.NewOpenAI(t, "sk-other")
 	c := start(t, s, "", nil)
 	llm, err := c.LLM()
 	if err != nil {
@@ -154,7 +162,7 @@ func TestWrongKey(t *testing.T) {
 // The cost limit stops calls before they are sent; sampled calls are not cached unless
 // a replicate index is set.
 func TestCostLimitAndSampling(t *testing.T) {
-	s := standin.NewOpenAI(t, testKey)
+	s := standintest.NewOpenAI(t, testKey)
 	// $1000/M tokens both ways: a call of ~10 prompt and 16 max tokens may cost ~$0.03.
 	c := start(t, s, "", map[string]any{"input_price_per_mtok": 1000.0, "output_price_per_mtok": 1000.0, "cost_limit": 0.05, "temperature": 0.7})
 	llm, err := c.LLM()
@@ -185,7 +193,7 @@ func TestCostLimitAndSampling(t *testing.T) {
 }
 
 func TestReplicateCachesSampledCalls(t *testing.T) {
-	s := standin.NewOpenAI(t, testKey)
+	s := standintest.NewOpenAI(t, testKey)
 	c := start(t, s, "", map[string]any{"temperature": 0.7, "replicate": "3"})
 	llm, _ := c.LLM()
 	req := sdk.CompletionRequest{Messages: []sdk.ChatMessage{{Role: "user", Content: "hi"}}}
@@ -202,7 +210,7 @@ func TestReplicateCachesSampledCalls(t *testing.T) {
 // ASR and TTS over gRPC: the WAV goes out as multipart and comes back as text; speech
 // comes back at the declared rate.
 func TestAudioOverGRPC(t *testing.T) {
-	s := standin.NewOpenAI(t, testKey)
+	s := standintest.NewOpenAI(t, testKey)
 	c := start(t, s, "", map[string]any{"tts_rate": 16000.0})
 	ctx := context.Background()
 	asr, _ := c.ASR()

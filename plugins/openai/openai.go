@@ -45,6 +45,7 @@ type plugin struct {
 	ttsModel string
 	voices   []string
 	ttsRate  int
+	served   *hosted.Served // the models the server answered chat calls with
 }
 
 func newPlugin() *plugin {
@@ -65,6 +66,7 @@ func (p *plugin) Describe(ctx context.Context) (sdk.Info, error) {
 		info.Identity["json_mode"] = strconv.FormatBool(p.jsonMode)
 		info.Identity["asr_model"] = p.asrModel
 		info.Identity["tts_model"] = p.ttsModel
+		p.served.Into(info.Identity)
 	}
 	return info, nil
 }
@@ -103,6 +105,7 @@ func (p *plugin) Configure(ctx context.Context, cfg map[string]any) error {
 	defer p.mu.Unlock()
 	p.set, p.client, p.key, p.jsonMode = set, client, key, jsonMode
 	p.asrModel, p.ttsModel, p.voices, p.ttsRate = asrModel, ttsModel, voices, int(rate)
+	p.served = &hosted.Served{} // another server or model: what it serves is not known yet
 	return nil
 }
 
@@ -113,7 +116,7 @@ func (p *plugin) state() (*plugin, error) {
 	if p.client == nil {
 		return nil, errors.New("openai: not configured")
 	}
-	c := &plugin{set: p.set, client: p.client, key: p.key, jsonMode: p.jsonMode, asrModel: p.asrModel, ttsModel: p.ttsModel, voices: p.voices, ttsRate: p.ttsRate}
+	c := &plugin{set: p.set, client: p.client, key: p.key, jsonMode: p.jsonMode, asrModel: p.asrModel, ttsModel: p.ttsModel, voices: p.voices, ttsRate: p.ttsRate, served: p.served}
 	return c, nil
 }
 
@@ -195,6 +198,9 @@ func (p *plugin) chat(ctx context.Context, cr chatRequest) (chatReply, error) {
 		return chatReply{}, fmt.Errorf("openai chat completion (model %s): %w", cr.Model, err)
 	}
 	r, _, err := parseChat(raw)
+	if err == nil {
+		p.served.Add(r.Model)
+	}
 	return r, err
 }
 

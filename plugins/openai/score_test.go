@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/cli"
-	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standin"
+	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standintest"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
@@ -78,12 +78,12 @@ func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a whole run: seconds of CPU")
 	}
-	s := standin.NewOpenAI(t, testKey)
+	s := standintest.NewOpenAI(t, testKey)
 	s.SetProseSpeech(true)
 	dir := t.TempDir()
 	runFile := filepath.Join(dir, "run.hcl")
 	usageLog := filepath.Join(dir, "run", "openai-usage.jsonl")
-	claude := standin.NewAnthropic(t, anthropicKey)
+	claude := standintest.NewAnthropic(t, anthropicKey)
 	text := fmt.Sprintf(runFileTemplate, buildPlugin(t), s.URL+"/v1", filepath.Join(dir, "cache"), usageLog,
 		plugintest.BuildGo(t, "../anthropic"), claude.URL+"/v1", filepath.Join(dir, "cache"),
 		plugintest.BuildGo(t, "../always-talk"), plugintest.BuildGo(t, "../lexical-judge"))

@@ -1,5 +1,7 @@
-// Package standin holds local stand-ins for the hosted services the plugins call, for
-// tests: no hosted API is reachable from the test machines.
+// Package standin holds local stand-ins for the hosted services the plugins call: an
+// OpenAI-compatible server and the Anthropic Messages API. The plugins' tests run against
+// them (no hosted API is reachable from the test machines), and `duplexmpe serve-standin`
+// starts one for a person trying a hosted plugin without an account or a network.
 package standin
 
 // OpenAI is a local stand-in for an OpenAI-compatible server, faithful to the wire formats the
@@ -8,6 +10,8 @@ package standin
 // POST /v1/audio/speech (JSON in, a WAV file out), Bearer authentication, and the
 // {"error": {"message", "type", "code"}} error shape. Tests inject faults: 429s with
 // Retry-After, 500s, malformed bodies, and judge replies that are not the asked JSON.
+// Like the real service it answers with the dated model it served ("gpt-4o-mini" is
+// served as "gpt-4o-mini-2024-07-18").
 
 import (
 	"bytes"
@@ -17,17 +21,15 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
-	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 )
 
 type OpenAI struct {
-	*httptest.Server
+	h   http.Handler
 	key string
 
 	mu sync.Mutex
@@ -40,14 +42,15 @@ type OpenAI struct {
 	bodies      []string // every request body, for key checks
 }
 
-// NewOpenAI starts an OpenAI stand-in that wants key (none: no check); t closes it.
-func NewOpenAI(t testing.TB, key string) *OpenAI {
+// NewOpenAI is an OpenAI stand-in that wants key (none: no check). It is an
+// http.Handler serving the API under /v1.
+func NewOpenAI(key string) *OpenAI {
 	s := &OpenAI{key: key, calls: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcribe)
 	mux.HandleFunc("POST /v1/audio/speech", s.speech)
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls[r.URL.Path]++
 		fault := ""
@@ -75,10 +78,12 @@ func NewOpenAI(t testing.TB, key string) *OpenAI {
 			r = r.WithContext(withProse(r.Context()))
 		}
 		mux.ServeHTTP(w, r)
-	}))
-	t.Cleanup(s.Close)
+	})
 	return s
 }
+
+// ServeHTTP answers one request.
+func (s *OpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.h.ServeHTTP(w, r) }
 
 // Fault queues faults for the next requests: "429", "500", "malformed", "prose".
 func (s *OpenAI) Fault(f ...string) {
@@ -191,7 +196,7 @@ func (s *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
 	completion := len(strings.Fields(content))
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-standin", "object": "chat.completion", "created": 1700000000, "model": req.Model + "-2024-07-18",
+		"id": "chatcmpl-standin", "object": "chat.completion", "created": 1700000000, "model": servedOpenAI(req.Model),
 		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": content, "refusal": nil}, "logprobs": nil, "finish_reason": "stop"}},
 		"usage":   map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
 	})
@@ -247,6 +252,15 @@ func (s *OpenAI) speech(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "audio/wav")
 	audio.EncodeWAV(w, pcm)
+}
+
+// servedOpenAI is the dated model the stand-in serves for a requested one, as the real
+// service names its snapshots.
+func servedOpenAI(model string) string {
+	if regexp.MustCompile(`-\d{4}-\d{2}-\d{2}$`).MatchString(model) {
+		return model
+	}
+	return model + "-2024-07-18"
 }
 
 // A "prose" fault travels to the chat handler in the request's context.

@@ -6,6 +6,8 @@ package standin
 // type "message" with content blocks and usage; errors as
 // {"type":"error","error":{"type","message"}}, including 429 rate_limit_error and 529
 // overloaded_error. Tests inject faults, and replies that start with a thinking block.
+// Like the real API it names the model it served: an alias ending in "-latest" comes
+// back as a dated id.
 
 import (
 	"bytes"
@@ -13,14 +15,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
-	"testing"
 )
 
 type Anthropic struct {
-	*httptest.Server
 	key string
 
 	mu     sync.Mutex
@@ -31,13 +30,9 @@ type Anthropic struct {
 	proseSpeech bool
 }
 
-// NewAnthropic starts an Anthropic stand-in that wants key (none: no check); t closes it.
-func NewAnthropic(t testing.TB, key string) *Anthropic {
-	s := &Anthropic{key: key}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
-	return s
-}
+// NewAnthropic is an Anthropic stand-in that wants key (none: no check). It is an
+// http.Handler serving the API under /v1.
+func NewAnthropic(key string) *Anthropic { return &Anthropic{key: key} }
 
 // Fault queues faults for the next requests: "429", "529", "malformed", "prose", "thinking".
 func (s *Anthropic) Fault(f ...string) {
@@ -59,7 +54,8 @@ func anthropicError(w http.ResponseWriter, code int, typ, msg string) {
 	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
 }
 
-func (s *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP answers one request.
+func (s *Anthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls++
 	fault := ""
@@ -158,7 +154,7 @@ func (s *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
 	in := len(strings.Fields(req.System + " " + last))
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
-		"id": "msg_standin", "type": "message", "role": "assistant", "model": req.Model,
+		"id": "msg_standin", "type": "message", "role": "assistant", "model": strings.Replace(req.Model, "-latest", "-20241022", 1),
 		"content": content, "stop_reason": "end_turn", "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": in, "output_tokens": len(strings.Fields(text))},
 	})

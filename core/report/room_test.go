@@ -1,0 +1,270 @@
+package report
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/evaluate"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/store"
+	"github.com/duplexmpe/duplexmpe/core/vad"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// earModel is an in-process model that keeps every input sample it is given: what it
+// heard, to compare the rebuilt room channel with.
+type earModel struct {
+	format sdk.Format
+	mu     sync.Mutex
+	heard  map[string][]float32 // conversation id -> input
+}
+
+func (m *earModel) Describe(context.Context) (sdk.Info, error) {
+	return sdk.Info{Name: "ear", Version: "1"}, nil
+}
+func (m *earModel) Configure(context.Context, map[string]any) error { return nil }
+func (m *earModel) Start(_ context.Context, s sdk.ConversationStart) (sdk.Conversation, error) {
+	return &earConv{m: m, id: s.ID}, nil
+}
+
+type earConv struct {
+	m  *earModel
+	id string
+}
+
+func (c *earConv) Format() sdk.Format { return c.m.format }
+func (c *earConv) Step(_ context.Context, frame []float32) (sdk.Output, error) {
+	c.m.mu.Lock()
+	c.m.heard[c.id] = append(c.m.heard[c.id], frame...)
+	c.m.mu.Unlock()
+	return sdk.Output{}, nil
+}
+func (c *earConv) Close() error { return nil }
+
+// noise is a deterministic clip: audio every rate converter has to work on.
+func noise(seed uint64, rate int, seconds float64) audio.PCM {
+	r := rand.New(rand.NewPCG(seed, 7))
+	p := audio.PCM{Samples: make([]float32, int(seconds*float64(rate))), Rate: rate}
+	for i := range p.Samples {
+		p.Samples[i] = float32(0.4*math.Sin(float64(i)*0.05) + 0.1*(r.Float64()-0.5))
+	}
+	return p
+}
+
+// roomDataset writes a one-scenario dataset: a 22.05 kHz preamble and 16 kHz turns.
+func roomDataset(t *testing.T, dir string) *dataset.Dataset {
+	t.Helper()
+	clip := func(name string, p audio.PCM) string {
+		t.Helper()
+		if err := audio.WriteWAVAs(filepath.Join(dir, "clips", name), p, audio.Float32); err != nil {
+			t.Fatal(err)
+		}
+		return "clips/" + name
+	}
+	os.MkdirAll(filepath.Join(dir, "clips"), 0o755)
+	sc := dataset.Scenario{PairID: "p1", Condition: protocol.Explicit, ScenarioID: "p1-explicit", GoldAnswer: "seven", TPosition: "middle",
+		Speakers: []string{"A", "B"},
+		Turns: []dataset.Turn{
+			{Speaker: "A", Text: "Nice weather.", Label: protocol.LabelN1, Clip: clip("a.wav", noise(1, 16000, 1.3))},
+			{Speaker: "B", Text: "Aria, what is three plus four?", Label: protocol.LabelT, Clip: clip("b.wav", noise(2, 16000, 1.7))},
+			{Speaker: "A", Text: "Let us see.", Label: protocol.LabelN3, Clip: clip("c.wav", noise(3, 16000, 0.9))},
+		}}
+	m := dataset.Manifest{Name: "room", Preamble: &dataset.Preamble{Text: "You are Aria.", Clip: clip("pre.wav", noise(4, 22050, 2.1))}}
+	if _, err := dataset.Save(dir, m, []dataset.Scenario{sc}); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// play runs the real evaluation loop of models over ds into a new run directory.
+func play(t *testing.T, det *vad.Detector, ds *dataset.Dataset, models []*evaluate.Model) (string, *store.Store, protocol.Params) {
+	t.Helper()
+	p := protocol.Defaults()
+	p.TOnsetWindow, p.Tail = 1, 0.5
+	opts := evaluate.Options{Params: p, VAD: protocol.DefaultVAD(), Detector: det}
+	runDir := filepath.Join(t.TempDir(), "run")
+	man, err := evaluate.NewManifest("room", ds, models, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Create(runDir, man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := evaluate.Run(context.Background(), ds, models, st, opts); err != nil {
+		t.Fatal(err)
+	}
+	return runDir, st, p
+}
+
+// The room channel rebuilt from the dataset and the stored record is, sample for sample,
+// the input the model was given: the real evaluation loop plays the conversation to a
+// model that keeps what it hears, at a rate the clips must be resampled to (24 kHz) and
+// at theirs (16 kHz).
+func TestRoomIsWhatTheModelHeard(t *testing.T) {
+	det, err := vad.Open(vad.Options{})
+	if err != nil {
+		t.Skipf("no VAD here (%v): run make deps", err)
+	}
+	defer det.Close()
+	dir := t.TempDir()
+	ds := roomDataset(t, filepath.Join(dir, "ds"))
+	ears := map[string]*earModel{
+		"ear24": {format: sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 1920}, heard: map[string][]float32{}},
+		"ear16": {format: sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 2560}, heard: map[string][]float32{}},
+	}
+	var models []*evaluate.Model
+	for _, name := range []string{"ear16", "ear24"} {
+		models = append(models, &evaluate.Model{Name: name, Model: ears[name], Info: sdk.Info{Name: "ear", Version: "1"}})
+	}
+	runDir, _, _ := play(t, det, ds, models)
+	room := openRoom(ds.Dir)
+	convs := readConvs(runDir)
+	if len(convs) != 2 {
+		t.Fatalf("%d conversations stored, want 2", len(convs))
+	}
+	for _, c := range convs {
+		got, err := room.rebuild(c)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Row.Model, err)
+		}
+		heard := ears[c.Row.Model].heard["p1-explicit"]
+		if got.Rate != ears[c.Row.Model].format.InputRate || len(got.Samples) != len(heard) {
+			t.Fatalf("%s: rebuilt %d samples at %d Hz, the model heard %d", c.Row.Model, len(got.Samples), got.Rate, len(heard))
+		}
+		for i := range heard {
+			if got.Samples[i] != heard[i] {
+				t.Fatalf("%s: sample %d (%.4f s) rebuilt as %g, heard %g", c.Row.Model, i, float64(i)/float64(got.Rate), got.Samples[i], heard[i])
+			}
+		}
+		if sc, err := room.scenario(c); err != nil || sc.GoldAnswer != "seven" {
+			t.Errorf("%s: the played scenario is not found: %v", c.Row.Model, err)
+		}
+	}
+
+	// A clip changed after the run is not passed off as what played.
+	if err := audio.WriteWAVAs(filepath.Join(ds.Dir, "clips", "b.wav"), noise(9, 16000, 1.7), audio.Float32); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openRoom(ds.Dir).rebuild(convs[0]); err == nil || !strings.Contains(err.Error(), "differs from the clip played") {
+		t.Errorf("a changed clip: %v", err)
+	}
+	// So is a scenario whose text changed.
+	b, _ := os.ReadFile(ds.File)
+	os.WriteFile(ds.File, []byte(strings.Replace(string(b), "seven", "eight", 1)), 0o644)
+	if _, err := openRoom(ds.Dir).scenario(convs[0]); err == nil || !strings.Contains(err.Error(), "differs from the one played") {
+		t.Errorf("a changed scenario: %v", err)
+	}
+}
+
+// toneModel answers every frame with a loud 440 Hz tone: audio that Silero does not take
+// for speech.
+type toneModel struct{ earModel }
+
+func (m *toneModel) Start(_ context.Context, s sdk.ConversationStart) (sdk.Conversation, error) {
+	return &toneConv{f: m.format}, nil
+}
+
+type toneConv struct {
+	f sdk.Format
+	n int
+}
+
+func (c *toneConv) Format() sdk.Format { return c.f }
+func (c *toneConv) Step(context.Context, []float32) (sdk.Output, error) {
+	out := make([]float32, c.f.FrameSize*c.f.OutputRate/c.f.InputRate)
+	for i := range out {
+		out[i] = float32(0.3 * math.Sin(2*math.Pi*440*float64(c.n)/float64(c.f.OutputRate)))
+		c.n++
+	}
+	return sdk.Output{Samples: out}, nil
+}
+func (c *toneConv) Close() error { return nil }
+
+// WriteAll on a run directory writes a page and a stereo recording per conversation,
+// reuses the recordings when nothing changed, drops those of items that are gone, and
+// names a model whose audio the VAD never called speech.
+func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
+	det, err := vad.Open(vad.Options{})
+	if err != nil {
+		t.Skipf("no VAD here (%v): run make deps", err)
+	}
+	defer det.Close()
+	dir := t.TempDir()
+	ds := roomDataset(t, filepath.Join(dir, "ds"))
+	f := sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 1920}
+	models := []*evaluate.Model{
+		{Name: "ear", Model: &earModel{format: f, heard: map[string][]float32{}}, Info: sdk.Info{Name: "ear", Version: "1"}},
+		{Name: "tone", Model: &toneModel{earModel{format: f}}, Info: sdk.Info{Name: "tone", Version: "1"}},
+	}
+	runDir, st, p := play(t, det, ds, models)
+	// Score as the score command does (no ASR or judge: every window is silent or not).
+	var items []score.Scored
+	ids, _ := st.IDs()
+	for _, id := range ids {
+		it, err := st.Load(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := score.Score(score.Item{Model: it.Meta.Model, Condition: it.Meta.Condition, PairID: it.Meta.PairID, ScenarioID: it.Meta.ScenarioID,
+			TPosition: it.Meta.TPosition, Timeline: it.Record.Timeline, Episodes: it.Record.Episodes}, p)
+		if err := st.SaveVerdicts(id, map[string]any{"key": "k", "scored": sc}); err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, sc)
+	}
+	meta := Meta{Run: "viewer", DatasetDir: ds.Dir}
+	if err := WriteAll(runDir, score.Summarize(items, p), meta); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, runDir, HTMLFile)
+	for _, id := range ids {
+		conv := read(t, filepath.Join(runDir, ViewerDir), id+".html")
+		for _, want := range []string{`<svg class="timeline"`, `<audio id="player"`, `src="` + id + `.wav"`, "gold answer:</b> seven", `href="../report.html#explore?`} {
+			if !strings.Contains(conv, want) {
+				t.Errorf("page of %s lacks %q", id, want)
+			}
+		}
+		if !strings.Contains(page, `href="viewer/`+id+`.html"`) {
+			t.Errorf("report.html does not link the page of %s", id)
+		}
+	}
+	// The diagnostic names the tone model, which emitted audio in its only conversation.
+	_, diag, _ := strings.Cut(page, `<section id="no-speech">`)
+	diag, _, _ = strings.Cut(diag, "</section>")
+	if !strings.Contains(diag, "<td>tone <b>(no speech in any conversation)</b></td><td>1</td><td>1</td><td>1</td>") || strings.Contains(diag, "<td>ear") {
+		t.Errorf("the no-speech diagnostic reads:\n%s", diag)
+	}
+
+	// Re-rendering reuses every recording; an item that is gone loses its files.
+	wav := filepath.Join(runDir, ViewerDir, ids[0]+".wav")
+	before, _ := os.Stat(wav)
+	if err := WriteAll(runDir, score.Summarize(items, p), meta); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(wav); !after.ModTime().Equal(before.ModTime()) {
+		t.Error("an unchanged recording was made again")
+	}
+	os.RemoveAll(filepath.Join(runDir, "items", ids[1]))
+	if err := WriteAll(runDir, score.Summarize(items[:1], p), meta); err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{".html", ".wav", ".audio.json"} {
+		if _, err := os.Stat(filepath.Join(runDir, ViewerDir, ids[1]+ext)); err == nil {
+			t.Errorf("the viewer still has %s%s of a removed item", ids[1], ext)
+		}
+	}
+}

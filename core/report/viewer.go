@@ -1,0 +1,367 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/score"
+)
+
+// The viewer is a directory next to report.html: one page per conversation
+// (viewer/<id>.html) and its stereo recording (viewer/<id>.wav: the room on the left,
+// the model on the right). It opens from disk (file://) with no server and no network.
+// Audio does not go into the HTML: at 16 kHz, 16 bits, two channels, a 75 s conversation
+// is 4.8 MB, so the 96 conversations of bench.hcl would make a 460 MB page (more in
+// base64); as files, the browser loads only the one being played.
+const (
+	ViewerDir = "viewer"
+	// viewerRate is the rate of the viewer's recordings: enough for speech, a third of
+	// the size of the model's own 24 kHz float audio.
+	viewerRate = 16000
+	// viewerAudioVersion changes when the recordings are made differently, so that
+	// recordings cached from an older harness are made again.
+	viewerAudioVersion = "1"
+)
+
+// audioInfo is what the viewer knows of a conversation's sound, stored beside its
+// recording (viewer/<id>.audio.json) so that re-rendering does not redo the audio.
+type audioInfo struct {
+	Key string `json:"key"`
+	// Audible: the item has an audible.wav. PeakDBFS and Seconds describe it.
+	Audible  bool    `json:"audible"`
+	PeakDBFS float64 `json:"peak_dbfs"`
+	Seconds  float64 `json:"seconds"`
+	// Recording is set when viewer/<id>.wav was written.
+	Recording bool `json:"recording"`
+	// Room is empty when the left channel is the rebuilt room, else why it is silent.
+	Room string `json:"room,omitempty"`
+	// Problem says why there is no recording at all.
+	Problem string `json:"problem,omitempty"`
+}
+
+// audioFloorDBFS: a model whose audible output peaks above this emitted sound (a
+// silent model writes exact zeros; dither and noise floors sit far below it).
+const audioFloorDBFS = -40.0
+
+// emitted reports whether the model made any sound worth calling audio.
+func (a audioInfo) emitted() bool { return a.Audible && a.PeakDBFS > audioFloorDBFS }
+
+func wavName(id string) string  { return id + ".wav" }
+func pageName(id string) string { return id + ".html" }
+func infoName(id string) string { return id + ".audio.json" }
+
+// writeRecordings makes (or reuses) the stereo recording of every conversation, in
+// parallel, and returns what it knows of each one's audio, by item id.
+func writeRecordings(outDir string, convs []*conv, room *roomSource) (map[string]audioInfo, error) {
+	vdir := filepath.Join(outDir, ViewerDir)
+	if err := os.MkdirAll(vdir, 0o755); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	out := make(map[string]audioInfo, len(convs))
+	var mu sync.Mutex
+	var firstErr error
+	next := make(chan *conv)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(convs))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				info, err := recording(vdir, c, room)
+				mu.Lock()
+				out[c.Row.ID] = info
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, c := range convs {
+		next <- c
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, removeStale(vdir, convs)
+}
+
+// removeStale deletes viewer files of items no longer in the run directory.
+func removeStale(vdir string, convs []*conv) error {
+	keep := map[string]bool{}
+	for _, c := range convs {
+		keep[wavName(c.Row.ID)], keep[pageName(c.Row.ID)], keep[infoName(c.Row.ID)] = true, true, true
+	}
+	ents, err := os.ReadDir(vdir)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, e := range ents {
+		name := e.Name()
+		id, _, _ := strings.Cut(name, ".")
+		if keep[name] || e.IsDir() || !itemID.MatchString(id) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(vdir, name)); err != nil {
+			return fmt.Errorf("report: removing a stale viewer file: %w", err)
+		}
+	}
+	return nil
+}
+
+// recording writes viewer/<id>.wav unless the one there was made from the same inputs.
+// A conversation whose audio cannot be made gets an audioInfo saying why; only a file
+// that cannot be written is an error.
+func recording(vdir string, c *conv, room *roomSource) (audioInfo, error) {
+	id := c.Row.ID
+	key := recordingKey(c, room)
+	var old audioInfo
+	if readSmallJSON(filepath.Join(vdir, infoName(id)), &old) == nil && old.Key == key &&
+		(!old.Recording || exists(filepath.Join(vdir, wavName(id)))) {
+		return old, nil
+	}
+	info := audioInfo{Key: key}
+	var model audio.PCM
+	if wav := filepath.Join(c.Dir, "audible.wav"); exists(wav) {
+		pcm, err := audio.ReadWAV(wav)
+		if err != nil {
+			info.Problem = "audible.wav: " + err.Error()
+		} else {
+			model = pcm
+			info.Audible, info.PeakDBFS, info.Seconds = true, pcm.PeakdBFS(), pcm.Duration()
+			if math.IsInf(info.PeakDBFS, -1) {
+				info.PeakDBFS = -200 // JSON has no infinity; far below any floor
+			}
+		}
+	} else {
+		info.Problem = "the item has no audible.wav"
+	}
+	left, err := room.rebuild(c)
+	if err != nil {
+		info.Room = err.Error()
+	}
+	if info.Audible || err == nil {
+		if werr := writeStereo(filepath.Join(vdir, wavName(id)), toViewerRate(left), toViewerRate(model)); werr != nil {
+			return info, fmt.Errorf("report: %w", werr)
+		}
+		info.Recording = true
+	}
+	b, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return info, fmt.Errorf("report: %w", err)
+	}
+	return info, writeDerived(filepath.Join(vdir, infoName(id)), append(b, '\n'))
+}
+
+// recordingKey names every input of a recording: the model's audio (by size and
+// modification time: it is only ever replaced whole), the record files, the scenario as
+// the dataset holds it now and the dataset's preamble (clips are content-addressed, so
+// their names stand for their content; rebuild checks their hashes when it reads them).
+func recordingKey(c *conv, room *roomSource) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "viewer audio %s\n", viewerAudioVersion)
+	if fi, err := os.Stat(filepath.Join(c.Dir, "audible.wav")); err == nil {
+		fmt.Fprintf(h, "audible %d %d\n", fi.Size(), fi.ModTime().UnixNano())
+	}
+	for _, f := range []string{"item.json", "timeline.json", "session.json"} {
+		b, _ := os.ReadFile(filepath.Join(c.Dir, f))
+		fmt.Fprintf(h, "%s %d\n", f, len(b))
+		h.Write(b)
+	}
+	if room.err != nil {
+		fmt.Fprintf(h, "no dataset: %v\n", room.err)
+	} else {
+		fmt.Fprintf(h, "dataset %s preamble %s\n", room.ds.Dir, room.ds.PreamblePath())
+		if sc := room.byID[c.Meta.ScenarioID]; sc != nil {
+			b, _ := json.Marshal(sc)
+			h.Write(b)
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// toViewerRate resamples p to the viewer's rate; no audio gives no samples.
+func toViewerRate(p audio.PCM) []float32 {
+	if p.Rate <= 0 {
+		return nil
+	}
+	return audio.Resample(p, viewerRate).Samples
+}
+
+// writeStereo writes a 16-bit PCM stereo WAV, atomically: left and right are at the same
+// rate; the shorter is padded with silence.
+func writeStereo(path string, left, right []float32) error {
+	rate := viewerRate
+	n := max(len(left), len(right))
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriterSize(tmp, 1<<16)
+	if err := encodeStereo(w, rate, n, left, right); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func encodeStereo(w io.Writer, rate, n int, left, right []float32) error {
+	data := uint64(n) * 4
+	if data > math.MaxUint32-44 {
+		return fmt.Errorf("%d samples do not fit in a WAV file", n)
+	}
+	le := binary.LittleEndian
+	hdr := make([]byte, 44)
+	copy(hdr[0:], "RIFF")
+	le.PutUint32(hdr[4:], uint32(36+data))
+	copy(hdr[8:], "WAVEfmt ")
+	le.PutUint32(hdr[16:], 16)
+	le.PutUint16(hdr[20:], 1) // integer PCM
+	le.PutUint16(hdr[22:], 2) // channels
+	le.PutUint32(hdr[24:], uint32(rate))
+	le.PutUint32(hdr[28:], uint32(rate*4))
+	le.PutUint16(hdr[32:], 4)
+	le.PutUint16(hdr[34:], 16)
+	copy(hdr[36:], "data")
+	le.PutUint32(hdr[40:], uint32(data))
+	if _, err := w.Write(hdr); err != nil {
+		return err
+	}
+	sample := func(x []float32, i int) uint16 {
+		if i >= len(x) {
+			return 0
+		}
+		s := math.Round(float64(x[i]) * (1 << 15))
+		return uint16(int16(max(-32768, min(32767, s))))
+	}
+	var b [4]byte
+	for i := range n {
+		le.PutUint16(b[0:], sample(left, i))
+		le.PutUint16(b[2:], sample(right, i))
+		if _, err := w.Write(b[:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// datasetScenario is the gold answer and request text source of the page, when the
+// dataset holds the scenario that was played.
+func datasetScenario(room *roomSource, c *conv) *dataset.Scenario {
+	sc, err := room.scenario(c)
+	if err != nil {
+		return nil
+	}
+	return sc
+}
+
+// writeViewer writes the viewer directory: every conversation's recording and page. It
+// returns the audio facts by item id and each page's path relative to outDir.
+func writeViewer(outDir string, convs []*conv, s score.Summary, m Meta) (map[string]audioInfo, map[string]string, error) {
+	room := openRoom(m.DatasetDir)
+	audio, err := writeRecordings(outDir, convs, room)
+	if err != nil {
+		return nil, nil, err
+	}
+	pages := map[string]string{}
+	for i, c := range convs {
+		if c.Row.Model == "" {
+			continue // item.json unreadable: the report lists it with its problem
+		}
+		page, err := conversationPage(c, audio[c.Row.ID], room, s.Protocol, navLinks(convs, i))
+		if err != nil {
+			return nil, nil, fmt.Errorf("report: page of item %s: %w", c.Row.ID, err)
+		}
+		if err := writeDerived(filepath.Join(outDir, ViewerDir, pageName(c.Row.ID)), page); err != nil {
+			return nil, nil, err
+		}
+		pages[c.Row.ID] = ViewerDir + "/" + pageName(c.Row.ID)
+	}
+	return audio, pages, nil
+}
+
+// writeDerived writes a viewer file that the next rendering can make again: a file with
+// the same content is left alone, and a changed one is replaced by rename (a reader never
+// sees half a file) but not synced, since a run has thousands of them and a file lost in
+// a crash is only made again.
+func writeDerived(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		return fmt.Errorf("report: writing %s: %w", path, werr)
+	}
+	return nil
+}
+
+// navLinks are a page's links to its neighbours: the previous and next conversation of
+// the same model and condition, the other version of its pair, and the same scenario
+// played by the other models.
+func navLinks(convs []*conv, i int) []pageLink {
+	c := convs[i].Row
+	var out []pageLink
+	same := func(j int) bool {
+		o := convs[j].Row
+		return o.Model == c.Model && o.Condition == c.Condition
+	}
+	if i > 0 && same(i-1) {
+		out = append(out, pageLink{"previous: " + convs[i-1].Row.Scenario, pageName(convs[i-1].Row.ID)})
+	}
+	if i+1 < len(convs) && same(i+1) {
+		out = append(out, pageLink{"next: " + convs[i+1].Row.Scenario, pageName(convs[i+1].Row.ID)})
+	}
+	for _, o := range convs {
+		r := o.Row
+		switch {
+		case r.ID == c.ID || r.Model == "":
+		case r.Model == c.Model && c.Pair != "" && r.Pair == c.Pair && r.Condition != c.Condition:
+			out = append(out, pageLink{"the " + r.Condition + " version", pageName(r.ID)})
+		case r.Model != c.Model && r.Scenario == c.Scenario:
+			out = append(out, pageLink{r.Model + " on this scenario", pageName(r.ID)})
+		}
+	}
+	return out
+}
