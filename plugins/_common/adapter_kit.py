@@ -10,6 +10,7 @@ adapter's check_config.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import logging
 import math
@@ -19,7 +20,8 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -158,6 +160,24 @@ def load(loader, config: dict, field: str) -> dict:
         if len(message) > MESSAGE_LIMIT:
             message = message[:MESSAGE_LIMIT // 2] + "\n[...]\n" + message[-MESSAGE_LIMIT // 2:]
         raise LoadError(message.rstrip(), kind) from e
+
+
+def source_digest(root: Path, paths: Iterable[str]) -> str:
+    """SHA-256 over the upstream code an adapter imports from a checkout: each of `paths`
+    (files, or directories whose .py files are taken), by name relative to root and
+    content, so the identity changes when that code does and a checkout without .git is
+    still pinned. A missing path is hashed as missing."""
+    root = Path(root)
+    h = hashlib.sha256()
+    for rel in sorted(paths):
+        p = root / rel
+        files = sorted(p.rglob("*.py")) if p.is_dir() else [p]
+        for f in files:
+            name = f.relative_to(root).as_posix()
+            if "__pycache__" in name:
+                continue
+            h.update(name.encode() + b"\0" + (f.read_bytes() if f.is_file() else b"<missing>") + b"\0")
+    return "sha256:" + h.hexdigest()
 
 
 def seed_all(torch, seed: int) -> None:

@@ -176,3 +176,16 @@ def test_open_and_check_idle():
     first.close()
     a._check_idle()
     assert a._open("m", lambda: Conv(a)) is a.active is not first
+
+
+def test_source_digest_follows_the_code(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    (tmp_path / "model.py").write_text("y = 2\n")
+    first = kit.source_digest(tmp_path, ["pkg", "model.py"])
+    assert first == kit.source_digest(tmp_path, ["model.py", "pkg"]) and first.startswith("sha256:")
+    (tmp_path / "pkg" / "notes.txt").write_text("not code")
+    assert kit.source_digest(tmp_path, ["pkg", "model.py"]) == first
+    (tmp_path / "pkg" / "a.py").write_text("x = 3\n")
+    assert kit.source_digest(tmp_path, ["pkg", "model.py"]) != first
+    assert kit.source_digest(tmp_path, ["gone.py"]) != kit.source_digest(tmp_path, ["model.py"])
