@@ -26,7 +26,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields,
-                         load_runtime, seed_all, whole)
+                         load_runtime, seed_all, source_digest, whole)
 
 NAME = "freeze-omni"
 VERSION = "0.1.0"
@@ -125,9 +125,12 @@ def load_official(config: dict) -> dict:
         sys.path.insert(0, str(Path(config["freeze_omni_dir"]).resolve()))
     import torch
     import transformers
+    import models.pipeline
     from models.decoder.llm2tts import llm2TTS
     from models.pipeline import inferencePipeline
     from web.vad import VAD
+
+    checkout = Path(models.pipeline.__file__).resolve().parents[1]  # where the code was imported from
 
     model_path = str(Path(config["model_path"]).resolve())
     args = SimpleNamespace(model_path=model_path, llm_path=str(Path(config["llm_path"]).resolve()),
@@ -144,7 +147,8 @@ def load_official(config: dict) -> dict:
             "revision": _snapshot_commit(Path(model_path)) or "local",
             "audiollm_size": str(final.stat().st_size) if final.exists() else "missing",
             "llm": args.llm_path,
-            "library": "Freeze-Omni " + _git_head(Path(config["freeze_omni_dir"] or ".")),
+            "library": "Freeze-Omni " + _git_head(checkout),
+            "library_code": source_digest(checkout, ("models", "web/vad.py")),
             "torch": torch.__version__,
             "transformers": transformers.__version__,
         },
