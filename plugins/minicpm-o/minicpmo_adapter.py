@@ -25,6 +25,12 @@ from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, St
 
 NAME = "minicpm-o"
 VERSION = "0.1.0"
+# What this adapter was verified against, for README.md and Describe.
+VERIFIED = ("a stand-in only: MiniCPM-o's code is not redistributable and needs a GPU; the stand-in's duplex API is "
+            "checked point by point against MiniCPM-o-Demo 28b60cf (MiniCPMO45/modeling_minicpmo_unified.py) and a "
+            "shipped conversation plays through this plugin on it (make test-adapters); never run on the real model. "
+            "Deviations from the demo: the checkpoint's remote code (as_duplex) instead of the demo's copy and "
+            "init_unified; no per-unit force_listen, pause or resume; finalize_unit runs before the step returns.")
 INPUT_RATE = 16000
 OUTPUT_RATE = 24000
 FRAME_SIZE = 16000  # one 1 s unit per step, as the demo client sends

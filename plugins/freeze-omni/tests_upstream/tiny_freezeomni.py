@@ -15,10 +15,10 @@ constructors and config formats, and the switch that runs its CUDA-only code on 
     M/decoder/model.json   [idim, odim, args] of LLM2TTSCodecAR, and final.pt
     M/codec/model.json     TiCodec's VQVAE config (upsampling 600 = 25 ms per token), final.pt
 
-Every weight is random (torch.manual_seed(seed)) except three biases that stand in for
+Every weight is random (torch.manual_seed(seed)) except a few biases that stand in for
 training: the state head leans to "start speaking" (so a conversation exercises the
-answer path), and the TTS decoder never samples its bos/sos/pad ids and ends a segment
-soon (a random one would run to its 1000-token cap).
+answer path), the LLM ends sentences and answers now and then (see _llm), and the TTS
+decoder never samples its bos/sos/pad ids.
 
 `cuda_on_cpu()` makes the upstream code's hard-coded CUDA run on CPU: `.to("cuda")`
 and `.cuda()` stay on CPU, `torch.autocast("cuda", bfloat16)` becomes CPU autocast in
@@ -47,6 +47,8 @@ SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 CHAT_TEMPLATE = ("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n<audio><|im_end|>\n"
                  "<|im_start|>assistant\n")
 ENC_DIM = 32
+EOD_LOGIT = 0.8  # see _llm: answers of some tens of tokens
+SENTENCE_END_LOGIT = 0.3
 TTS_CODES = 16  # LLM2TTSCodecAR odim: codec token ids 0..15
 
 SERVER_JSON = {
@@ -114,11 +116,27 @@ def _llm(directory: Path) -> None:
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     _tokenizer(directory)
-    n = len(SPECIAL) + 1 + len(WORDS) + len(PUNCT)
-    config = Qwen2Config(vocab_size=n, hidden_size=QWEN_HIDDEN, intermediate_size=128, num_hidden_layers=1,
+    vocab = SPECIAL + ["[UNK]"] + WORDS + PUNCT
+    config = Qwen2Config(vocab_size=len(vocab), hidden_size=QWEN_HIDDEN, intermediate_size=128, num_hidden_layers=1,
                          num_attention_heads=14, num_key_value_heads=2, max_position_embeddings=4096,
                          tie_word_embeddings=False, bos_token_id=0, eos_token_id=2, torch_dtype="float32")
-    Qwen2ForCausalLM(config).to(torch.float32).save_pretrained(str(directory))
+    llm = Qwen2ForCausalLM(config).to(torch.float32).eval()
+    with torch.no_grad():
+        # A random LM never ends an answer (it runs to the server's 500-token cap) and
+        # rarely ends a sentence. Every embedding gets 1.0 in dimension 0, which survives
+        # the final RMSNorm as a roughly constant positive value; the rows of <|im_end|>
+        # and the sentence ends read only that dimension: biases for them.
+        llm.model.embed_tokens.weight[:, 0] = 1.0
+        ids = torch.arange(len(vocab))[None]
+        level = float(llm.model(input_ids=ids).last_hidden_state[0, :, 0].mean())
+        # [UNK] and the other specials decode to nothing, a text bin/server.py cannot voice
+        # (see freeze_omni_adapter.TorchBridge.synthesize): a trained Qwen never says them.
+        never = [(t, -10.0) for t in ("<|endoftext|>", "<|im_start|>", "[UNK]")]
+        for token, logit in [("<|im_end|>", EOD_LOGIT), (".", SENTENCE_END_LOGIT), ("?", SENTENCE_END_LOGIT)] + never:
+            row = vocab.index(token)
+            llm.lm_head.weight[row] = 0.0
+            llm.lm_head.weight[row, 0] = logit / level
+    llm.save_pretrained(str(directory))
 
 
 def _train_yaml(model_path: Path) -> dict:
@@ -192,7 +210,9 @@ def build(root: Path, upstream: Path, seed: int = 0) -> tuple[Path, Path]:
     configs["model_conf"] = {**configs["model_conf"], "llm_path": str(llm_path)}
     audiollm = init_encoder_llm(configs)
     with torch.no_grad():
-        # The state head over (listen, speak, end, -): lean to "start speaking".
+        # The state head over (listen, speak, end, -): lean to "start speaking" (and not
+        # read the LLM's constant dimension 0, see _llm).
+        audiollm.predictor_head.weight[:, 0] = 0.0
         audiollm.predictor_head.bias.copy_(torch.tensor([0.0, 2.5, -2.5, 0.0]))
     torch.save(audiollm.state_dict(), model_path / "audiollm" / "final.pt")
 
@@ -203,7 +223,6 @@ def build(root: Path, upstream: Path, seed: int = 0) -> tuple[Path, Path]:
     with torch.no_grad():
         bias = tts.out_fnn.bias
         bias[TTS_CODES] = bias[TTS_CODES + 1] = bias[TTS_CODES + 3] = -1e4  # bos, sos, pad: never sampled
-        bias[TTS_CODES + 2] = 1.0  # eos
     torch.save({"model": tts.state_dict()}, model_path / "decoder" / "final.pt")
 
     (model_path / "codec" / "model.json").write_text(json.dumps(CODEC, indent=1))
