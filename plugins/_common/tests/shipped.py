@@ -193,13 +193,14 @@ def _finished(run_dir: Path) -> int:
 
 
 def play(tmp: Path, plugin_dir: Path, python: str, config: dict, env: dict | None = None,
-         start_timeout: str = "15m", timeout: float = 3600, conversations: int | None = None) -> Played:
+         start_timeout: str = "15m", timeout: float = 4 * 3600, conversations: int | None = None) -> Played:
     """Plays the pair through plugin_dir/plugin.py under the real host; AssertionError with
     the harness's output when the run command fails. With `conversations`, the run is
     interrupted (SIGINT, as Ctrl-C) once that many conversations are stored, for models
     too slow on CPU to play both; the host keeps what it finished. The plugin runs with
     one torch thread (OMP_NUM_THREADS=1) unless env says otherwise: on a shared machine
-    more threads only wait for each other."""
+    more threads only wait for each other. `timeout` only stops a run that hangs; it is
+    far above what a loaded machine needs."""
     for tool in ("duplexmpe", "plugins/flite", "plugins/pocketsphinx", "plugins/lexical-judge"):
         assert (BIN / tool).exists(), f"{BIN / tool} is missing: run `make build` first"
     env = {"PYTHONUNBUFFERED": "1", "HF_HUB_OFFLINE": "1", "HOME": str(tmp), "OMP_NUM_THREADS": "1",

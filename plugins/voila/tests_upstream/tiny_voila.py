@@ -14,9 +14,10 @@ tier (tests_upstream/, `make test-adapters`).
                    `pyannote.audio.Model.from_pretrained` (spkr.SpeakerEmbedding) loads
 
 The AudioTransformer inside the model has Voila's fixed size (4 layers of 1024: about
-50 M parameters); everything else is tiny. All weights are random (torch.manual_seed),
-but for one bias standing in for training (see _model): most steps are audio steps, so
-the model listens and speaks instead of emitting text forever.
+50 M parameters, most of the CPU time); everything else is tiny. All weights are random
+(torch.manual_seed), but for two stand-ins for training: a bias makes most steps audio
+steps, so the model listens instead of emitting text forever (see _model), and the codec
+decoder's output is scaled down so the model sounds silent (see _codec).
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ def _model(directory: Path, tokenizer, tf):
 
 
 def _codec(directory: Path):
+    import torch
     from transformers import EncodecConfig, EncodecFeatureExtractor, EncodecModel
 
     config = EncodecConfig(target_bandwidths=[1.1], sampling_rate=16000, audio_channels=1, normalize=False,
@@ -91,7 +93,16 @@ def _codec(directory: Path):
                            num_residual_layers=1, upsampling_ratios=[8, 5, 4, 4], codebook_size=CODEBOOK,
                            codebook_dim=16, num_lstm_layers=1, use_causal_conv=True)
     config.model_version = "tiny-random"  # voila_tokenizer.py reads it from Voila-Tokenizer's config
-    EncodecModel(config).save_pretrained(str(directory))
+    codec = EncodecModel(config)
+    with torch.no_grad():
+        # A random decoder makes loud noise (RMS about 0.09) from any codes, which the
+        # harness's VAD hears as the model talking all the time, so every closed-loop wait
+        # of a conversation runs to its cap. Scaled down 1000 times it stays silent: a
+        # listening model, as a trained one mostly is.
+        for name, param in codec.decoder.layers[-1].named_parameters():
+            if name.endswith(("original0", "weight_g", "bias")):
+                param.mul_(1e-3)
+    codec.save_pretrained(str(directory))
     EncodecFeatureExtractor(feature_size=1, sampling_rate=16000, padding_value=0.0, chunk_length_s=None,
                             overlap=None).save_pretrained(str(directory))
 
