@@ -17,6 +17,11 @@
 # per model and skip, saying so, when it is unset (.ci/run points them at the upstream
 # snapshots when the machine has them):
 #   DUPLEXMPE_UPSTREAM_FLM_AUDIO  a checkout of cofe-ai/flm-audio (41d768c)
+#   DUPLEXMPE_UPSTREAM_VOILA      a checkout of maitrix-org/Voila (6ba63bf)
+#   DUPLEXMPE_UPSTREAM_FREEZE_OMNI a checkout of VITA-MLLM/Freeze-Omni (3e17af4)
+#   DUPLEXMPE_UPSTREAM_MINICPMO   a checkout of OpenBMB/MiniCPM-o-Demo (28b60cf), optional:
+#                                 re-reads the facts the MiniCPM-o stand-in is checked against
+# Voila and Freeze-Omni have environments of their own: test-adapters-upstream below.
 # moshi comes from PyPI (plugins/moshi/requirements.txt).
 
 ADAPTER_DIRS := plugins/moshi plugins/minicpm-o plugins/flm-audio plugins/freeze-omni plugins/voila
@@ -45,3 +50,42 @@ test-adapters: deps deps-adapters build dataset-check
 		$(wildcard $(addsuffix /tests_real,$(ADAPTER_DIRS)))
 	DUPLEXMPE_ADAPTERS_PYTHON=$(CURDIR)/$(ADAPTERS_VENV)/bin/python \
 		$(GO) test -count=1 -timeout 60m -run '^TestUpstream' -v $(UPSTREAM_GO_PKGS)
+
+# The upstream tier of voila, freeze-omni and minicpm-o (plugins/*/tests_upstream and
+# plugins/_common/tests_real): each adapter plays a shipped conversation through its plugin
+# process under the real host (`duplexmpe run` on the shipped pair hand-08, stopped once a
+# conversation is stored) against the upstream code with tiny random models on CPU
+# (MiniCPM-o: its checked stand-in, both conversations), plus Voila's
+# run_generate and Freeze-Omni's server.py equivalence tests, and every requirements.txt
+# resolved by pip as its header says. Voila and Freeze-Omni run in environments of their
+# own, installed from their requirements.txt exactly as the header says, because their
+# pins conflict with the moshi environment's: Voila needs torch 2.8 (pyannote.audio 3.3.2
+# uses torchaudio.AudioMetaData, gone in 2.9), Freeze-Omni torch 2.2 and transformers
+# 4.45.2 (its TTS decoder reads the cache the Llama layers stopped returning in 4.48).
+# Flask and socket.io are added to Freeze-Omni's for importing its bin/server.py. An
+# environment is rebuilt from scratch when its requirements change (pip would not remove
+# a dropped package). DUPLEXMPE_UPSTREAM_VOILA and DUPLEXMPE_UPSTREAM_FREEZE_OMNI name the
+# checkouts (DUPLEXMPE_UPSTREAM_MINICPMO a MiniCPM-o-Demo one, optional); the tests skip,
+# saying so, without them.
+VOILA_VENV  := .venv-voila
+FREEZE_VENV := .venv-freeze-omni
+
+.PHONY: test-adapters-upstream
+
+$(VOILA_VENV)/.installed: plugins/voila/requirements.txt sdk/python/pyproject.toml
+	rm -rf $(VOILA_VENV) && $(PYTHON) -m venv $(VOILA_VENV) && echo '*' > $(VOILA_VENV)/.gitignore
+	cd plugins/voila && ../../$(VOILA_VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt pytest
+	@touch $@
+
+$(FREEZE_VENV)/.installed: plugins/freeze-omni/requirements.txt sdk/python/pyproject.toml
+	rm -rf $(FREEZE_VENV) && $(PYTHON) -m venv $(FREEZE_VENV) && echo '*' > $(FREEZE_VENV)/.gitignore
+	cd plugins/freeze-omni && ../../$(FREEZE_VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt \
+		pytest flask==3.0.3 flask_socketio==5.3.4 cryptography==50.0.2
+	@touch $@
+
+test-adapters-upstream: build dataset-check deps-adapters $(VOILA_VENV)/.installed $(FREEZE_VENV)/.installed
+	$(ADAPTERS_VENV)/bin/python -m pytest -q -p no:cacheprovider plugins/_common/tests_real plugins/minicpm-o/tests_upstream
+	OMP_NUM_THREADS=1 $(VOILA_VENV)/bin/python -m pytest -q -p no:cacheprovider plugins/voila/tests_upstream
+	OMP_NUM_THREADS=1 $(FREEZE_VENV)/bin/python -m pytest -q -p no:cacheprovider plugins/freeze-omni/tests_upstream
+
+test-adapters: test-adapters-upstream

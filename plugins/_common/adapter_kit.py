@@ -10,22 +10,22 @@ adapter's check_config.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import logging
 import math
 import random
 import re
 import threading
 import time
+import traceback
 from dataclasses import dataclass
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
 FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-
-_LOAD_HINT = ("Check the name and revision, the network or HF_HUB_OFFLINE with the files in the "
-              "Hugging Face cache, and the GPU.")
-
 
 class ConfigError(ValueError):
     """An invalid config value; the message names the field and what is expected."""
@@ -85,17 +85,99 @@ def resolve_factory(spec: str) -> Callable[[dict], dict]:
     return getattr(module, func)
 
 
+class LoadError(ConfigError):
+    """The loader (the official one or a factory) failed. `kind` says what failed:
+    "import", "file", "shape", "cuda" or "loader"; the message carries the hint for that
+    kind and the innermost frames of the traceback."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+_HINTS = {
+    "import": ("a module the model code needs is missing or broken: install the adapter's requirements.txt "
+               "from its directory (cd plugins/<adapter> && pip install -r requirements.txt), and check the "
+               "field that points at an upstream checkout"),
+    "file": ("a file or download failed: check the path or the repository name and revision, the network, or "
+             "HF_HUB_OFFLINE=1 with the files in the Hugging Face cache"),
+    "shape": "the weights do not fit the model code: a checkpoint of another version or size of the model?",
+    "cuda": ("the GPU failed: check the device field, that torch sees the GPU (torch.cuda.is_available()) "
+             "and that it has enough free memory"),
+    "loader": "see the traceback",
+}
+_TITLES = {"import": "Import", "file": "File", "shape": "Shape", "cuda": "CUDA", "loader": "Loading"}
+_HUB_ERRORS = {"RepositoryNotFoundError", "RevisionNotFoundError", "EntryNotFoundError", "LocalEntryNotFoundError",
+               "GatedRepoError", "HFValidationError", "OfflineModeIsEnabled", "HfHubHTTPError", "ConnectionError",
+               "Timeout", "ReadTimeout", "ConnectTimeout"}
+_CUDA = re.compile(r"\bCUDA\b|\bcuda\b|cuDNN|cudnn|NCCL|out of memory|no kernel image|Torch not compiled with CUDA|"
+                   r"flash_attn|FlashAttention", re.IGNORECASE)
+_SHAPE = re.compile(r"size mismatch|shape mismatch|Error\(s\) in loading state_dict|mat1 and mat2 shapes|"
+                    r"must match the size|shape '\[.*\]' is invalid|Missing key\(s\)|Unexpected key\(s\)")
+TRACEBACK_FRAMES = 8  # innermost frames of the loader's traceback kept in the message
+MESSAGE_LIMIT = 6000
+
+
+def failure_kind(e: BaseException) -> str:
+    """What a loader exception says failed: "import", "file", "shape", "cuda" or "loader"."""
+    names = {c.__name__ for c in type(e).__mro__}
+    text = f"{type(e).__name__}: {e}"
+    if isinstance(e, ImportError):
+        return "import"
+    if "OutOfMemoryError" in names or "AcceleratorError" in names or _CUDA.search(text):
+        return "cuda"
+    if isinstance(e, (RuntimeError, ValueError)) and _SHAPE.search(text):
+        return "shape"
+    if isinstance(e, OSError) or names & _HUB_ERRORS:
+        return "file"
+    return "loader"
+
+
+def innermost_frames(e: BaseException, limit: int = TRACEBACK_FRAMES) -> str:
+    """The innermost `limit` frames of e's traceback (where upstream code raised), then the
+    exception line, as traceback prints them."""
+    frames = traceback.extract_tb(e.__traceback__)[-limit:]
+    return "".join(traceback.format_list(frames)) + "".join(traceback.format_exception_only(type(e), e))
+
+
 def load(loader, config: dict, field: str) -> dict:
-    """Runs the loader; a failure names what was being loaded (the factory, or the
-    checkpoint in config[field]) and what to check."""
+    """Runs the loader. A ConfigError passes through; any other failure becomes a LoadError
+    that names what was being loaded (the factory, or the checkpoint in config[field]), what
+    failed (failure_kind) with what to check, and the innermost frames of the traceback.
+    The whole traceback goes to the plugin log."""
     try:
         return loader(config)
     except ConfigError:
         raise
     except Exception as e:
+        kind = failure_kind(e)
         what = f"factory {config['factory']}" if config["factory"] else f"{config[field]!r}"
-        raise ConfigError(f"{'factory' if config['factory'] else field}: cannot load {what}: "
-                          f"{type(e).__name__}: {e}. {_LOAD_HINT}") from e
+        logging.getLogger("adapter_kit").error("loading %s failed (%s)", what, kind, exc_info=True)
+        message = (f"{'factory' if config['factory'] else field}: cannot load {what}: {type(e).__name__}: {e}. "
+                   f"{_TITLES[kind]} failed: {_HINTS[kind]}.\n"
+                   f"Traceback (innermost {TRACEBACK_FRAMES} frames; all of it in the plugin log):\n"
+                   f"{innermost_frames(e)}")
+        if len(message) > MESSAGE_LIMIT:
+            message = message[:MESSAGE_LIMIT // 2] + "\n[...]\n" + message[-MESSAGE_LIMIT // 2:]
+        raise LoadError(message.rstrip(), kind) from e
+
+
+def source_digest(root: Path, paths: Iterable[str]) -> str:
+    """SHA-256 over the upstream code an adapter imports from a checkout: each of `paths`
+    (files, or directories whose .py files are taken), by name relative to root and
+    content, so the identity changes when that code does and a checkout without .git is
+    still pinned. A missing path is hashed as missing."""
+    root = Path(root)
+    h = hashlib.sha256()
+    for rel in sorted(paths):
+        p = root / rel
+        files = sorted(p.rglob("*.py")) if p.is_dir() else [p]
+        for f in files:
+            name = f.relative_to(root).as_posix()
+            if "__pycache__" in name:
+                continue
+            h.update(name.encode() + b"\0" + (f.read_bytes() if f.is_file() else b"<missing>") + b"\0")
+    return "sha256:" + h.hexdigest()
 
 
 def seed_all(torch, seed: int) -> None:

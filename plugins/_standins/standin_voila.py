@@ -70,6 +70,7 @@ class Runner:
     num_codebooks = K
     codebook_size = CODEBOOK
     min_audio_token_id = MIN_AUDIO_ID
+    max_audio_token_id = MIN_AUDIO_ID + K * CODEBOOK - 1
     eos_token_id = EOS_ID
 
     def start(self, instruction: str = "") -> None:

@@ -26,10 +26,16 @@ from types import SimpleNamespace
 import numpy as np
 
 from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields,
-                         load_runtime, seed_all, whole)
+                         load_runtime, seed_all, source_digest, whole)
 
 NAME = "freeze-omni"
 VERSION = "0.1.0"
+# What this adapter was verified against, for README.md and Describe.
+VERIFIED = ("Freeze-Omni 3e17af4's own code with a tiny random checkpoint on CPU, its CUDA calls mapped to CPU "
+            "(make test-adapters): equal to bin/server.py's pipeline with web/vad.py chunk for chunk, and a shipped "
+            "conversation plays through this plugin; never run on a GPU with the real weights. Deviations from the "
+            "server: an answer is generated and voiced inside the chunk that starts it (the server's thread runs "
+            "while more audio arrives), all its audio at once; no socket.io transport.")
 INPUT_RATE = 16000
 OUTPUT_RATE = 24000
 FRAME_SIZE = 2560  # web/vad.py: 16 fbank frames of 160 samples
@@ -107,8 +113,13 @@ class TorchBridge:
     def synthesize(self, runtime, hidden_states, text, generate_num):
         torch, cfg, pipeline = self.torch, self.cfg, runtime["pipeline"]
         hidden = torch.cat(hidden_states).squeeze(1)
-        ids = torch.tensor(pipeline.model.tokenizer.encode(pipeline.post_process(text))).to(self.device)
-        embeddings = pipeline.model.llm_decoder.model.embed_tokens(ids)
+        ids = pipeline.model.tokenizer.encode(pipeline.post_process(text))
+        if not ids:
+            # bin/server.py decoder() would embed torch.tensor([]), a float tensor, and its
+            # generate thread would die on the error (the server then waits for it forever):
+            # a segment whose text is empty is not voiced.
+            return []
+        embeddings = pipeline.model.llm_decoder.model.embed_tokens(torch.tensor(ids).to(self.device))
         first = generate_num == 0
         segments = runtime["tts"].run(
             embeddings.reshape(-1, 896).unsqueeze(0), cfg["decoder_top_k"], hidden.reshape(-1, 896).unsqueeze(0),
@@ -125,9 +136,12 @@ def load_official(config: dict) -> dict:
         sys.path.insert(0, str(Path(config["freeze_omni_dir"]).resolve()))
     import torch
     import transformers
+    import models.pipeline
     from models.decoder.llm2tts import llm2TTS
     from models.pipeline import inferencePipeline
     from web.vad import VAD
+
+    checkout = Path(models.pipeline.__file__).resolve().parents[1]  # where the code was imported from
 
     model_path = str(Path(config["model_path"]).resolve())
     args = SimpleNamespace(model_path=model_path, llm_path=str(Path(config["llm_path"]).resolve()),
@@ -144,7 +158,8 @@ def load_official(config: dict) -> dict:
             "revision": _snapshot_commit(Path(model_path)) or "local",
             "audiollm_size": str(final.stat().st_size) if final.exists() else "missing",
             "llm": args.llm_path,
-            "library": "Freeze-Omni " + _git_head(Path(config["freeze_omni_dir"] or ".")),
+            "library": "Freeze-Omni " + _git_head(checkout),
+            "library_code": source_digest(checkout, ("models", "web/vad.py")),
             "torch": torch.__version__,
             "transformers": transformers.__version__,
         },

@@ -15,7 +15,8 @@ import adapter_plugin  # noqa: E402
 import freeze_omni_adapter as ma  # noqa: E402
 
 DESCRIPTION = ("Freeze-Omni in-process on the frame clock: Silero VAD + LLM state prediction per 160 ms chunk "
-               "(16 kHz in), the whole answer voiced at once when it starts speaking (24 kHz out, bursty).")
+               "(16 kHz in), the whole answer voiced at once when it starts speaking (24 kHz out, bursty)."
+               " Verified against: " + ma.VERIFIED)
 CAPABILITIES = ("model.text", "model.instruction", "model.concurrency=1")
 
 if __name__ == "__main__":

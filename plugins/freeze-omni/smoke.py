@@ -14,7 +14,8 @@ sys.path.insert(0, str(HERE.parent / "_common"))
 
 import smoke_driver  # noqa: E402
 
-DEFAULT_CONFIG = {}
+DEFAULT_CONFIG = {"freeze_omni_dir": "/opt/freeze-omni", "model_path": "/opt/freeze-omni/checkpoints",
+                  "llm_path": "/opt/freeze-omni/Qwen2-7B-Instruct"}  # README.md's install layout
 
 if __name__ == "__main__":
     sys.exit(smoke_driver.main(HERE, DEFAULT_CONFIG, __doc__))

@@ -15,7 +15,8 @@ import adapter_plugin  # noqa: E402
 import minicpmo_adapter as ma  # noqa: E402
 
 DESCRIPTION = ("MiniCPM-o 4.5 in duplex mode in-process: one 1 s unit per step (16 kHz in, 24 kHz out), "
-               "streaming_prefill then streaming_generate; listen units play nothing.")
+               "streaming_prefill then streaming_generate; listen units play nothing."
+               " Verified against: " + ma.VERIFIED)
 CAPABILITIES = ("model.text", "model.instruction", "model.concurrency=1")
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ import adapter_plugin  # noqa: E402
 import voila_adapter as ma  # noqa: E402
 
 DESCRIPTION = ("Voila-autonomous (preview) in-process: run_generate turned into a step function, 40 ms frames "
-               "(one audio token) at 16 kHz, text steps consume no input, Encodec with 1 s of context both ways.")
+               "(one audio token) at 16 kHz, text steps consume no input, Encodec with 1 s of context both ways."
+               " Verified against: " + ma.VERIFIED)
 CAPABILITIES = ("model.text", "model.instruction", "model.concurrency=1")
 
 if __name__ == "__main__":

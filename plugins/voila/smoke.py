@@ -14,7 +14,7 @@ sys.path.insert(0, str(HERE.parent / "_common"))
 
 import smoke_driver  # noqa: E402
 
-DEFAULT_CONFIG = {}
+DEFAULT_CONFIG = {"voila_dir": "/opt/voila"}  # README.md's install layout
 
 if __name__ == "__main__":
     sys.exit(smoke_driver.main(HERE, DEFAULT_CONFIG, __doc__))

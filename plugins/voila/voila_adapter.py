@@ -20,7 +20,10 @@ Voila is not on PyPI: it is imported from a checkout (`voila_dir`).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
 import sys
 from collections import deque
 from pathlib import Path
@@ -28,10 +31,16 @@ from pathlib import Path
 import numpy as np
 
 from adapter_kit import (FACTORY, ConfigError, Field, OneConversationAtATime, StepOutput, check_fields,
-                         load_runtime, seed_all, whole)
+                         load_runtime, seed_all, source_digest, whole)
 
 NAME = "voila"
 VERSION = "0.1.0"
+# What this adapter was verified against, for README.md and Describe.
+VERIFIED = ("Voila 6ba63bf's own code with tiny random models on CPU (make test-adapters): the step function "
+            "equals run_generate token for token, and a shipped conversation plays through this plugin; never run on "
+            "a GPU with the real weights. Deviations from infer.py: input encoded per 40 ms frame with 1 s of context "
+            "and output decoded per frame (not whole files); the model waits for input not yet heard; pyannote's "
+            "speaker checkpoint loads with torch's weights_only off.")
 INPUT_RATE = 16000
 FRAME_SIZE = 640  # tokenize_func.SEG_LEN: one audio token at 25 tokens per second
 TOKENS_PER_SECOND = 25
@@ -43,6 +52,12 @@ SCHEMA = (
     Field("audio_tokenizer", "string", "maitrix-org/Voila-Tokenizer", "The Voila audio tokenizer (HF Encodec)."),
     Field("voila_dir", "string", "", "Checkout of github.com/maitrix-org/Voila (not on PyPI); empty imports from PYTHONPATH."),
     Field("ref_audio", "string", "", "Reference voice (any format torchaudio reads); empty uses the checkout's examples/test1.mp3, as infer.py does."),
+    Field("speaker_model", "string", "pyannote/wespeaker-voxceleb-resnet34-LM",
+          "pyannote.audio model of the voice embedding (spkr.py's default), a Hugging Face id or a checkpoint file."),
+    Field("device", "string", "cuda", "torch device (infer.py: cuda), e.g. cuda, cuda:1 or cpu."),
+    Field("dtype", "string", "bfloat16", "Weights dtype of the model (infer.py: bfloat16).", ("bfloat16", "float16", "float32")),
+    Field("attn_implementation", "string", "flash_attention_2", "Attention kernel (infer.py: flash_attention_2).",
+          ("flash_attention_2", "sdpa", "eager")),
     Field("temperature", "number", 0.2, "Text temperature (infer.py)."),
     Field("top_k", "number", 50, "Text top-k."),
     Field("audio_temperature", "number", 0.8, "Audio temperature."),
@@ -70,7 +85,15 @@ def check_config(config: dict) -> dict:
         raise ConfigError(f"factory: expected module:function, got {out['factory']!r}")
     if out["voila_dir"] and not (Path(out["voila_dir"]) / "model.py").is_file():
         raise ConfigError(f"voila_dir: {out['voila_dir']} is not a Voila checkout (no model.py)")
+    if not _DEVICE.match(out["device"]):
+        raise ConfigError(f"device: expected cpu, cuda or cuda:N, got {out['device']!r}")
+    if out["attn_implementation"] == "flash_attention_2" and not out["device"].startswith("cuda"):
+        raise ConfigError("attn_implementation: flash_attention_2 needs a CUDA device; use sdpa or eager on "
+                          f"{out['device']}")
     return out
+
+
+_DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
 
 
 class VoilaRunner:
@@ -92,6 +115,8 @@ class VoilaRunner:
         self.codebook_size = model.config.codebook_size
         tf = tokenize_func
         self.min_audio_token_id = tokenizer.convert_tokens_to_ids(tf.AUDIO_TOKEN_FORMAT.format(0))
+        self.max_audio_token_id = tokenizer.convert_tokens_to_ids(
+            tf.AUDIO_TOKEN_FORMAT.format(self.codebook_size * self.num_codebooks - 1))
         self.audio_token_id = tokenizer.convert_tokens_to_ids(tf.DEFAULT_AUDIO_TOKEN)
         self.assistant_token_id = tokenizer.convert_tokens_to_ids(tf.DEFAULT_ASSISTANT_TOKEN)
         self.eos_token_id = tokenizer.eos_token_id
@@ -203,8 +228,32 @@ def _snapshot(repo: str, revision: str) -> tuple[Path, str]:
     path = Path(snapshot_download(repo, revision=revision or None))
     return path, path.name
 
+@contextlib.contextmanager
+def pickled_checkpoints():
+    """pyannote.audio 3.3.2 checkpoints pickle torch's TorchVersion and pyannote's own
+    classes (Specifications, Problem, Resolution); since torch 2.6 torch.load defaults to
+    weights_only=True and refuses them, so spkr.SpeakerEmbedding fails to load its model.
+    TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD restores the default pyannote 3.3 was written for,
+    only while the speaker model (a checkpoint the config names) loads."""
+    old = os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD")
+    os.environ["TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"]
+        else:
+            os.environ["TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"] = old
+
+
+def default_ref_audio(tokenize_func) -> Path:
+    """infer.py's --ref-audio default, examples/test1.mp3 in the checkout Voila is imported from."""
+    return Path(tokenize_func.__file__).resolve().parent / "examples" / "test1.mp3"
+
+
 def load_official(config: dict) -> dict:
-    """Loads the model as infer.py load_model() does, plus the reference voice embedding."""
+    """Loads the model as infer.py load_model() does (on config's device, dtype and
+    attention kernel), plus the reference voice embedding as infer.py makes it."""
     voila_dir = Path(config["voila_dir"]).resolve() if config["voila_dir"] else None
     if voila_dir:
         sys.path.insert(0, str(voila_dir))
@@ -216,18 +265,25 @@ def load_official(config: dict) -> dict:
     from spkr import SpeakerEmbedding
     from voila_tokenizer import VoilaTokenizer
 
+    checkout = Path(tokenize_func.__file__).resolve().parent
+    ref = config["ref_audio"] or str(default_ref_audio(tokenize_func))
+    if not Path(ref).is_file():
+        # Without a voice infer.py's audio tasks have no speaker embedding; never run so silently.
+        raise ConfigError(f"ref_audio: {ref} does not exist" + ("" if config["ref_audio"] else
+                          f" (the default, infer.py's examples/test1.mp3 in {checkout}); set ref_audio to a voice recording"))
+    device = config["device"]
     model_path, revision = _snapshot(config["checkpoint"], config["revision"])
     codec_path, codec_revision = _snapshot(config["audio_tokenizer"], "")
-    model = VoilaAutonomousModel.from_pretrained(str(model_path), torch_dtype=torch.bfloat16,
-                                                 use_flash_attention_2=True, use_cache=True).cuda()
+    model = VoilaAutonomousModel.from_pretrained(str(model_path), torch_dtype=getattr(torch, config["dtype"]),
+                                                 attn_implementation=config["attn_implementation"], use_cache=True)
+    model = model.to(device).eval()
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(model_path))
-    audio_tokenizer = VoilaTokenizer(model_path=str(codec_path), device="cuda")
-    ref = config["ref_audio"] or (str(voila_dir / "examples" / "test1.mp3") if voila_dir else "")
-    ref_embs = None
-    if ref:
-        wav, sr = torchaudio.load(ref)
-        ref_embs = SpeakerEmbedding(device="cuda")(wav, sr)
-    runner = VoilaRunner(model, tokenizer, audio_tokenizer, tokenize_func, ref_embs, config)
+    audio_tokenizer = VoilaTokenizer(model_path=str(codec_path), device=device)
+    wav, sr = torchaudio.load(ref)
+    with pickled_checkpoints():
+        speaker = SpeakerEmbedding(model_path=config["speaker_model"], device=device)
+    ref_embs = speaker(wav, sr)
+    runner = VoilaRunner(model, tokenizer, audio_tokenizer, tokenize_func, ref_embs, config, device=device)
     return {
         "runner": runner,
         "audio_tokenizer": AudioTokenizerNumpy(audio_tokenizer),
@@ -237,7 +293,13 @@ def load_official(config: dict) -> dict:
             "checkpoint": config["checkpoint"],
             "revision": revision,
             "audio_tokenizer": f"{config['audio_tokenizer']}@{codec_revision}",
-            "ref_audio": ref or "none",
+            "speaker_model": config["speaker_model"],
+            "ref_audio": ref,
+            "voila_code": source_digest(checkout, ("model.py", "audio_transformer.py", "tokenize_func.py",
+                                                  "voila_tokenizer.py", "spkr.py")),
+            "device": device,
+            "dtype": config["dtype"],
+            "attn_implementation": config["attn_implementation"],
             "transformers": transformers.__version__,
             "torch": torch.__version__,
         },
@@ -356,11 +418,15 @@ class VoilaConversation:
                     if not self.user_rows:
                         break  # run_generate would block in next(input_generator): wait for the next frame
                     r.commit(self.user_rows.popleft())
-                    audio_rows.append((row - r.min_audio_token_id) % r.codebook_size)
                 else:
                     r.commit(None)
-                    if int(row[0]) != r.eos_token_id:
-                        text_ids.append(int(row[0]))
+                # What the model said, read as infer.py eval_model reads run_generate's output:
+                # a row whose first id is an audio token is audio codes, anything else but
+                # EOS is text.
+                if r.min_audio_token_id <= int(row[0]) <= r.max_audio_token_id:
+                    audio_rows.append((row - r.min_audio_token_id) % r.codebook_size)
+                elif int(row[0]) != r.eos_token_id:
+                    text_ids.append(int(row[0]))
         codes = np.stack(audio_rows, axis=1) if audio_rows else np.zeros((r.num_codebooks, 0), np.int64)
         samples = self.decoder.push(codes)
         text = self.text_tokenizer.decode(text_ids, skip_special_tokens=True) if text_ids else ""

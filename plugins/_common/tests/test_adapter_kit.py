@@ -59,15 +59,68 @@ def test_resolve_factory():
 def test_load_names_what_failed():
     def broken(config):
         raise OSError("disk on fire")
-    with pytest.raises(kit.ConfigError, match=r"^checkpoint: cannot load 'org/model': OSError: disk on fire\. Check"):
+    with pytest.raises(kit.LoadError, match=r"^checkpoint: cannot load 'org/model': OSError: disk on fire\. "
+                                            r"File failed: a file or download failed") as e:
         kit.load(broken, {"factory": "", "checkpoint": "org/model"}, "checkpoint")
-    with pytest.raises(kit.ConfigError, match=r"^factory: cannot load factory m:f: OSError"):
+    assert e.value.kind == "file" and isinstance(e.value, kit.ConfigError)
+    with pytest.raises(kit.LoadError, match=r"^factory: cannot load factory m:f: OSError"):
         kit.load(broken, {"factory": "m:f", "checkpoint": "org/model"}, "checkpoint")
 
     def refuses(config):
         raise kit.ConfigError("dtype: no")
     with pytest.raises(kit.ConfigError, match=r"^dtype: no$"):
         kit.load(refuses, {"factory": ""}, "checkpoint")
+
+
+@pytest.mark.parametrize("error, kind, hint", [
+    (ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib"), "import", "requirements.txt"),
+    (FileNotFoundError(2, "No such file or directory", "/ckpt/config.json"), "file", "repository name"),
+    (RuntimeError("Error(s) in loading state_dict for LlamaModel:\n\tsize mismatch for embed_tokens.weight"),
+     "shape", "another version or size"),
+    (AssertionError("Torch not compiled with CUDA enabled"), "cuda", "torch.cuda.is_available()"),
+    (RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"), "cuda", "free memory"),
+    (KeyError("num_codebooks"), "loader", "see the traceback"),
+])
+def test_load_says_what_failed(error, kind, hint):
+    def loader(config):
+        raise error
+    with pytest.raises(kit.LoadError) as e:
+        kit.load(loader, {"factory": "", "checkpoint": "org/model"}, "checkpoint")
+    assert e.value.kind == kind
+    assert f": {type(error).__name__}: " in str(e.value) and f" {kit._TITLES[kind]} failed: " in str(e.value)
+    assert hint in str(e.value)
+    assert "checkpoint, the network or the GPU" not in str(e.value)
+
+
+def test_load_carries_upstream_traceback(tmp_path, monkeypatch):
+    """The frames of the failing upstream code are in the message, innermost last."""
+    (tmp_path / "upstream_model.py").write_text(
+        "def build(config):\n"
+        "    return _weights(config['checkpoint'])\n"
+        "\n"
+        "def _weights(path):\n"
+        "    raise RuntimeError('size mismatch for lm_head.weight: copying a param with shape [8, 4]')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import upstream_model
+
+    with pytest.raises(kit.LoadError) as e:
+        kit.load(upstream_model.build, {"factory": "", "checkpoint": "tiny"}, "checkpoint")
+    text = str(e.value)
+    assert e.value.kind == "shape"
+    assert "upstream_model.py\", line 2, in build" in text
+    assert text.index("in build") < text.index("upstream_model.py\", line 5, in _weights")
+    assert text.rstrip().endswith("RuntimeError: size mismatch for lm_head.weight: copying a param with shape [8, 4]")
+
+
+def test_load_traceback_is_bounded():
+    def deep(n):
+        if n == 0:
+            raise ValueError("x" * 20000)
+        deep(n - 1)
+    with pytest.raises(kit.LoadError) as e:
+        kit.load(lambda c: deep(30), {"factory": "", "checkpoint": "c"}, "checkpoint")
+    assert len(str(e.value)) <= kit.MESSAGE_LIMIT + 10
+    assert str(e.value).count("in deep") <= kit.TRACEBACK_FRAMES
 
 
 class Conv:
@@ -123,3 +176,16 @@ def test_open_and_check_idle():
     first.close()
     a._check_idle()
     assert a._open("m", lambda: Conv(a)) is a.active is not first
+
+
+def test_source_digest_follows_the_code(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    (tmp_path / "model.py").write_text("y = 2\n")
+    first = kit.source_digest(tmp_path, ["pkg", "model.py"])
+    assert first == kit.source_digest(tmp_path, ["model.py", "pkg"]) and first.startswith("sha256:")
+    (tmp_path / "pkg" / "notes.txt").write_text("not code")
+    assert kit.source_digest(tmp_path, ["pkg", "model.py"]) == first
+    (tmp_path / "pkg" / "a.py").write_text("x = 3\n")
+    assert kit.source_digest(tmp_path, ["pkg", "model.py"]) != first
+    assert kit.source_digest(tmp_path, ["gone.py"]) != kit.source_digest(tmp_path, ["model.py"])

@@ -1,5 +1,7 @@
 """The freeze-omni adapter against the numpy stand-in of Freeze-Omni (plugins/_standins)."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -130,3 +132,13 @@ def test_revision_is_read_from_a_hugging_face_snapshot_path(tmp_path):
     snap.mkdir(parents=True)
     assert fo._snapshot_commit(snap) == "abc123"
     assert fo._snapshot_commit(tmp_path) == ""
+
+
+def test_a_segment_with_no_text_is_not_voiced():
+    """bin/server.py's decoder() embeds the post-processed text's ids; an empty text gives
+    torch.tensor([]) (float) and the server's generate thread dies. The bridge skips it."""
+    torch = pytest.importorskip("torch")
+    bridge = fo.TorchBridge({}, device="cpu")
+    pipeline = SimpleNamespace(post_process=lambda t: t, model=SimpleNamespace(tokenizer=SimpleNamespace(encode=lambda t: [])))
+    runtime = {"pipeline": pipeline, "tts": None}
+    assert bridge.synthesize(runtime, [torch.zeros(1, 1, 896)], "", 0) == []

@@ -30,6 +30,7 @@ def test_describe_and_bad_config(plugin):
     info = plugin.plugin.Describe(plugin_pb2.DescribeRequest())
     assert info.name == "freeze-omni" and "model.instruction" in info.capabilities
     assert {"model_path", "llm_path", "freeze_omni_dir", "system_role"} <= {f.name for f in info.config_schema}
+    assert "Verified against: Freeze-Omni 3e17af4's own code with a tiny random checkpoint on CPU" in info.description
     with pytest.raises(grpc.RpcError) as e:
         plugin.plugin.Configure(plugin_pb2.ConfigureRequest(config_json=json.dumps({"model_path": "/nowhere"})))
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "model_path" in e.value.details()

@@ -30,6 +30,7 @@ def test_describe_offers_schema_and_instruction(plugin):
     info = plugin.plugin.Describe(plugin_pb2.DescribeRequest())
     assert info.name == "minicpm-o" and list(info.kinds) == ["model"]
     assert "model.instruction" in info.capabilities
+    assert "Verified against: a stand-in only" in info.description and "MiniCPM-o-Demo 28b60cf" in info.description
     fields = {f.name: f for f in info.config_schema}
     assert json.loads(fields["checkpoint"].default_json) == "openbmb/MiniCPM-o-4_5"
     assert list(fields["decode_mode"].allowed) == ["sampling", "greedy"]

@@ -102,7 +102,7 @@ def test_official_loader_with_remote_code(tmp_path):
 
         t = np.arange(16000) / 16000
         speech = (0.4 * np.sin(2 * np.pi * 180 * t)).astype("<f4")
-        units = [speech, speech] + [np.zeros(16000, "<f4")] * 3
+        units = [speech, speech] + [np.zeros(16000, "<f4")] * 4
 
         def requests():
             yield model_pb2.ModelInput(start=model_pb2.ConversationStart(conversation_id="c", seed=4))
@@ -114,4 +114,6 @@ def test_official_loader_with_remote_code(tmp_path):
         assert p.shutdown() == 0
     assert (replies[0].ready.input_rate, replies[0].ready.output_rate) == (16000, 24000)
     sizes = [len(r.frame.pcm) // 4 for r in replies[1:]]
-    assert sizes[:2] == [0, 0] and sizes[2] == 24000  # tensors from the model arrive as float32 samples
+    # The demo's 3 forced listening units, then the answer: tensors from the model arrive as
+    # float32 samples.
+    assert sizes[:3] == [0, 0, 0] and sizes[3] == 24000

@@ -29,7 +29,9 @@ def frames(pattern):
 def test_describe_and_bad_config(plugin):
     info = plugin.plugin.Describe(plugin_pb2.DescribeRequest())
     assert info.name == "voila" and "model.instruction" in info.capabilities
-    assert {"checkpoint", "audio_tokenizer", "voila_dir", "context_seconds"} <= {f.name for f in info.config_schema}
+    assert {"checkpoint", "audio_tokenizer", "voila_dir", "context_seconds", "device", "speaker_model"} <= \
+        {f.name for f in info.config_schema}
+    assert "Verified against: Voila 6ba63bf's own code with tiny random models on CPU" in info.description
     with pytest.raises(grpc.RpcError) as e:
         plugin.plugin.Configure(plugin_pb2.ConfigureRequest(config_json=json.dumps({"top_k": -3})))
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "top_k" in e.value.details()

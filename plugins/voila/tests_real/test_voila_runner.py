@@ -26,7 +26,8 @@ SYSTEM_IDS = [11, 12, 13]
 
 class Tokenizer:
     eos_token_id, pad_token_id = EOS, PAD
-    ids = {"<|0|>": AUDIO_MIN, "<au_token>": AUDIO_TOKEN, "<|VOILA|>": ASSISTANT}
+    ids = {"<|0|>": AUDIO_MIN, f"<|{K * CODEBOOK - 1}|>": AUDIO_MIN + K * CODEBOOK - 1, "<au_token>": AUDIO_TOKEN,
+           "<|VOILA|>": ASSISTANT}
 
     def convert_tokens_to_ids(self, token):
         return self.ids[token]

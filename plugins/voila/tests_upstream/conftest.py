@@ -1,0 +1,49 @@
+"""The voila upstream tier: Voila's own code (a checkout named by DUPLEXMPE_UPSTREAM_VOILA)
+with tiny random models on CPU, in the environment plugins/voila/requirements.txt installs
+(.venv-voila; `make test-adapters` builds it). Every test skips, saying so, without the
+variable."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+PLUGIN_DIR = HERE.parent
+for p in (HERE, PLUGIN_DIR, PLUGIN_DIR.parent / "_common", PLUGIN_DIR.parent / "_common" / "tests"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+ENV = "DUPLEXMPE_UPSTREAM_VOILA"
+
+
+def upstream_dir() -> Path:
+    value = os.environ.get(ENV, "")
+    if not value:
+        pytest.skip(f"{ENV} is not set: point it at a checkout of github.com/maitrix-org/Voila (commit 6ba63bf) "
+                    "to run Voila's own code here (.ci/run sets it to the snapshot in ../shared/upstream)")
+    path = Path(value).resolve()
+    if not (path / "model.py").is_file():
+        pytest.fail(f"{ENV}={value} is not a Voila checkout (no model.py)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def upstream() -> Path:
+    return upstream_dir()
+
+
+@pytest.fixture(scope="session")
+def tiny(upstream, tmp_path_factory) -> dict:
+    """The tiny model's checkpoints and the adapter config that loads them on CPU, with a
+    shipped flite clip as the reference voice."""
+    import shipped
+    import tiny_voila
+
+    root = tmp_path_factory.mktemp("tiny-voila")
+    config = tiny_voila.build(root, upstream)
+    voice = root / "voice.wav"
+    voice.write_bytes(shipped.first_clip())
+    config.update(device="cpu", dtype="float32", attn_implementation="sdpa", ref_audio=str(voice))
+    return config
