@@ -327,36 +327,3 @@ func n4Verdict(tl timeline.Timeline, i int, eps []timeline.Episode, p protocol.P
 	}
 	return v
 }
-
-// timeEps absorbs floating-point noise in hand-written and computed times (0.1 microsecond), so
-// that a gap written as exactly merge_pause is not merged and an episode of exactly
-// min_speech is kept.
-const timeEps = 1e-7
-
-// MergeRegions turns raw speech regions into episodes as section 4.2 does: regions are
-// sorted, gaps shorter than mergePause are merged (overlapping regions too), then
-// episodes shorter than minSpeech are dropped. Regions with End <= Start are ignored.
-func MergeRegions(regions []timeline.Episode, mergePause, minSpeech float64) []timeline.Episode {
-	var rs []timeline.Episode
-	for _, r := range regions {
-		if r.End > r.Start {
-			rs = append(rs, r)
-		}
-	}
-	rs = sortedEpisodes(rs)
-	var merged []timeline.Episode
-	for _, r := range rs {
-		if n := len(merged); n > 0 && r.Start-merged[n-1].End < mergePause-timeEps {
-			merged[n-1].End = math.Max(merged[n-1].End, r.End)
-			continue
-		}
-		merged = append(merged, r)
-	}
-	out := merged[:0]
-	for _, e := range merged {
-		if e.Duration() >= minSpeech-timeEps {
-			out = append(out, e)
-		}
-	}
-	return out
-}

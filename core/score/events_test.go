@@ -245,35 +245,3 @@ func TestElapsedThird(t *testing.T) {
 		}
 	}
 }
-
-func TestMergeRegions(t *testing.T) {
-	cases := []struct {
-		name string
-		in   []timeline.Episode
-		want []timeline.Episode
-	}{
-		// gap 0.5 < 0.8: merged.
-		{"merge short pause", []timeline.Episode{ep(5.6, 6), ep(6.5, 8.5)}, []timeline.Episode{ep(5.6, 8.5)}},
-		// gap exactly 0.8 is not shorter than merge_pause: kept apart.
-		{"pause equal to merge_pause", []timeline.Episode{ep(1, 2), ep(2.8, 4)}, []timeline.Episode{ep(1, 2), ep(2.8, 4)}},
-		// 0.1 s < 0.12 s: dropped; exactly 0.12 s is kept.
-		{"drop short", []timeline.Episode{ep(1, 1.1), ep(5, 5.12)}, []timeline.Episode{ep(5, 5.12)}},
-		// merge first, then drop: two 50-100 ms blips 0.4 s apart make one 0.6 s episode.
-		{"merge before drop", []timeline.Episode{ep(1, 1.05), ep(1.5, 1.6)}, []timeline.Episode{ep(1, 1.6)}},
-		// unsorted, overlapping and empty regions.
-		{"unsorted and overlapping", []timeline.Episode{ep(3, 4), ep(1, 3.5), ep(9, 9)}, []timeline.Episode{ep(1, 4)}},
-		{"nothing", nil, nil},
-	}
-	for _, tc := range cases {
-		got := MergeRegions(tc.in, 0.8, 0.12)
-		if len(got) != len(tc.want) {
-			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
-			}
-		}
-	}
-}

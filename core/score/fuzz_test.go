@@ -7,6 +7,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
+	"github.com/duplexmpe/duplexmpe/core/vad"
 )
 
 // FuzzEvents builds a timeline and raw speech regions from arbitrary bytes and checks the
@@ -31,13 +32,13 @@ func FuzzEvents(f *testing.F) {
 			s := float64(binary.LittleEndian.Uint16(speechBytes[i:])) / 500
 			regions = append(regions, timeline.Episode{Start: s, End: s + float64(binary.LittleEndian.Uint16(speechBytes[i+2:]))/2000})
 		}
-		eps := MergeRegions(regions, 0.8, 0.12)
+		eps := vad.MergeRegions(regions, protocol.DefaultVAD())
 		for i, e := range eps {
 			if e.Duration() < 0.12-1e-6 {
 				t.Fatalf("episode %v shorter than min_speech", e)
 			}
-			if i > 0 && e.Start-eps[i-1].End < 0.8-1e-6 {
-				t.Fatalf("episodes %v and %v closer than merge_pause", eps[i-1], e)
+			if i > 0 && e.Start-eps[i-1].End <= 0.8 {
+				t.Fatalf("episodes %v and %v not more than merge_pause apart", eps[i-1], e)
 			}
 		}
 		for _, ev := range Events(tl, eps, p) {

@@ -139,8 +139,9 @@ type McNemar struct {
 }
 
 // Paired is the explicit vs implicit comparison of one model over the pairs it has both
-// versions of (section 6.1). Lost counts the pairs it has only one counted version of (the
-// other failed, is unscored or was not run): they are not in the test.
+// versions of (section 6.1). Lost counts the model's other pairs, those it has an item of
+// but not both versions counted (one or both failed, are unscored or were not run): they
+// are not in the test. A model whose every pair is lost still has its row (0 pairs).
 type Paired struct {
 	Model      string  `json:"model"`
 	Pairs      int     `json:"pairs"`
@@ -568,17 +569,14 @@ func pairedTests(items []Scored, groups map[groupKey][]Scored, keys []groupKey) 
 			pb, pc, pe, pi = count(e.Presence, i.Presence, pb, pc, pe, pi)
 			fb, fc, fe, fi = count(e.FreshOnset, i.FreshOnset, fb, fc, fe, fi)
 		}
-		both := 0
-		for _, conds := range attempted[m] {
-			if conds[protocol.Explicit] && conds[protocol.Implicit] {
-				both++
-			}
-		}
-		if both == 0 {
+		// Every pair the model has an item of and is not in the test is lost: a version
+		// that failed, is unscored or is missing (a failed conversation the scoring loop
+		// did not pass on looks missing) takes the whole pair out of the test.
+		if len(attempted[m]) == 0 {
 			continue
 		}
 		out = append(out, Paired{
-			Model: m, Pairs: len(pairs), Lost: both - len(pairs),
+			Model: m, Pairs: len(pairs), Lost: len(attempted[m]) - len(pairs),
 			Presence:   newMcNemar(pb, pc, len(pairs), pe, pi),
 			FreshOnset: newMcNemar(fb, fc, len(pairs), fe, fi),
 		})

@@ -375,3 +375,30 @@ func TestSummarizeCountsFailedAndUnscored(t *testing.T) {
 		t.Errorf("all failed: %+v", only.Entries)
 	}
 }
+
+// Section 5.7: the paired test says how many pairs it lost, every one of them: a pair
+// whose two versions both failed, and one whose other version is missing (the scoring
+// loop does not pass failed conversations on yet, so a failed version looks missing),
+// are as lost as one with a single failed version; and a model that lost every pair
+// still has its row. Found by the independent checker (core/score/testdata/checker).
+func TestPairedCountsEveryLostPair(t *testing.T) {
+	failed := func(cond, pair string) Scored {
+		return Scored{Model: "m", Condition: cond, PairID: pair, ScenarioID: pair + "-" + cond, Failed: "crash"}
+	}
+	items := []Scored{
+		item("m", protocol.Explicit, "p1", "middle", answerFresh), item("m", protocol.Implicit, "p1", "middle"),
+		failed(protocol.Explicit, "p2"), failed(protocol.Implicit, "p2"),
+		item("m", protocol.Explicit, "p3", "middle", answerFresh),
+		{Model: "x", Condition: protocol.Explicit, PairID: "p1", Failed: "crash"}, {Model: "x", Condition: protocol.Implicit, PairID: "p1", Unscored: "the judge failed"},
+	}
+	s := Summarize(items, params(30))
+	if len(s.Paired) != 2 {
+		t.Fatalf("paired rows %+v, want one per model", s.Paired)
+	}
+	if pr := s.Paired[0]; pr.Model != "m" || pr.Pairs != 1 || pr.Lost != 2 {
+		t.Errorf("%s: paired over %d pairs, lost %d; want 1 and 2", pr.Model, pr.Pairs, pr.Lost)
+	}
+	if pr := s.Paired[1]; pr.Model != "x" || pr.Pairs != 0 || pr.Lost != 1 || pr.Presence.P != 1 {
+		t.Errorf("%s: paired over %d pairs, lost %d, p %g; want 0, 1, 1", pr.Model, pr.Pairs, pr.Lost, pr.Presence.P)
+	}
+}
