@@ -24,7 +24,7 @@ def upstream() -> Path:
     value = os.environ.get(ENV, "")
     if not value:
         pytest.skip(f"{ENV} is not set: point it at a checkout of github.com/VITA-MLLM/Freeze-Omni (commit 3e17af4) "
-                    "to run Freeze-Omni's own code here (.ci/run sets it to the snapshot in ../shared/upstream)")
+                    "to run Freeze-Omni's own code here (.ci/run sets it to its snapshot of the checkout)")
     path = Path(value).resolve()
     if not (path / "models" / "pipeline.py").is_file():
         pytest.fail(f"{ENV}={value} is not a Freeze-Omni checkout (no models/pipeline.py)")

@@ -22,7 +22,7 @@ def upstream_dir() -> Path:
     value = os.environ.get(ENV, "")
     if not value:
         pytest.skip(f"{ENV} is not set: point it at a checkout of github.com/maitrix-org/Voila (commit 6ba63bf) "
-                    "to run Voila's own code here (.ci/run sets it to the snapshot in ../shared/upstream)")
+                    "to run Voila's own code here (.ci/run sets it to its snapshot of the checkout)")
     path = Path(value).resolve()
     if not (path / "model.py").is_file():
         pytest.fail(f"{ENV}={value} is not a Voila checkout (no model.py)")
