@@ -16,6 +16,7 @@ install without installing it: names and versions, dependencies included.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -69,7 +70,10 @@ def resolve(line: InstallLine, cwd: Path | None = None, timeout: float = 1800) -
         report = Path(tmp) / "report.json"
         cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
                "--disable-pip-version-check", "--report", str(report), *line.args]
-        run = subprocess.run(cmd, cwd=cwd or line.directory, capture_output=True, text=True, timeout=timeout)
+        # pip unpacks every wheel it downloads into TMPDIR and removes it only when it exits
+        # normally; a resolve killed at its timeout would leave gigabytes in /tmp.
+        env = {**os.environ, "TMPDIR": tmp}
+        run = subprocess.run(cmd, cwd=cwd or line.directory, capture_output=True, text=True, timeout=timeout, env=env)
         assert run.returncode == 0, f"pip could not resolve {line.args} in {cwd or line.directory}:\n{run.stderr[-4000:]}"
         data = json.loads(report.read_text())
     return {normalize(i["metadata"]["name"]): i["metadata"]["version"] for i in data["install"]}
