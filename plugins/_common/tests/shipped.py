@@ -99,6 +99,10 @@ plugin "model" {{
   dir           = {_hcl(str(plugin_dir))}
   env           = {_hcl(env)}
   start_timeout = {_hcl(start_timeout)}
+  # Tiny models on a loaded CPU are slow by design: a Freeze-Omni answer is generated
+  # and voiced inside one step. The host's 2 min / 5 min deadlines are for real models.
+  frame_timeout              = "30m"
+  conversation_start_timeout = "30m"
   config {{
 {config_lines}
   }}
