@@ -96,6 +96,9 @@ type ProblemsError struct {
 	Summary  string
 }
 
+// Deterministic: the scripts must change (core/fault).
+func (e *ProblemsError) Deterministic() bool { return true }
+
 func (e *ProblemsError) Error() string {
 	s := strings.Join(e.Problems, "\n")
 	if e.Summary != "" {

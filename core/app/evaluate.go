@@ -12,6 +12,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/store"
@@ -69,7 +70,7 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	res := &EvaluateResult{}
 	dsBlock := f.Dataset(ev.Dataset)
 	if dsBlock == nil {
-		return res, fmt.Errorf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
+		return res, fault.Deterministicf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
 	}
 	built, err := BuildDataset(ctx, s, dsBlock, ui)
 	if err != nil {
@@ -183,7 +184,7 @@ func openOrCreateStore(dir string, man store.Manifest) (*store.Store, error) {
 	old := s.Manifest()
 	old.Harness, man.Harness = provenance.Harness{}, provenance.Harness{}
 	if diff := store.Diff(old, man); len(diff) > 0 {
-		return nil, fmt.Errorf("%s holds a run with a different %s; set another out directory in the evaluation block, or remove %s to start over",
+		return nil, fault.Deterministicf("%s holds a run with a different %s; set another out directory in the evaluation block, or remove %s to start over",
 			dir, strings.Join(diff, ", "), dir)
 	}
 	return s, nil

@@ -17,13 +17,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/duplexmpe/duplexmpe/core/app"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 )
 
-// Exit codes are stable: scripts depend on them.
+// Exit codes are stable: scripts and schedulers depend on them (README, docs/scale.md).
 const (
 	ExitOK     = 0 // success
-	ExitFailed = 1 // a check failed, or the input was bad (file, run file, plugin)
+	ExitFailed = 1 // it failed, and running it again may pass: a plugin crashed, a service was down, it was interrupted, a check failed
 	ExitUsage  = 2 // the command line itself was wrong
+	// ExitDeterministic: the input is wrong (a run file that does not load, a plugin
+	// refused by its pin or config schema, an invalid dataset, a run directory holding
+	// another run); running it again unchanged fails the same way (core/fault).
+	ExitDeterministic = 3
 )
 
 // State is everything a command may touch of the outside world.
@@ -119,11 +124,20 @@ func Run(st *State) int {
 		fmt.Fprintf(st.Stderr, "Error: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
 		return ExitUsage
 	case errors.Is(err, ErrReported):
-		return ExitFailed
+		return failureCode(err)
 	default:
 		fmt.Fprintf(st.Stderr, "Error: %v\n", err)
-		return ExitFailed
+		return failureCode(err)
 	}
+}
+
+// failureCode is the exit code of a failed command: 3 when the failure is deterministic
+// (as its source typed it, core/fault), else 1.
+func failureCode(err error) int {
+	if fault.IsDeterministic(err) {
+		return ExitDeterministic
+	}
+	return ExitFailed
 }
 
 // exactArgs is cobra.ExactArgs with a usage error (exit 2) and a message naming what is missing.

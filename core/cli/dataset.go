@@ -10,6 +10,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/construct"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 )
 
 func init() { register(newDatasetCmd) }
@@ -62,7 +63,7 @@ func newDatasetValidateCmd(st *State) *cobra.Command {
 			}
 			if len(vs) > 0 {
 				fmt.Fprintf(st.Stderr, "%s: %d violations in %d scenarios\n", args[0], len(vs), len(d.Scenarios))
-				return ErrReported
+				return fault.Deterministic(ErrReported)
 			}
 			if !asJSON {
 				c := dataset.CountOf(d.Scenarios)

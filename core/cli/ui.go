@@ -14,6 +14,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/app"
 	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 )
 
@@ -41,21 +42,22 @@ func newStarter(st *State, f *config.File) (*pluginstart.Starter, error) {
 }
 
 // reported prints what an error of the application layer carries besides its message
-// (the run file's diagnostics, a list of problems) and turns it into ErrReported; other
-// errors pass through. arg is the run file as the user named it.
+// (the run file's diagnostics, a list of problems) and turns it into ErrReported, as
+// deterministic as it was; other errors pass through. arg is the run file as the user
+// named it.
 func reported(st *State, f *config.File, arg string, err error) error {
 	var de *pluginstart.DiagnosticsError
 	var pe *app.ProblemsError
 	switch {
 	case errors.As(err, &de):
 		writeDiagnostics(st, f.Sources, de.Diags, f.Path, arg)
-		return ErrReported
+		return fault.Deterministic(ErrReported)
 	case errors.As(err, &pe):
 		fmt.Fprintln(st.Stderr, strings.Join(pe.Problems, "\n"))
 		if pe.Summary != "" {
 			fmt.Fprintln(st.Stderr, pe.Summary)
 		}
-		return ErrReported
+		return fault.Deterministic(ErrReported)
 	}
 	return err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 )
 
 func init() { register(newValidateCmd) }
@@ -68,7 +69,7 @@ func loadRunFile(st *State, arg string, varFlags []string) (*config.File, error)
 	f, diags := config.Load(path, config.Options{Vars: vars, Env: st.Env, Cwd: cwd})
 	writeDiagnostics(st, f.Sources, diags, path, arg)
 	if diags.HasErrors() {
-		return nil, ErrReported
+		return nil, fault.Deterministic(ErrReported) // the run file must change
 	}
 	return f, nil
 }

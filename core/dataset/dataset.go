@@ -199,6 +199,9 @@ func (e *ParseError) hint() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
+// Deterministic: the file must change before it reads (core/fault).
+func (e *ParseError) Deterministic() bool { return true }
+
 // ParseErrors collects every unreadable line of a file.
 type ParseErrors []*ParseError
 
@@ -212,6 +215,9 @@ func (es ParseErrors) Error() string {
 	}
 	return b.String()
 }
+
+// Deterministic: the file must change before it reads (core/fault).
+func (es ParseErrors) Deterministic() bool { return true }
 
 // maxLine bounds one scenario line (a scenario is a few kilobytes).
 const maxLine = 4 << 20

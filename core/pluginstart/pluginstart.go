@@ -32,6 +32,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -51,7 +52,7 @@ func LoadPins(f *config.File) (*Pins, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return &Pins{}, nil
 	case err != nil:
-		return nil, err
+		return nil, fault.Deterministic(err)
 	}
 	return &Pins{lock: lock}, nil
 }
@@ -156,17 +157,22 @@ type DiagnosticsError struct {
 
 func (e *DiagnosticsError) Error() string { return e.Diags.Error() }
 
+// Deterministic: the run file must change (core/fault).
+func (e *DiagnosticsError) Deterministic() bool { return true }
+
 // Start starts the plugin block b the checked way (see the package comment). On error
-// nothing is left running.
+// nothing is left running. A plugin refused by its pin (checksum or lock file) or by its
+// config schema is a deterministic failure (core/fault); one that cannot start or
+// answer is not.
 func (s *Starter) Start(ctx context.Context, b *config.PluginBlock) (*Plugin, error) {
 	hash, err := Hash(b.Spec)
 	if err != nil {
-		return nil, err
+		return nil, fault.Deterministic(err)
 	}
 	// Like a pinned checksum, the lock file keeps unknown code from running: a plugin
 	// that does not match it is not started.
 	if err := s.Pins.CheckFiles(b, hash); err != nil {
-		return nil, err
+		return nil, fault.Deterministic(err)
 	}
 	spec := b.Spec
 	if s.Opts.LogDir != "" {
@@ -174,6 +180,9 @@ func (s *Starter) Start(ctx context.Context, b *config.PluginBlock) (*Plugin, er
 	}
 	c, err := pluginhost.Start(ctx, spec, s.Opts.Logger)
 	if err != nil {
+		if ce := (*pluginhost.ChecksumError)(nil); errors.As(err, &ce) {
+			return nil, fault.Deterministic(err)
+		}
 		return nil, err // pluginhost names the plugin and says what to do
 	}
 	p, err := configure(ctx, c, b, s.Pins, hash)
@@ -190,7 +199,7 @@ func configure(ctx context.Context, c *pluginhost.Client, b *config.PluginBlock,
 		return nil, err
 	}
 	if err := pins.CheckVersion(b, info.Version); err != nil {
-		return nil, err
+		return nil, fault.Deterministic(err)
 	}
 	cfg, diags := config.CheckPluginConfig(b, info.Config)
 	if diags.HasErrors() {

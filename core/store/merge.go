@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 )
 
 // MergeReport says what Merge did and whether the output now holds the whole run.
@@ -89,6 +90,9 @@ type Conflict struct {
 	File string // the first file in which they differ
 }
 
+// Deterministic: merging the same directories again conflicts again (core/fault).
+func (e *ConflictError) Deterministic() bool { return true }
+
 func (e *ConflictError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "merge: %d items were finished differently in two directories, so nothing was merged:", len(e.Conflicts))
@@ -126,7 +130,7 @@ func Merge(out string, dirs []string) (MergeReport, error) {
 		}
 		if len(srcs) > 0 {
 			if diff := Diff(srcs[0].manifest, s.manifest); len(diff) > 0 {
-				return rep, fmt.Errorf("merge: %s and %s are not shards of one run: their manifests differ in %s; merge only directories written by the same run file and the same harness build",
+				return rep, fault.Deterministicf("merge: %s and %s are not shards of one run: their manifests differ in %s; merge only directories written by the same run file and the same harness build",
 					srcs[0].dir, d, strings.Join(diff, ", "))
 			}
 		}
@@ -136,7 +140,7 @@ func Merge(out string, dirs []string) (MergeReport, error) {
 	var dst *Store // out as it is, when it already exists
 	if old, err := readManifest(out); err == nil {
 		if diff := Diff(old, m); len(diff) > 0 {
-			return rep, fmt.Errorf("merge: %s already holds a different run (manifests differ in %s); choose another output directory", out, strings.Join(diff, ", "))
+			return rep, fault.Deterministicf("merge: %s already holds a different run (manifests differ in %s); choose another output directory", out, strings.Join(diff, ", "))
 		}
 		dst = &Store{dir: out, manifest: old}
 	} else if !errors.Is(err, fs.ErrNotExist) {
