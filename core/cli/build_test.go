@@ -89,7 +89,7 @@ dataset "bad" {
 }
 `, bin)), 0o644)
 	code, _, stderr := runDatasetCLI(dir, "build", "run.hcl")
-	if code != ExitFailed || !strings.Contains(stderr, "scenarios.jsonl:1: scenario hand-01-explicit: turn 5: [label]") {
+	if code != ExitDeterministic || !strings.Contains(stderr, "scenarios.jsonl:1: scenario hand-01-explicit: turn 5: [label]") {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "build")); !os.IsNotExist(err) {

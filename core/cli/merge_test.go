@@ -47,8 +47,8 @@ func TestMergeCommand(t *testing.T) {
 	m.Seeds = []int64{9}
 	c, _ := store.Create(filepath.Join(root, "c"), m)
 	code, _, stderr = runMerge("merge", filepath.Join(root, "out2"), a.Dir(), c.Dir())
-	if code != ExitFailed || !strings.Contains(stderr, "differ in seeds") {
-		t.Errorf("exit %d, stderr %q; want 1 and a message naming seeds", code, stderr)
+	if code != ExitDeterministic || !strings.Contains(stderr, "differ in seeds") {
+		t.Errorf("exit %d, stderr %q; want 3 and a message naming seeds", code, stderr)
 	}
 	if code, _, stderr = runMerge("merge", out); code != ExitUsage || !strings.Contains(stderr, "at least one run directory") {
 		t.Errorf("exit %d, stderr %q; want a usage error", code, stderr)

@@ -160,7 +160,7 @@ plugin "beeper" {
   source = "` + bin + `"
   sorce  = "x"
 }
-`, ExitFailed, nil, []string{"Error: Unsupported argument", "on run.hcl line 3"}},
+`, ExitDeterministic, nil, []string{"Error: Unsupported argument", "on run.hcl line 3"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

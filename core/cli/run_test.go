@@ -173,7 +173,7 @@ func TestRunRefusesADifferentRunInTheSameDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := runCLI(t, dir, "run", runFile)
-	if code != ExitFailed || !strings.Contains(errs, "protocol") || !strings.Contains(errs, filepath.Join(dir, "runs", "e")) {
+	if code != ExitDeterministic || !strings.Contains(errs, "protocol") || !strings.Contains(errs, filepath.Join(dir, "runs", "e")) {
 		t.Errorf("a changed protocol resumed into the old run: exit %d\n%s", code, errs)
 	}
 }
@@ -227,7 +227,7 @@ dataset "gen" {
 	f.Write([]byte("changed after lock"))
 	f.Close()
 	code, _, errs := runCLI(t, dir, "build", run)
-	if code != ExitFailed || !strings.Contains(errs, `"flite"`) || !strings.Contains(errs, "lock") {
+	if code != ExitDeterministic || !strings.Contains(errs, `"flite"`) || !strings.Contains(errs, "lock") {
 		t.Errorf("build with a changed plugin: exit %d\n%s", code, errs)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "dataset.json")); err == nil {
