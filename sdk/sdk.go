@@ -106,7 +106,11 @@ type Plugin interface {
 	Describe(ctx context.Context) (Info, error)
 	// Configure receives the run file's config block, already checked against the
 	// schema, with defaults filled in, as decoded JSON (numbers are float64). It is
-	// called once, before any kind call.
+	// called once, before any kind call. An error without a gRPC status means a value
+	// is wrong (InvalidArgument): the host reports it at the run file's config block in
+	// the error's own words (name the field), as a failure a retry cannot mend (exit 3).
+	// A failure that is not the config's (weights that cannot be fetched, a missing
+	// tool) should carry another status, such as FailedPrecondition or Unavailable.
 	Configure(ctx context.Context, config map[string]any) error
 }
 

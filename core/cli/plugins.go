@@ -11,6 +11,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/app"
 	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 )
 
@@ -18,22 +19,27 @@ func init() { register(newPluginsCmd) }
 
 func newPluginsCmd(st *State) *cobra.Command {
 	var vars []string
-	var asJSON bool
+	var asJSON, configure bool
 	cmd := &cobra.Command{
-		Use:   "plugins FILE.hcl",
+		Use:   "plugins FILE.hcl [--configure]",
 		Short: "Start every plugin of a run file, show what it describes, and check it",
 		Long: "Start every plugin of a run file, one at a time, and print what it describes: name, " +
 			"version, kinds, protocol version, config schema and identity. Check the version and " +
 			"checksum pins, the lock file (" + config.LockFileName + " next to the run file) when there " +
 			"is one, that the plugin serves the roles the run file gives it, and its config block " +
-			"against its schema. Exit 1 when any plugin fails a check; the messages name it.",
+			"against its schema. With --configure, also configure each plugin with its config block, as a " +
+			"run does (a model loads its weights), and print the identity it then reports; a value the " +
+			"plugin rejects is an error at the run file's line, in the plugin's words.\n\n" +
+			"Exit 3 when every failure is one of the run file or the plugin's files (a pin, the config, " +
+			"a role, a voice), so checking again unchanged fails the same way; exit 1 when a plugin did " +
+			"not start or answer. The messages name the plugin.",
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := loadRunFile(st, args[0], vars)
 			if err != nil {
 				return err
 			}
-			reports, diags := pluginstart.CheckAll(st.Ctx, f, pluginstart.Options{Logger: pluginLogger(st)})
+			reports, diags := pluginstart.CheckAll(st.Ctx, f, pluginstart.Options{Logger: pluginLogger(st)}, pluginstart.CheckOptions{Configure: configure})
 			writeDiagnostics(st, f.Sources, diags, f.Path, args[0])
 			if asJSON {
 				enc := json.NewEncoder(st.Stdout)
@@ -47,17 +53,21 @@ func newPluginsCmd(st *State) *cobra.Command {
 				}
 			}
 			var bad []string
+			transient := false
 			for _, r := range reports {
 				if r.Failed {
 					bad = append(bad, r.Name)
+					transient = transient || r.Transient
 				}
 			}
-			switch {
-			case len(bad) > 0:
+			if len(bad) > 0 {
 				fmt.Fprintf(st.Stderr, "%s failed: %s\n", plural(len(bad), "plugin"), strings.Join(bad, ", "))
+			}
+			switch {
+			case transient:
 				return ErrReported
-			case diags.HasErrors():
-				return ErrReported
+			case len(bad) > 0 || diags.HasErrors():
+				return fault.Deterministic(ErrReported)
 			}
 			if !asJSON {
 				fmt.Fprintf(st.Stdout, "%s: all checks passed\n", plural(len(reports), "plugin"))
@@ -67,6 +77,7 @@ func newPluginsCmd(st *State) *cobra.Command {
 	}
 	addVarFlag(cmd, &vars)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the reports as JSON")
+	cmd.Flags().BoolVar(&configure, "configure", false, "also configure each plugin with its config block and print the identity it reports")
 	cmd.AddCommand(newPluginsTestCmd(st))
 	return cmd
 }
@@ -151,15 +162,7 @@ func writePluginReport(w io.Writer, r *pluginstart.Report) {
 			fmt.Fprintf(w, "  capabilities: %s\n", strings.Join(i.Capabilities, ", "))
 		}
 		if len(i.Identity) > 0 {
-			keys := make([]string, 0, len(i.Identity))
-			for k := range i.Identity {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			fmt.Fprintf(w, "  identity:\n")
-			for _, k := range keys {
-				fmt.Fprintf(w, "    %s = %s\n", k, i.Identity[k])
-			}
+			writeIdentity(w, "  identity:", i.Identity)
 		}
 		if len(i.Config) == 0 {
 			fmt.Fprintf(w, "  config schema: none\n")
@@ -193,8 +196,29 @@ func writePluginReport(w io.Writer, r *pluginstart.Report) {
 		b, _ := json.Marshal(r.Config)
 		fmt.Fprintf(w, "  config: %s\n", b)
 	}
+	if r.Configured {
+		fmt.Fprintf(w, "  configured: ok\n")
+		writeIdentity(w, "  identity after configure:", r.Identity)
+	}
 	if len(r.Problems) > 0 {
 		fmt.Fprintf(w, "  problems: %d (see the errors)\n", len(r.Problems))
+	}
+}
+
+// writeIdentity prints an identity under heading, one key a line, sorted.
+func writeIdentity(w io.Writer, heading string, id map[string]string) {
+	keys := make([]string, 0, len(id))
+	for k := range id {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		fmt.Fprintf(w, "%s none\n", heading)
+		return
+	}
+	fmt.Fprintln(w, heading)
+	for _, k := range keys {
+		fmt.Fprintf(w, "    %s = %s\n", k, id[k])
 	}
 }
 

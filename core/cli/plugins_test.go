@@ -105,13 +105,13 @@ func TestPlugins(t *testing.T) {
   source  = "` + bin + `"
   version = "9.9.9"
 }
-`, ExitFailed, []string{`plugin "beeper": FAILED`}, []string{
+`, ExitDeterministic, []string{`plugin "beeper": FAILED`}, []string{
 			"Error: Version mismatch", "on run.hcl line 3", `version = "9.9.9"`, `Plugin "beeper" describes itself as version "0.1.0"`, "1 plugin failed: beeper"}},
 		{"checksum pin", `plugin "beeper" {
   source   = "` + bin + `"
   checksum = "sha256:` + strings.Repeat("0", 64) + `"
 }
-`, ExitFailed, []string{`plugin "beeper": FAILED`}, []string{
+`, ExitDeterministic, []string{`plugin "beeper": FAILED`}, []string{
 			"Error: Checksum mismatch", "on run.hcl line 3", `plugin "beeper" refused`, strings.TrimPrefix(sum, "sha256:"), "1 plugin failed: beeper"}},
 		{"config typo", `plugin "beeper" {
   source = "` + bin + `"
@@ -119,14 +119,14 @@ func TestPlugins(t *testing.T) {
     treshold = 0.1
   }
 }
-`, ExitFailed, nil, []string{"Error: Unsupported argument", "on run.hcl line 4", `Plugin "beeper": An argument named "treshold" is not expected here. Did you mean "threshold"?`}},
+`, ExitDeterministic, nil, []string{"Error: Unsupported argument", "on run.hcl line 4", `Plugin "beeper": An argument named "treshold" is not expected here. Did you mean "threshold"?`}},
 		{"config type", `plugin "beeper" {
   source = "` + bin + `"
   config {
     tone_hz = "high"
   }
 }
-`, ExitFailed, nil, []string{"Error: Incorrect attribute value type", "on run.hcl line 4", "tone_hz: a number is required"}},
+`, ExitDeterministic, nil, []string{"Error: Incorrect attribute value type", "on run.hcl line 4", "tone_hz: a number is required"}},
 		{"wrong role", `plugin "beeper" {
   source = "` + bin + `"
 }
@@ -144,7 +144,7 @@ evaluation "e" {
   asr     = plugin.other
   judge   = plugin.other
 }
-`, ExitFailed, nil, []string{
+`, ExitDeterministic, nil, []string{
 			"Error: Plugin cannot play its role", "on run.hcl line 9", `Plugin "beeper" is used here as a TTS, but it serves only: model`,
 			"on run.hcl line 15", `Plugin "other" is used here as an ASR`, "on run.hcl line 16", `as a judge`,
 			"2 plugins failed: beeper, other"}},
@@ -214,12 +214,103 @@ func TestPluginsJSON(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "run.hcl"), "plugin \"beeper\" {\n  source = \""+bin+"\"\n  version = \"2.0.0\"\n}\n")
 	code, stdout, _ = runInDir(t, dir, nil, "plugins", "--json", "run.hcl")
 	reports = nil
-	if err := json.Unmarshal([]byte(stdout), &reports); err != nil || code != ExitFailed {
+	if err := json.Unmarshal([]byte(stdout), &reports); err != nil || code != ExitDeterministic {
 		t.Fatalf("exit %d, %v\n%s", code, err, stdout)
 	}
 	if !reports[0].Failed || len(reports[0].Problems) != 1 || !strings.HasPrefix(reports[0].Problems[0], "Version mismatch: ") {
 		t.Errorf("failed report = %+v", reports[0])
 	}
+}
+
+// `plugins --configure` configures real plugin processes, the Go example and the
+// Python example, with their config blocks: a good value prints the identity each then
+// reports; a value each one's own check rejects (the schema allows it) is an error at
+// the run file's line, in the plugin's words, and exits 3, since checking again fails
+// the same way. A plugin that does not start still exits 1.
+func TestPluginsConfigure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real plugins")
+	}
+	pyDir, err := filepath.Abs("../../examples/plugin-python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("../../.venv/bin/python"); err != nil {
+		t.Skip("the Python example needs the repository's .venv: run `make deps-py` first")
+	}
+	goBin := buildPlugin(t, "examples/plugin-go")
+	dir := t.TempDir()
+	runFile := func(goThreshold, pyPause string) string {
+		return `plugin "go" {
+  source = "` + goBin + `"
+  config {
+    threshold = ` + goThreshold + `
+  }
+}
+plugin "py" {
+  command = ["./run.sh"]
+  dir     = "` + pyDir + `"
+  config {
+    threshold = 0.2
+    pause_ms  = ` + pyPause + `
+  }
+}
+`
+	}
+
+	writeFile(t, filepath.Join(dir, "run.hcl"), runFile("0.1", "500"))
+	code, stdout, stderr := runInDir(t, dir, nil, "plugins", "run.hcl")
+	if code != ExitOK || strings.Contains(stdout, "configured:") {
+		t.Fatalf("without --configure: exit %d, want 0 and no configure\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runInDir(t, dir, nil, "plugins", "--configure", "run.hcl")
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	inOrder(t, "stdout", stdout,
+		`plugin "go": ok`, "configured: ok", "identity after configure:", "flite = ", "threshold = 0.1",
+		`plugin "py": ok`, "configured: ok", "identity after configure:", "pause_ms = 500", "threshold = 0.2",
+		"2 plugins: all checks passed")
+
+	code, stdout, _ = runInDir(t, dir, nil, "plugins", "--configure", "--json", "run.hcl")
+	var reports []pluginstart.Report
+	if err := json.Unmarshal([]byte(stdout), &reports); err != nil || code != ExitOK || len(reports) != 2 {
+		t.Fatalf("--json: exit %d, %v\n%s", code, err, stdout)
+	}
+	if r := reports[1]; !r.Configured || r.Identity["pause_ms"] != "500" || !strings.Contains(stdout, `"configured_identity": {`) {
+		t.Errorf("--json report of py: %+v", r)
+	}
+
+	// Values inside the schema's types that each plugin's own check refuses.
+	writeFile(t, filepath.Join(dir, "run.hcl"), runFile("2", "5"))
+	if code, _, stderr := runInDir(t, dir, nil, "plugins", "run.hcl"); code != ExitOK {
+		t.Fatalf("without --configure the bad values pass the schema; exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr = runInDir(t, dir, nil, "plugins", "--configure", "run.hcl")
+	if code != ExitDeterministic {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitDeterministic, stdout, stderr)
+	}
+	inOrder(t, "stdout", stdout, `plugin "go": FAILED`, `plugin "py": FAILED`)
+	inOrder(t, "stderr", stderr,
+		"Error: Plugin rejected its config", "on run.hcl line 4", "threshold = 2",
+		`Plugin "go" refused the config it was given: config threshold = 2: want a number in [0, 1]`,
+		"Error: Plugin rejected its config", "on run.hcl line 12", "pause_ms  = 5",
+		`Plugin "py" refused the config it was given: plugin speaker: Configure: pause_ms = 5.0: want 80 to 10000 ms`,
+		"2 plugins failed: go, py")
+
+	// A plugin that does not start may start on another try: exit 1, even beside a
+	// rejected config.
+	broken := filepath.Join(dir, "broken.sh")
+	writeFile(t, broken, "#!/bin/sh\necho 'cannot load weights' >&2\nexit 1\n")
+	if err := os.Chmod(broken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "run.hcl"), runFile("2", "500")+"plugin \"broken\" {\n  source = \""+broken+"\"\n}\n")
+	code, _, stderr = runInDir(t, dir, nil, "plugins", "--configure", "run.hcl")
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, ExitFailed, stderr)
+	}
+	inOrder(t, "stderr", stderr, `Plugin "go" refused`, "Error: Plugin did not start", "2 plugins failed: go, broken")
 }
 
 // A dataset's voices are checked against the voices its TTS plugin offers (the real
@@ -248,7 +339,7 @@ dataset "d" {
 
 	writeFile(t, filepath.Join(dir, "run.hcl"), run(`{ A = "kal16", B = "abw", C = "rms", D = "nobody" }`))
 	code, _, stderr = runInDir(t, dir, nil, "plugins", "run.hcl")
-	if code != ExitFailed {
+	if code != ExitDeterministic {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	inOrder(t, "stderr", stderr,

@@ -29,14 +29,31 @@ type Report struct {
 	Voices []string `json:"voices,omitempty"`
 	// Config is the config block after checking, with defaults: what Configure gets.
 	Config map[string]any `json:"config,omitempty"`
-	Failed bool           `json:"failed"`
+	// Configured says Configure accepted Config (only with CheckOptions.Configure);
+	// Identity is what the plugin then describes itself as (model revision, weights
+	// digest, prompt hash): what a run records.
+	Configured bool              `json:"configured,omitempty"`
+	Identity   map[string]string `json:"configured_identity,omitempty"`
+	Failed     bool              `json:"failed"`
+	// Transient says a failure may pass when checked again unchanged: the plugin did not
+	// start or answer, or Configure failed for another reason than a value it rejects.
+	// A failed report without it failed on the run file or the plugin's files alone.
+	Transient bool `json:"transient,omitempty"`
 	// Problems repeats the error diagnostics about this plugin, one line each.
 	Problems []string `json:"problems,omitempty"`
 }
 
+// CheckOptions choose checks beyond the default ones of Check.
+type CheckOptions struct {
+	// Configure also configures each plugin whose config block fits its schema, as a run
+	// does, and asks for the identity it then reports. A value the plugin rejects is a
+	// problem at its config block, in the plugin's own words.
+	Configure bool
+}
+
 // CheckAll checks every plugin of f, one at a time (see Check). A lock file that cannot
 // be read is a diagnostic too; the plugins are then checked without it.
-func CheckAll(ctx context.Context, f *config.File, opts Options) ([]*Report, hcl.Diagnostics) {
+func CheckAll(ctx context.Context, f *config.File, opts Options, checks CheckOptions) ([]*Report, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	pins, err := LoadPins(f)
 	if err != nil {
@@ -46,19 +63,20 @@ func CheckAll(ctx context.Context, f *config.File, opts Options) ([]*Report, hcl
 	s := &Starter{File: f, Pins: pins, Opts: opts}
 	var reports []*Report
 	for _, p := range f.Plugins {
-		r, pdiags := s.Check(ctx, p)
+		r, pdiags := s.Check(ctx, p, checks)
 		reports = append(reports, r)
 		diags = append(diags, pdiags...)
 	}
 	return reports, diags
 }
 
-// Check starts one plugin, describes it and runs every check of Start on it, without
-// configuring it, plus two that need the whole run file: the plugin serves every role
-// the run file gives it, and a TTS offers the voices its datasets name. Problems come
-// back as diagnostics pointing into the run file (the version pin at its version
-// attribute, and so on), and in the report; the plugin is killed before it returns.
-func (s *Starter) Check(ctx context.Context, p *config.PluginBlock) (*Report, hcl.Diagnostics) {
+// Check starts one plugin, describes it and runs every check of Start on it (Configure
+// only with checks.Configure), plus two that need the whole run file: the plugin serves
+// every role the run file gives it, and a TTS offers the voices its datasets name.
+// Problems come back as diagnostics pointing into the run file (the version pin at its
+// version attribute, a rejected value at its config block, and so on), and in the
+// report; the plugin is killed before it returns.
+func (s *Starter) Check(ctx context.Context, p *config.PluginBlock, checks CheckOptions) (*Report, hcl.Diagnostics) {
 	r := &Report{Name: p.Name, Source: p.Spec.Source, Command: p.Spec.Command, Dir: p.Spec.Dir, Uses: p.Uses}
 	if r.Uses == nil {
 		r.Uses = []string{}
@@ -71,6 +89,10 @@ func (s *Starter) Check(ctx context.Context, p *config.PluginBlock) (*Report, hc
 	}
 	fail := func(attr, summary, format string, args ...any) {
 		add(attrRange(p, attr), summary, fmt.Sprintf(format, args...))
+	}
+	transient := func(summary, format string, args ...any) {
+		fail("", summary, format, args...)
+		r.Transient = true
 	}
 
 	hash, err := Hash(p.Spec)
@@ -93,14 +115,14 @@ func (s *Starter) Check(ctx context.Context, p *config.PluginBlock) (*Report, hc
 		if errors.As(err, &ce) {
 			fail("checksum", "Checksum mismatch", "%v", err)
 		} else {
-			fail("", "Plugin did not start", "%v", err)
+			transient("Plugin did not start", "%v", err)
 		}
 		return r, diags
 	}
 	defer client.Kill()
 	info, err := client.Describe(ctx)
 	if err != nil {
-		fail("", "Describe failed", "%v", err)
+		transient("Describe failed", "%v", err)
 		return r, diags
 	}
 	if info.Config == nil {
@@ -131,8 +153,28 @@ func (s *Starter) Check(ctx context.Context, p *config.PluginBlock) (*Report, hc
 		for _, d := range cdiags.Errs() {
 			r.Problems = append(r.Problems, d.Error())
 		}
-	} else {
-		r.Config = cfg
+		return r, diags
+	}
+	r.Config = cfg
+	if !checks.Configure {
+		return r, diags
+	}
+	if err := client.Configure(ctx, cfg); err != nil {
+		if d := rejectedConfig(p, err); d != nil {
+			add(*d.Subject, d.Summary, d.Detail)
+		} else {
+			transient("Configure failed", "%v", err)
+		}
+		return r, diags
+	}
+	configured, err := client.Describe(ctx)
+	if err != nil {
+		transient("Describe failed", "after Configure: %v", err)
+		return r, diags
+	}
+	r.Configured, r.Identity = true, configured.Identity
+	if r.Identity == nil {
+		r.Identity = map[string]string{}
 	}
 	return r, diags
 }
@@ -147,6 +189,7 @@ func (s *Starter) checkVoices(ctx context.Context, p *config.PluginBlock, client
 	}
 	if err != nil {
 		add(p.DeclRange, "Voices failed", err.Error())
+		r.Transient = true
 		return
 	}
 	r.Voices = []string{}

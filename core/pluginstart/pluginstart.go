@@ -11,7 +11,8 @@
 //  3. Describe, and the version the lock file pins;
 //  4. the block's config against the schema the plugin described, defaults filled in;
 //  5. Configure, then Describe again for the identity the plugin reports once
-//     configured (model revision, weights digest, prompt hash).
+//     configured (model revision, weights digest, prompt hash). A value the plugin
+//     rejects (InvalidArgument) is a DiagnosticsError at its config block.
 //
 // The result, a Plugin, carries what a record of the run needs (provenance.Plugin via
 // Record). Its log goes to LogDir/<name>.log when a run directory is given.
@@ -206,6 +207,9 @@ func configure(ctx context.Context, c *pluginhost.Client, b *config.PluginBlock,
 		return nil, &DiagnosticsError{Diags: diags}
 	}
 	if err := c.Configure(ctx, cfg); err != nil {
+		if d := rejectedConfig(b, err); d != nil {
+			return nil, &DiagnosticsError{Diags: hcl.Diagnostics{d}}
+		}
 		return nil, fmt.Errorf("plugin %q: configure: %w", b.Name, err)
 	}
 	if info, err = c.Describe(ctx); err != nil {

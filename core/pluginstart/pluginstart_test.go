@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -128,5 +129,25 @@ func TestStartChecksTheLockFile(t *testing.T) {
 	}
 	if _, err := start(t, f); err == nil || !strings.Contains(err.Error(), "lock file") {
 		t.Errorf("bad lock file: %v", err)
+	}
+}
+
+// A value that fits the schema but that the plugin's own Configure refuses is a
+// diagnostic at the attribute it names, in the plugin's words, and a deterministic
+// failure: the same config is refused on every try.
+func TestStartReportsAConfigThePluginRejects(t *testing.T) {
+	f, _ := runFile(t, "  config {\n    threshold = 0.1\n    tone_hz   = 20000\n  }\n")
+	_, err := start(t, f)
+	var de *pluginstart.DiagnosticsError
+	if !errors.As(err, &de) || len(de.Diags) != 1 {
+		t.Fatalf("error %v; want one diagnostic", err)
+	}
+	d := de.Diags[0]
+	if d.Summary != "Plugin rejected its config" || d.Subject == nil || d.Subject.Start.Line != 5 ||
+		!strings.Contains(d.Detail, `Plugin "beeper" refused the config it was given: config tone_hz = 20000: want a frequency in (0, 12000) Hz`) {
+		t.Errorf("diagnostic %q %q at %v", d.Summary, d.Detail, d.Subject)
+	}
+	if !fault.IsDeterministic(err) {
+		t.Errorf("%v is not deterministic", err)
 	}
 }

@@ -17,6 +17,9 @@ import (
 	"strings"
 	"sync"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
@@ -92,7 +95,9 @@ func (s *speaker) Configure(ctx context.Context, config map[string]any) error {
 	}
 	speech, version, err := say(ctx, answer)
 	if err != nil {
-		return err
+		// Not a bad value: a plain error would say so (InvalidArgument), and the host
+		// would report it as the run file's fault.
+		return status.Error(codes.FailedPrecondition, err.Error())
 	}
 	s.mu.Lock()
 	s.threshold, s.pause, s.answer, s.speech, s.flite = threshold, pause, answer, speech, version
