@@ -17,6 +17,8 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -37,7 +39,9 @@ import (
 // Options tune the suite. The zero value works for a plugin whose config has defaults
 // for every required field.
 type Options struct {
-	// Config is sent to Configure. Nil: the schema's defaults.
+	// Config holds the values a run file's config block would set: Configure gets them
+	// with the schema's defaults filled in for every other field, as the host fills them
+	// (see Config). Nil: the defaults alone.
 	Config map[string]any
 	// ConfigFor, when set, makes the config from the plugin's description instead of
 	// Config (the harness checks a run file's config block against the schema); an error
@@ -275,14 +279,10 @@ func (s *suite) configure(t T) {
 		if config, err = s.opts.ConfigFor(s.info); err != nil {
 			t.Fatalf("config: %v", err)
 		}
-	} else if config == nil {
-		config = map[string]any{}
-		for _, f := range s.info.Config {
-			if f.Default != nil {
-				config[f.Name] = f.Default
-			} else if f.Required {
-				t.Fatalf("config field %q is required and has no default: give a value in plugintest.Options.Config", f.Name)
-			}
+	} else {
+		var err error
+		if config, err = Config(s.info.Config, config); err != nil {
+			t.Fatalf("%v", err)
 		}
 	}
 	if err := s.client.Configure(s.ctx(t), config); err != nil {
@@ -550,6 +550,60 @@ func firstBadSample(x []float32) int {
 
 func knownKind(k string) bool {
 	return slices.Contains([]string{sdk.KindModel, sdk.KindTTS, sdk.KindASR, sdk.KindJudge, sdk.KindLLM}, k)
+}
+
+// Config is what the host sends to Configure when a run file's config block sets the
+// values of given (Options.Config) and nothing else: given as the plugin decodes it
+// (JSON: numbers are float64), with the schema's default filled in for every field it
+// leaves out. As for a config block, a name the schema does not declare, a value of the
+// wrong type or outside the allowed values, and a required field with neither a value
+// nor a default are errors. core/config.CheckPluginConfig does this for the host; a test
+// there keeps the two equal.
+func Config(schema []sdk.ConfigField, given map[string]any) (map[string]any, error) {
+	config := map[string]any{}
+	if len(given) > 0 {
+		b, err := json.Marshal(given)
+		if err != nil {
+			return nil, fmt.Errorf("Options.Config cannot be sent to the plugin: %v", err)
+		}
+		if err := json.Unmarshal(b, &config); err != nil {
+			return nil, err
+		}
+	}
+	var names []string
+	declared := map[string]bool{}
+	var errs []error
+	for _, f := range schema {
+		names = append(names, f.Name)
+		declared[f.Name] = true
+		v, set := config[f.Name]
+		switch {
+		case set:
+			if err := CheckValue(f.Type, v); err != nil {
+				errs = append(errs, fmt.Errorf("config field %q: %v", f.Name, err))
+			} else if str, ok := v.(string); ok && len(f.Allowed) > 0 && !slices.Contains(f.Allowed, str) {
+				errs = append(errs, fmt.Errorf("config field %q: %q is not one of %q", f.Name, str, f.Allowed))
+			}
+		case f.Default != nil:
+			config[f.Name] = f.Default
+		case f.Required:
+			errs = append(errs, fmt.Errorf("config field %q is required and has no default: give a value in Options.Config", f.Name))
+		}
+	}
+	var unknown []string
+	for name := range config {
+		if !declared[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	slices.Sort(unknown)
+	for _, name := range unknown {
+		errs = append(errs, fmt.Errorf("config field %q is not in the plugin's schema (it declares %q)", name, names))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return config, nil
 }
 
 // CheckSchema lists what is wrong with a config schema: empty or repeated names,
