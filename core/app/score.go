@@ -29,6 +29,8 @@ type ScoreResult struct {
 	Meta    report.Meta
 	// FailedModels are the models with failed conversations, sorted (Failed counts them).
 	FailedModels []string
+	// NoSpeech are the models whose audio the VAD never called speech (report.Findings).
+	NoSpeech []report.NoSpeech
 }
 
 // ScoreRequest is `score RUN_DIR`: the run directory, and what the command line says
@@ -179,9 +181,11 @@ func scoreStore(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluati
 	if err := report.Save(st.Dir(), res.Summary, res.Meta); err != nil {
 		return nil, err
 	}
-	if err := report.WriteAll(st.Dir(), res.Summary, res.Meta); err != nil {
+	findings, err := report.Write(st.Dir(), res.Summary, res.Meta)
+	if err != nil {
 		return nil, err
 	}
+	res.NoSpeech = findings.NoSpeech
 	if ui.Scored != nil {
 		ui.Scored(res)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -60,24 +61,29 @@ func newRunCmd(st *State) *cobra.Command {
 			ui.Scored = func(r *app.ScoreResult) { printScored(st, r) }
 			opts := app.EvaluateOptions{Vars: vars, Shard: shard, FrameDeadline: deadline, Score: !noScore, Harness: ReadBuildInfo()}
 			found := false
+			var failed []error
 			for _, ev := range f.Evaluations {
 				if only != "" && ev.Name != only {
 					continue
 				}
 				found = true
-				if _, err := app.Evaluate(st.Ctx, s, ev, opts, ui); err != nil {
+				res, err := app.Evaluate(st.Ctx, s, ev, opts, ui)
+				if err != nil {
 					return reported(st, f, args[0], err)
+				}
+				if err := res.FailedConversations(); err != nil {
+					failed = append(failed, err)
 				}
 			}
 			if !found {
 				return UsageErrorf("--evaluation %q: %s has no such evaluation block", only, args[0])
 			}
-			return nil
+			return errors.Join(failed...)
 		},
 	}
 	addVarFlag(cmd, &vars)
 	cmd.Flags().StringVar(&only, "evaluation", "", "run only this evaluation block")
-	cmd.Flags().StringVar(&shardFlag, "shard", "", "play only slice i of N (e.g. 2/8); scoring waits for `merge`")
+	cmd.Flags().StringVar(&shardFlag, "shard", "", "play only slice `i/N` (e.g. 2/8); scoring waits for duplexmpe merge")
 	cmd.Flags().BoolVar(&noScore, "no-score", false, "play the conversations but do not score or report")
 	cmd.Flags().DurationVar(&deadline, "frame-deadline", 0, "frame_timeout for every model plugin block that does not set one (default 2m): a model slower than this for one frame is killed, restarted, and that conversation fails")
 	return cmd
@@ -110,5 +116,20 @@ func printScored(st *State, r *app.ScoreResult) {
 	}
 	fmt.Fprintln(st.Stdout)
 	report.MainTable(st.Stdout, r.Summary)
+	printNoSpeech(st, r)
 	fmt.Fprintf(st.Stdout, "\nreport: %s\n", filepath.Join(r.Dir, report.HTMLFile))
+}
+
+// printNoSpeech warns, under the main table, of models whose audio the VAD never called
+// speech: their zeros there may be tones or noise, not silence.
+func printNoSpeech(st *State, r *app.ScoreResult) {
+	for _, ns := range r.NoSpeech {
+		fmt.Fprintf(st.Stdout, "\nmodel %s: audio but no speech in %d of %d conversations with audio (peak %s dBFS in %s): Silero VAD heard no speech in it, so every measure above treats it as silence",
+			ns.Model, ns.WithoutSpeech, ns.WithAudio, ns.Peak, ns.Example)
+		if ns.NoSpeechAtAll {
+			fmt.Fprintf(st.Stdout, ", and it never spoke at all")
+		}
+		fmt.Fprintf(st.Stdout, ". Listen to it (report.html, \"Audio but no speech\") and see what the VAD hears: duplexmpe vad %s\n",
+			filepath.Join(r.Dir, filepath.FromSlash(ns.ExampleFileHref)))
+	}
 }

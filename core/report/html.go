@@ -43,8 +43,10 @@ type exploreEvent struct {
 	Said                                     string
 }
 
-// noSpeech is one model of the "audio but no speech" diagnostic.
-type noSpeech struct {
+// NoSpeech is one model of the "audio but no speech" diagnostic: it emitted audio (a
+// peak above the floor) in which the VAD found no speech, so every measure treats that
+// audio as silence.
+type NoSpeech struct {
 	Model           string
 	Conversations   int // with verdicts
 	WithAudio       int // emitted audio (peak above the floor)
@@ -68,7 +70,7 @@ type htmlData struct {
 	Labels    []string
 	Outcomes  []string
 	Measures  [][2]string
-	NoSpeech  []noSpeech
+	NoSpeech  []NoSpeech
 	JS        template.JS
 }
 
@@ -181,8 +183,8 @@ func eventRows(events []exploreEvent) template.HTML {
 // noSpeechDiagnostic finds the models that emitted audio the VAD never called speech:
 // a plugin answering with tones or noise scores exactly like a silent one, and without
 // this it is not obvious why.
-func noSpeechDiagnostic(convs []*conv, audio map[string]audioInfo) []noSpeech {
-	byModel := map[string]*noSpeech{}
+func noSpeechDiagnostic(convs []*conv, audio map[string]audioInfo) []NoSpeech {
+	byModel := map[string]*NoSpeech{}
 	var order []string
 	speech := map[string]bool{}
 	for _, c := range convs {
@@ -192,7 +194,7 @@ func noSpeechDiagnostic(convs []*conv, audio map[string]audioInfo) []noSpeech {
 		m := c.Row.Model
 		ns := byModel[m]
 		if ns == nil {
-			ns = &noSpeech{Model: m}
+			ns = &NoSpeech{Model: m}
 			byModel[m] = ns
 			order = append(order, m)
 		}
@@ -213,7 +215,7 @@ func noSpeechDiagnostic(convs []*conv, audio map[string]audioInfo) []noSpeech {
 			}
 		}
 	}
-	var out []noSpeech
+	var out []NoSpeech
 	for _, m := range order {
 		ns := byModel[m]
 		if ns.WithoutSpeech == 0 {

@@ -28,20 +28,34 @@ type Results struct {
 // meta.ReferenceDir is set, its reference.json is read and shown in every format; one
 // that cannot be read is an error and nothing is written.
 func WriteAll(dir string, s score.Summary, meta Meta) error {
+	_, err := Write(dir, s, meta)
+	return err
+}
+
+// Findings are what writing a report found that whoever runs the command should be told
+// at once, not only in report.html.
+type Findings struct {
+	// NoSpeech lists the models that emitted audio in which the VAD never found speech
+	// (the "Audio but no speech" section).
+	NoSpeech []NoSpeech
+}
+
+// Write is WriteAll, and returns the Findings.
+func Write(dir string, s score.Summary, meta Meta) (Findings, error) {
 	ref, err := loadReference(meta.ReferenceDir)
 	if err != nil {
-		return err
+		return Findings{}, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report: %w", err)
+		return Findings{}, fmt.Errorf("report: %w", err)
 	}
 	js, err := json.MarshalIndent(Results{Meta: meta, Summary: s, Reference: ref}, "", "  ")
 	if err != nil {
-		return fmt.Errorf("report: %s: %w", filepath.Join(dir, JSONFile), err)
+		return Findings{}, fmt.Errorf("report: %s: %w", filepath.Join(dir, JSONFile), err)
 	}
 	csvData, err := csvBytes(s, meta)
 	if err != nil {
-		return fmt.Errorf("report: %s: %w", filepath.Join(dir, CSVFile), err)
+		return Findings{}, fmt.Errorf("report: %s: %w", filepath.Join(dir, CSVFile), err)
 	}
 	convs := readConvs(dir)
 	var (
@@ -50,12 +64,12 @@ func WriteAll(dir string, s score.Summary, meta Meta) error {
 	)
 	if len(convs) > 0 {
 		if audio, pages, err = writeViewer(dir, convs, s, meta); err != nil {
-			return err
+			return Findings{}, err
 		}
 	}
 	page, err := htmlPage(s, meta, ref, convs, audio, pages)
 	if err != nil {
-		return fmt.Errorf("report: %s: %w", filepath.Join(dir, HTMLFile), err)
+		return Findings{}, fmt.Errorf("report: %s: %w", filepath.Join(dir, HTMLFile), err)
 	}
 	for _, f := range []struct {
 		name string
@@ -67,10 +81,10 @@ func WriteAll(dir string, s score.Summary, meta Meta) error {
 		{HTMLFile, page},
 	} {
 		if err := writeAtomic(filepath.Join(dir, f.name), f.data); err != nil {
-			return err
+			return Findings{}, err
 		}
 	}
-	return nil
+	return Findings{NoSpeech: noSpeechDiagnostic(convs, audio)}, nil
 }
 
 // loadReference reads dir/reference.json; no dir means no reference.

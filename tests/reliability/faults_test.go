@@ -96,9 +96,11 @@ evaluation "faults" {
 	if code, out, _, _ := duplexmpe(t, dir, "build", runFile); code != 0 {
 		t.Fatalf("build: exit %d\n%s", code, out)
 	}
+	// Conversations failed, so the run could not finish its work: exit 1, after playing
+	// every other conversation.
 	code, out, secs, inv := duplexmpe(t, dir, "run", "--no-score", runFile)
-	if code != 0 {
-		t.Fatalf("the fault run: exit %d\n%s", code, out)
+	if code != 1 || !strings.Contains(out, "conversations failed") {
+		t.Fatalf("the fault run: exit %d, want 1 saying which conversations failed\n%s", code, out)
 	}
 	orphans := inv.orphans(5 * time.Second)
 	if len(orphans) > 0 {
