@@ -10,14 +10,22 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/score/explain"
 )
 
 func init() { register(newExplainCmd) }
 
-const explainLong = `Score a hand-written timeline without any audio, to see how the protocol's rules
-(docs/protocol.md sections 4 and 5) decide each verdict.
+const explainLong = `Explain a stored conversation of a run, or score a hand-written timeline without any
+audio, to see how the protocol's rules (docs/protocol.md sections 4 and 5) decide each
+verdict.
+
+  duplexmpe explain RUN_DIR/items/ID       a conversation of a scored run: per event, what
+                                           was said, the verdict, the gold answer, what the
+                                           ASR heard, what the judge said, and the rule
+                                           that decided it (its viewer page, as text)
+  duplexmpe explain --timeline FILE.json   a hand-written timeline, described below
 
 The input is JSON:
 
@@ -46,13 +54,23 @@ func newExplainCmd(st *State) *cobra.Command {
 	var file string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "explain --timeline FILE.json",
-		Short: "Score a hand-written timeline (no audio) and show every verdict",
+		Use:   "explain RUN_DIR/items/ID | --timeline FILE.json",
+		Short: "Show why a stored conversation, or a hand-written timeline, got each verdict",
 		Long:  explainLong,
-		Args:  exactArgs(0, "no arguments (the timeline goes in --timeline)"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file == "" {
-				return UsageErrorf("explain needs --timeline FILE.json (or --timeline - for standard input)")
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return UsageErrorf("explain takes one item directory (RUN_DIR/items/ID), got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 1 && file != "":
+				return UsageErrorf("explain takes an item directory or --timeline, not both")
+			case len(args) == 1:
+				return explainItem(st, args[0], asJSON)
+			case file == "":
+				return UsageErrorf("explain needs an item directory (RUN_DIR/items/ID) or --timeline FILE.json (or --timeline - for standard input)")
 			}
 			data, name, err := readExplainInput(st, file)
 			if err != nil {
@@ -75,6 +93,90 @@ func newExplainCmd(st *State) *cobra.Command {
 	cmd.Flags().StringVar(&file, "timeline", "", "the timeline JSON file (- reads standard input)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// explainItem explains the stored conversation in the item directory arg.
+func explainItem(st *State, arg string, asJSON bool) error {
+	dir := resolvePath(st, strings.TrimRight(arg, "/"))
+	items := filepath.Dir(dir)
+	if filepath.Base(items) != "items" {
+		return fmt.Errorf("%s is not an item directory: give RUN_DIR/items/ID (see the item ids in RUN_DIR/items, or in report.html's conversation list)", arg)
+	}
+	it, err := report.ExplainItem(filepath.Dir(items), filepath.Base(dir))
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(st.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(it); err != nil {
+			return err
+		}
+	} else {
+		writeItemText(st.Stdout, it)
+	}
+	switch {
+	case it.Scored:
+		return nil
+	case it.Failure != "":
+		return fmt.Errorf("%s failed, so it has no verdicts and is in no denominator; the failure says why, and `duplexmpe run` plays it again", arg)
+	}
+	return fmt.Errorf("%s is not scored yet, so it has no verdicts to explain: run `duplexmpe score %s`", arg, filepath.Dir(filepath.Dir(strings.TrimRight(arg, "/"))))
+}
+
+func writeItemText(w io.Writer, it *report.Item) {
+	fmt.Fprintf(w, "item %s: model %s, scenario %s (%s), %s\n", it.ID, it.Model, it.Scenario, it.Condition, it.Status)
+	if it.Failure != "" {
+		fmt.Fprintf(w, "failed: %s\n", it.Failure)
+	}
+	if it.Unscored != "" {
+		fmt.Fprintf(w, "unscored: %s\n", it.Unscored)
+	}
+	for _, p := range it.Problems {
+		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+	var eps []string
+	for _, e := range it.Episodes {
+		eps = append(eps, fmt.Sprintf("[%s, %s)", explain.Seconds(e.Start), explain.Seconds(e.End)))
+	}
+	if len(eps) == 0 {
+		eps = []string{"none"}
+	}
+	fmt.Fprintf(w, "model speech episodes: %s\n", strings.Join(eps, " "))
+	if it.GoldNote != "" {
+		fmt.Fprintln(w, it.GoldNote)
+	}
+	for _, e := range it.Events {
+		mark := "FAIL"
+		if e.Pass {
+			mark = "pass"
+		}
+		who := ""
+		if e.Speaker != "" {
+			who = " (" + e.Speaker + ")"
+		}
+		fmt.Fprintf(w, "\n%s%s [%.3f, %.3f s): %s (%s)\n", e.Label, who, e.Start, e.End, e.Verdict, mark)
+		for _, said := range e.Said {
+			if said != "" {
+				fmt.Fprintf(w, "  said: %s\n", said)
+			}
+		}
+		if e.Gold != "" {
+			fmt.Fprintf(w, "  gold answer: %s\n", e.Gold)
+		}
+		if e.Judged {
+			fmt.Fprintf(w, "  heard (ASR): %q\n", e.Transcript)
+			if e.Judge != "" {
+				fmt.Fprintf(w, "  judge: %s\n", e.Judge)
+			}
+		}
+		for _, r := range e.Rules {
+			fmt.Fprintf(w, "  rule: %s\n", r)
+		}
+	}
+	if it.Page != "" {
+		fmt.Fprintf(w, "\nto hear it: %s\n", it.Page)
+	}
 }
 
 func readExplainInput(st *State, file string) ([]byte, string, error) {

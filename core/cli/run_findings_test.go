@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
 // A run whose conversations failed scores and reports the rest, then exits 1: it could
@@ -12,14 +16,16 @@ import (
 // answers with tones, which Silero does not call speech, is named under the main table
 // with the VAD command to check it. Real plugin processes throughout: the reliability
 // tests' faulty model sends a NaN sample (every conversation fails), the host tests'
-// beeper answers loud input with a tone.
+// beeper answers loud input with a tone. Then `explain RUN_DIR/items/ID` explains a
+// stored conversation of the Go example (which speaks) event by event, as its viewer
+// page does, and says why a failed one has nothing to explain.
 func TestRunSaysWhatFailedAndWhatWasNotSpeech(t *testing.T) {
 	dir, runFile := runFixture(t, "3s")
 	src, err := os.ReadFile(runFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hcl := strings.Replace(string(src), "models  = [plugin.silent, plugin.beeper]", "models  = [plugin.silent, plugin.tone, plugin.nan]", 1)
+	hcl := strings.Replace(string(src), "models  = [plugin.silent, plugin.beeper]", "models  = [plugin.silent, plugin.beeper, plugin.tone, plugin.nan]", 1)
 	hcl += `
 plugin "tone" { source = "` + examplePlugin(t) + `" }
 plugin "nan" {
@@ -52,5 +58,57 @@ plugin "nan" {
 	inOrder(t, "stderr", errs, `Error: evaluation "e": 2 conversations failed (nan: 2); each item's failure.json in `+runDir+` says why`)
 	if _, err := os.Stat(filepath.Join(runDir, "report.html")); err != nil {
 		t.Errorf("no report despite the failures: %v", err)
+	}
+
+	// explain, on the items of the speaking example and of the failed model.
+	ids := map[string][]string{} // model -> item ids
+	ents, err := os.ReadDir(filepath.Join(runDir, "items"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		var meta struct{ Model, ScenarioID string }
+		if raw, err := os.ReadFile(filepath.Join(runDir, "items", e.Name(), "item.json")); err == nil && json.Unmarshal(raw, &meta) == nil {
+			ids[meta.Model] = append(ids[meta.Model], e.Name())
+		}
+	}
+	if len(ids["beeper"]) != 2 || len(ids["nan"]) != 2 {
+		t.Fatalf("items by model: %v", ids)
+	}
+	id := ids["beeper"][0]
+	code, out, errs = runCLI(t, dir, "explain", filepath.Join("runs", "e", "items", id))
+	if code != ExitOK {
+		t.Fatalf("explain: exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "explain", out, "item "+id+": model beeper, scenario hand-01-", "done",
+		"model speech episodes: [", "\nT ", "said: ", "gold answer: 7:05", "heard (ASR): ", "judge: label ", "rule: ",
+		"\nN", "rule: ", "to hear it: "+filepath.Join(runDir, "viewer", id+".html"))
+	code, out, _ = runCLI(t, dir, "explain", "--json", filepath.Join(runDir, "items", id)+"/")
+	var it report.Item
+	if err := json.Unmarshal([]byte(out), &it); code != ExitOK || err != nil {
+		t.Fatalf("explain --json: exit %d, %v\n%s", code, err, out)
+	}
+	var stored struct {
+		Scored score.Scored `json:"scored"`
+	}
+	raw, err := os.ReadFile(filepath.Join(runDir, "items", id, "verdicts.json"))
+	if err != nil || json.Unmarshal(raw, &stored) != nil {
+		t.Fatalf("verdicts.json: %v", err)
+	}
+	if !it.Scored || len(it.Events) != len(stored.Scored.Events) || len(it.Episodes) == 0 {
+		t.Fatalf("explain --json: %d events for %d stored verdicts, %d episodes", len(it.Events), len(stored.Scored.Events), len(it.Episodes))
+	}
+	for i, e := range it.Events {
+		if e.Label == "T" && stored.Scored.Events[i].T == nil || len(e.Rules) == 0 || e.Verdict == "" {
+			t.Errorf("event %d explained as %+v; stored %+v", i, e, stored.Scored.Events[i])
+		}
+	}
+
+	code, out, errs = runCLI(t, dir, "explain", filepath.Join(runDir, "items", ids["nan"][0]))
+	if code != ExitFailed || !strings.Contains(out, "failed: model failed at frame 3") || !strings.Contains(errs, "has no verdicts and is in no denominator") {
+		t.Errorf("explain of a failed conversation: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs = runCLI(t, dir, "explain", filepath.Join(runDir, "items")); code != ExitFailed || !strings.Contains(errs, "RUN_DIR/items/ID") {
+		t.Errorf("explain of a non-item: exit %d\n%s", code, errs)
 	}
 }

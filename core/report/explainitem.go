@@ -1,0 +1,120 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+)
+
+// Item is a stored conversation explained: its verdicts with the evidence and the rule
+// behind each, exactly as its page in the viewer shows them (`duplexmpe explain
+// RUN_DIR/items/<id>`).
+type Item struct {
+	ID        string `json:"id"`
+	Model     string `json:"model"`
+	Scenario  string `json:"scenario_id"`
+	Condition string `json:"condition"`
+	Status    string `json:"status"`
+	// Failure is why the conversation failed (failure.json); Unscored why scoring left
+	// it out. Either keeps it out of every denominator.
+	Failure  string `json:"failure,omitempty"`
+	Unscored string `json:"unscored,omitempty"`
+	// Episodes are the model's speech episodes the verdicts were computed from.
+	Episodes []timeline.Episode `json:"episodes"`
+	Events   []ItemEvent        `json:"events"`
+	// Scored says verdicts.json was there; without it there is nothing to explain yet.
+	Scored bool `json:"scored"`
+	// Page is the conversation's viewer page, when the report wrote one.
+	Page string `json:"page,omitempty"`
+	// GoldNote says why the gold answer is not shown, when the dataset cannot be read.
+	GoldNote string   `json:"gold_note,omitempty"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+// ItemEvent is one scored event of an Item.
+type ItemEvent struct {
+	Label   string   `json:"label"`
+	Speaker string   `json:"speaker,omitempty"`
+	Start   float64  `json:"start"`
+	End     float64  `json:"end"`
+	Said    []string `json:"said"`
+	Verdict string   `json:"verdict"`
+	Pass    bool     `json:"pass"`
+	// Gold is the scenario's gold answer (T only); Transcript what the ASR heard of the
+	// judged audio; Judge the judge's label and rationale; Raw its raw reply.
+	Gold       string `json:"gold,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
+	Judged     bool   `json:"judged"`
+	Judge      string `json:"judge,omitempty"`
+	Raw        string `json:"raw,omitempty"`
+	// Rules say which rule of docs/protocol.md section 5 decided the verdict, and on
+	// what evidence.
+	Rules []string `json:"rules"`
+}
+
+// ExplainItem explains the stored conversation id of the run directory runDir. The
+// protocol constants are the run's (summary.json, else manifest.json), and the gold
+// answer comes from the dataset the report names (meta.json's dataset_dir). An item
+// that is not in runDir is an error saying what is there to explain.
+func ExplainItem(runDir, id string) (*Item, error) {
+	d := filepath.Join(runDir, itemsDir, id)
+	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not an item of a run directory (want RUN_DIR/%s/<id>, one of the directories in %s)", d, itemsDir, filepath.Join(runDir, itemsDir))
+	}
+	p, meta, err := runProtocol(runDir)
+	if err != nil {
+		return nil, err
+	}
+	c := readConv(runDir, id)
+	r := c.Row
+	it := &Item{ID: id, Model: r.Model, Scenario: r.Scenario, Condition: r.Condition, Status: r.Status,
+		Failure: c.Failure, Episodes: c.Episodes, Problems: c.Problems, Events: []ItemEvent{}}
+	if it.Episodes == nil {
+		it.Episodes = []timeline.Episode{}
+	}
+	if exists(filepath.Join(runDir, ViewerDir, pageName(id))) {
+		it.Page = filepath.Join(runDir, ViewerDir, pageName(id))
+	}
+	if c.Scored == nil {
+		return it, nil
+	}
+	it.Scored, it.Unscored = true, c.Scored.Unscored
+	room := openRoom(meta.DatasetDir)
+	sc := datasetScenario(room, c)
+	if sc == nil {
+		_, err := room.scenario(c)
+		it.GoldNote = fmt.Sprintf("The gold answer is not shown: %v.", err)
+	}
+	for _, v := range viewEvents(c.Scored) {
+		e := pageEventOf(c, v, sc, p)
+		it.Events = append(it.Events, ItemEvent{Label: e.Label, Speaker: e.Speaker, Start: e.Start, End: e.End, Said: e.Said,
+			Verdict: e.Verdict, Pass: e.Pass, Gold: e.Gold, Transcript: e.Transcript, Judged: e.HasTranscript,
+			Judge: e.Judge, Raw: e.Raw, Rules: e.Rules})
+	}
+	return it, nil
+}
+
+// runProtocol is the protocol a run was scored under, and its report meta (empty when
+// there is no report yet).
+func runProtocol(runDir string) (protocol.Params, Meta, error) {
+	s, meta, err := Load(runDir)
+	if err == nil {
+		return s.Protocol, meta, nil
+	}
+	var man struct {
+		Protocol *protocol.Params `json:"protocol"`
+	}
+	path := filepath.Join(runDir, "manifest.json")
+	if merr := readSmallJSON(path, &man); merr != nil || man.Protocol == nil {
+		if errors.Is(merr, fs.ErrNotExist) {
+			return protocol.Params{}, Meta{}, fmt.Errorf("%s has no manifest.json: not a run directory", runDir)
+		}
+		return protocol.Params{}, Meta{}, fmt.Errorf("cannot read the protocol of the run in %s: %v", runDir, merr)
+	}
+	return *man.Protocol, Meta{}, nil
+}
