@@ -222,22 +222,30 @@ func TestPluginsJSON(t *testing.T) {
 	}
 }
 
-// `plugins --configure` configures real plugin processes, the Go example and the
-// Python example, with their config blocks: a good value prints the identity each then
-// reports; a value each one's own check rejects (the schema allows it) is an error at
-// the run file's line, in the plugin's words, and exits 3, since checking again fails
-// the same way. A plugin that does not start still exits 1.
-func TestPluginsConfigure(t *testing.T) {
+// pythonExample is the Python example's directory (run.sh starts it with the
+// repository's .venv); the test is skipped without the .venv, and in -short mode.
+func pythonExample(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts real plugins")
 	}
-	pyDir, err := filepath.Abs("../../examples/plugin-python")
+	dir, err := filepath.Abs("../../examples/plugin-python")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat("../../.venv/bin/python"); err != nil {
 		t.Skip("the Python example needs the repository's .venv: run `make deps-py` first")
 	}
+	return dir
+}
+
+// `plugins --configure` configures real plugin processes, the Go example and the
+// Python example, with their config blocks: a good value prints the identity each then
+// reports; a value each one's own check rejects (the schema allows it) is an error at
+// the run file's line, in the plugin's words, and exits 3, since checking again fails
+// the same way. A plugin that does not start still exits 1.
+func TestPluginsConfigure(t *testing.T) {
+	pyDir := pythonExample(t)
 	goBin := buildPlugin(t, "examples/plugin-go")
 	dir := t.TempDir()
 	runFile := func(goThreshold, pyPause string) string {
@@ -351,16 +359,7 @@ dataset "d" {
 // a Go baseline with its config block, the Go example and the Python example (through
 // its run.sh). A plugin that breaks a rule fails, named with the check it failed.
 func TestPluginsTestRunsTheConformanceSuite(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real plugins")
-	}
-	pyDir, err := filepath.Abs("../../examples/plugin-python")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat("../../.venv/bin/python"); err != nil {
-		t.Skip("the Python example needs the repository's .venv: run `make deps-py` first")
-	}
+	pyDir := pythonExample(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "run.hcl"), `plugin "silent" {
   source = "`+buildPlugin(t, "plugins/silent")+`"
