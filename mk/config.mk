@@ -7,7 +7,7 @@ TEST_EXTRA += validate-runs
 .PHONY: validate-runs fuzz-config
 
 validate-runs: build
-	@for f in bench.hcl examples/runs/*.hcl; do \
+	@for f in bench.hcl $(filter-out %.lock.hcl,$(wildcard examples/runs/*.hcl)); do \
 		$(BIN)/duplexmpe validate $$f || exit 1; \
 	done
 

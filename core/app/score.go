@@ -94,6 +94,9 @@ func Score(ctx context.Context, req ScoreRequest, ui UI) (*ScoreResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Pins.Warning != "" {
+		ui.notef("warning: %s\n", s.Pins.Warning)
+	}
 	det, err := vad.Open(vad.Options{Model: ev.VAD.Model})
 	if err != nil {
 		return nil, err

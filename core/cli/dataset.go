@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -157,4 +158,20 @@ func resolvePath(st *State, p string) string {
 		return p
 	}
 	return filepath.Join(wd, p)
+}
+
+// displayPath shows a path relative to the State's working directory when it lies
+// below it, else as it is.
+func displayPath(st *State, p string) string {
+	if st.Getwd == nil {
+		return p
+	}
+	wd, err := st.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
 }

@@ -65,9 +65,9 @@ plugin "dirplug" {
 		t.Fatalf("lock: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	sum := sha256File(t, filepath.Join(runs, "bin", "beeper"))
-	inOrder(t, "stdout", stdout, `plugin "beeper": 0.1.0 `+sum, `plugin "dirplug": 0.1.0 h1:`, "wrote runs/.duplexmpe.lock.hcl (2 plugins)")
+	inOrder(t, "stdout", stdout, `plugin "beeper": 0.1.0 `+sum+" (pinned)", `plugin "dirplug": 0.1.0 h1:`, "wrote runs/run.lock.hcl (2 plugins)")
 
-	lockPath := filepath.Join(runs, ".duplexmpe.lock.hcl")
+	lockPath := filepath.Join(runs, "run.lock.hcl")
 	lock, err := pluginhost.ReadLock(lockPath)
 	if err != nil {
 		t.Fatal(err)
@@ -103,14 +103,36 @@ plugin "dirplug" {
 	if strings.Contains(stdout, "describes:") {
 		t.Errorf("a plugin that does not match the lock file was started:\n%s", stdout)
 	}
+	runHCL := filepath.Join(runs, "run.hcl")
+	newSum := sha256File(t, filepath.Join(runs, "bin", "beeper"))
 	inOrder(t, "stderr", stderr,
-		"Error: Plugin does not match the lock file", "on runs/run.hcl line 1", `plugin "beeper": its files hash to`, "run `duplexmpe lock` to re-pin",
+		"Error: Plugin does not match the lock file", "on runs/run.hcl line 1",
+		runHCL+`:1: plugin "beeper": its files hash to `+newSum+", but "+lockPath+" pins "+sum,
+		"re-pin it with `duplexmpe lock --upgrade "+runHCL+"`",
 		"Error: Plugin does not match the lock file", "on runs/run.hcl line 5", `plugin "dirplug"`,
 		"2 plugins failed: beeper, dirplug")
 
-	// Re-locking accepts the change.
-	if code, stdout, stderr := runInDir(t, dir, nil, "lock", "runs/run.hcl"); code != ExitOK {
-		t.Fatalf("re-lock: exit %d\n%s\n%s", code, stdout, stderr)
+	// Plain lock never overwrites a pin, and does not start the changed plugins.
+	before, _ := os.ReadFile(lockPath)
+	code, stdout, stderr = runInDir(t, dir, nil, "lock", "runs/run.hcl")
+	if code != ExitFailed {
+		t.Fatalf("lock over changed pins: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	inOrder(t, "stderr", stderr, "Error: Pin differs", "on runs/run.hcl line 1", "its files hash to "+newSum,
+		"never overwrites a pin", "duplexmpe lock --upgrade "+runHCL, "2 plugins failed: beeper, dirplug; runs/run.lock.hcl not written")
+	if after, _ := os.ReadFile(lockPath); string(after) != string(before) {
+		t.Errorf("plain lock changed the pins:\n%s", after)
+	}
+
+	// Re-pinning is deliberate: lock --upgrade accepts the change.
+	code, stdout, stderr = runInDir(t, dir, nil, "lock", "--upgrade", "runs/run.hcl")
+	if code != ExitOK {
+		t.Fatalf("lock --upgrade: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	inOrder(t, "stdout", stdout, `plugin "beeper": 0.1.0 `+newSum+" (re-pinned, was 0.1.0 "+sum+")", `plugin "dirplug"`, "re-pinned", "wrote runs/run.lock.hcl")
+	// Locking again changes nothing.
+	if code, stdout, stderr := runInDir(t, dir, nil, "lock", "runs/run.hcl"); code != ExitOK || !strings.Contains(stdout, newSum+" (unchanged)") {
+		t.Fatalf("lock after -upgrade: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if code, stdout, stderr := runInDir(t, dir, nil, "plugins", "runs/run.hcl"); code != ExitOK {
 		t.Fatalf("plugins after re-lock: exit %d\n%s\n%s", code, stdout, stderr)
@@ -129,10 +151,10 @@ plugin "new" {
 	if code != ExitDeterministic {
 		t.Fatalf("unlocked plugin: exit %d\n%s", code, stderr)
 	}
-	inOrder(t, "stderr", stderr, "on runs/run.hcl line 5", `plugin "new" is not in`, "1 plugin failed: new")
+	inOrder(t, "stderr", stderr, "on runs/run.hcl line 5", `plugin "new" is not in`, "pin it with `duplexmpe lock "+runHCL+"`", "1 plugin failed: new")
 
 	// A failing plugin leaves the lock file as it was.
-	before, _ := os.ReadFile(lockPath)
+	before, _ = os.ReadFile(lockPath)
 	broken := filepath.Join(runs, "bin", "broken")
 	writeFile(t, broken, "#!/bin/sh\nexit 3\n")
 	if err := os.Chmod(broken, 0o755); err != nil {
@@ -150,7 +172,7 @@ plugin "broken" {
 	if code != ExitFailed {
 		t.Fatalf("lock with a broken plugin: exit %d\n%s", code, stdout)
 	}
-	inOrder(t, "stderr", stderr, "Error: Plugin did not start", "on runs/run.hcl line 5", "1 plugin failed: broken; .duplexmpe.lock.hcl not written")
+	inOrder(t, "stderr", stderr, "Error: Plugin did not start", "on runs/run.hcl line 5", "1 plugin failed: broken; runs/run.lock.hcl not written")
 	if after, _ := os.ReadFile(lockPath); string(after) != string(before) {
 		t.Errorf("lock file changed after a failed lock:\n%s", after)
 	}
@@ -161,6 +183,57 @@ plugin "broken" {
 	code, _, stderr = runInDir(t, dir, nil, "plugins", "runs/run.hcl")
 	if code != ExitDeterministic || !strings.Contains(stderr, "Error: Bad lock file") {
 		t.Fatalf("bad lock file: exit %d\n%s", code, stderr)
+	}
+}
+
+// Each run file keeps its own pins: locking a second run file in the same directory
+// leaves the first one's lock file alone, and the old per-directory lock file is read,
+// with a warning that says how to migrate, until the run file is locked again.
+func TestLockPerRunFile(t *testing.T) {
+	bin := examplePlugin(t)
+	dir := t.TempDir()
+	copyExecutable(t, bin, filepath.Join(dir, "bin", "a"))
+	copyExecutable(t, bin, filepath.Join(dir, "bin", "b"))
+	appendByte(t, filepath.Join(dir, "bin", "b")) // another hash
+	writeFile(t, filepath.Join(dir, "first.hcl"), "plugin \"m\" {\n  source = \"bin/a\"\n}\n")
+	writeFile(t, filepath.Join(dir, "second.hcl"), "plugin \"m\" {\n  source = \"bin/b\"\n}\n")
+	if code, stdout, stderr := runInDir(t, dir, nil, "lock", "first.hcl"); code != ExitOK || !strings.Contains(stdout, "wrote first.lock.hcl (1 plugin)") {
+		t.Fatalf("lock first: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	first, _ := os.ReadFile(filepath.Join(dir, "first.lock.hcl"))
+	if code, stdout, stderr := runInDir(t, dir, nil, "lock", "second.hcl"); code != ExitOK || !strings.Contains(stdout, "wrote second.lock.hcl (1 plugin)") {
+		t.Fatalf("lock second: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "first.lock.hcl")); string(after) != string(first) {
+		t.Errorf("locking second.hcl changed first.lock.hcl:\n%s\nthen\n%s", first, after)
+	}
+	for _, f := range []string{"first.hcl", "second.hcl"} {
+		if code, stdout, stderr := runInDir(t, dir, nil, "plugins", f); code != ExitOK {
+			t.Errorf("plugins %s: exit %d\n%s\n%s", f, code, stdout, stderr)
+		}
+	}
+
+	// The old lock file, shared by the directory, still counts for a run file without
+	// its own, with a warning; locking the run file moves its pins to its own file.
+	if err := os.Rename(filepath.Join(dir, "first.lock.hcl"), filepath.Join(dir, ".duplexmpe.lock.hcl")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runInDir(t, dir, nil, "plugins", "first.hcl")
+	if code != ExitOK {
+		t.Fatalf("plugins with the old lock file: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	inOrder(t, "stderr", stderr, "Warning: Old lock file", ".duplexmpe.lock.hcl", "duplexmpe lock "+filepath.Join(dir, "first.hcl"), "first.lock.hcl")
+	appendByte(t, filepath.Join(dir, "bin", "a"))
+	if code, _, stderr := runInDir(t, dir, nil, "plugins", "first.hcl"); code != ExitFailed || !strings.Contains(stderr, filepath.Join(dir, ".duplexmpe.lock.hcl")+" pins") {
+		t.Errorf("a plugin that does not match the old lock file: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr = runInDir(t, dir, nil, "lock", "--upgrade", "first.hcl")
+	if code != ExitOK {
+		t.Fatalf("lock --upgrade from the old lock file: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	inOrder(t, "stdout", stdout, "re-pinned", "wrote first.lock.hcl", "taken from .duplexmpe.lock.hcl")
+	if code, _, stderr := runInDir(t, dir, nil, "plugins", "first.hcl"); code != ExitOK || strings.Contains(stderr, "Old lock file") {
+		t.Errorf("after the migration: exit %d\n%s", code, stderr)
 	}
 }
 
@@ -179,7 +252,7 @@ func TestLockChecksPins(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	inOrder(t, "stderr", stderr, "Error: Plugin did not start", "on run.hcl line 3", `plugin "beeper" refused`)
-	if _, err := os.Stat(filepath.Join(dir, ".duplexmpe.lock.hcl")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "run.lock.hcl")); err == nil {
 		t.Error("a lock file was written")
 	}
 	if code, _, _ := runInDir(t, dir, nil, "lock"); code != ExitUsage {

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/duplexmpe/duplexmpe/core/app"
-	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 )
@@ -25,7 +24,7 @@ func newPluginsCmd(st *State) *cobra.Command {
 		Short: "Start every plugin of a run file, show what it describes, and check it",
 		Long: "Start every plugin of a run file, one at a time, and print what it describes: name, " +
 			"version, kinds, protocol version, config schema and identity. Check the version and " +
-			"checksum pins, the lock file (" + config.LockFileName + " next to the run file) when there " +
+			"checksum pins, the run file's lock file (FILE.lock.hcl next to it, written by `duplexmpe lock`) when there " +
 			"is one, that the plugin serves the roles the run file gives it, and its config block " +
 			"against its schema. With --configure, also configure each plugin with its config block, as a " +
 			"run does (a model loads its weights), and print the identity it then reports; a value the " +

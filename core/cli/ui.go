@@ -38,7 +38,11 @@ func newUI(st *State) app.UI {
 
 // newStarter starts f's plugins the checked way, their warnings on stderr.
 func newStarter(st *State, f *config.File) (*pluginstart.Starter, error) {
-	return pluginstart.NewStarter(f, pluginstart.Options{Logger: pluginLogger(st)})
+	s, err := pluginstart.NewStarter(f, pluginstart.Options{Logger: pluginLogger(st)})
+	if err == nil && s.Pins.Warning != "" {
+		fmt.Fprintf(st.Stderr, "warning: %s\n", s.Pins.Warning)
+	}
+	return s, err
 }
 
 // reported prints what an error of the application layer carries besides its message

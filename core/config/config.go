@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -205,11 +206,31 @@ func (f *File) Evaluation(name string) *Evaluation {
 	return nil
 }
 
-// LockPath is where the lock file of this run file lives: next to it.
-func (f *File) LockPath() string { return filepath.Join(f.Dir, LockFileName) }
+// LockPath is the lock file of this run file: next to it and named after it
+// (bench.hcl: bench.lock.hcl), so that each run file in a directory keeps its own pins.
+func (f *File) LockPath() string { return LockPathFor(f.Path) }
 
-// LockFileName is the lock file's name, next to the run file.
-const LockFileName = pluginhost.LockFileName
+// LockPathFor is the lock file of the run file at path: its name less ".hcl", plus
+// LockSuffix, in the same directory.
+func LockPathFor(path string) string {
+	return filepath.Join(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".hcl")+LockSuffix)
+}
+
+// LockSuffix ends every lock file's name. Run files are found by other globs than
+// "*.lock.hcl" (IsLockFile).
+const LockSuffix = ".lock.hcl"
+
+// IsLockFile reports whether path names a lock file rather than a run file.
+func IsLockFile(path string) bool {
+	return strings.HasSuffix(path, LockSuffix) || filepath.Base(path) == LegacyLockFileName
+}
+
+// LegacyLockPath is the one lock file per directory written before run files had their
+// own (.duplexmpe.lock.hcl): read, with a warning, when LockPath does not exist.
+func (f *File) LegacyLockPath() string { return filepath.Join(f.Dir, LegacyLockFileName) }
+
+// LegacyLockFileName is the old lock file's name (pluginhost.LegacyLockFileName).
+const LegacyLockFileName = pluginhost.LegacyLockFileName
 
 // WriteDiagnostics prints diagnostics with the file name, line and a snippet of the
 // source. Colour is for terminals only; width 0 means no wrapping.

@@ -578,7 +578,7 @@ func TestLoadFromDisk(t *testing.T) {
 		}
 	}
 	f = mustParse(t, dir, "variable \"v\" { default = 1 }\n", Options{})
-	if f.LockPath() != filepath.Join(dir, LockFileName) {
+	if f.LockPath() != filepath.Join(dir, strings.TrimSuffix(filepath.Base(f.Path), ".hcl")+".lock.hcl") || f.LegacyLockPath() != filepath.Join(dir, ".duplexmpe.lock.hcl") {
 		t.Errorf("LockPath = %q", f.LockPath())
 	}
 }

@@ -19,8 +19,10 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 )
 
-// LockFileName is the lock file's name, next to the run file.
-const LockFileName = ".duplexmpe.lock.hcl"
+// LegacyLockFileName is the one lock file per directory that `duplexmpe lock` wrote
+// before every run file had its own (core/config LockPath names those). It is still read,
+// with a warning, until the run file is locked again.
+const LegacyLockFileName = ".duplexmpe.lock.hcl"
 
 // Lock is a lock file: what each plugin resolved to when it was pinned, like
 // Terraform's .terraform.lock.hcl.
@@ -39,7 +41,7 @@ const LockFileName = ".duplexmpe.lock.hcl"
 //	lock.Set(LockedPlugin{Name: ..., Hashes: []string{hash}, ...})
 //	err = lock.Write(path)                  // atomic; blocks sorted by name
 //
-// A run refuses a plugin when Check fails; the error says to run `duplexmpe lock`.
+// A run refuses a plugin when Check fails; the error is a *PinError saying what differs.
 type Lock struct {
 	Plugins []LockedPlugin
 	path    string // where it was read from, for messages
@@ -272,31 +274,61 @@ func (l *Lock) Set(p LockedPlugin) {
 
 // Check reports whether spec, whose files hash to hash (SpecHash), is what the lock
 // pins: same source or command, same version when both name one, hash among the
-// pinned hashes.
+// pinned hashes. A mismatch is a *PinError.
 func (l *Lock) Check(spec Spec, hash string) error {
-	where := l.path
-	if where == "" {
-		where = "the lock file"
-	}
 	p, ok := l.Get(spec.Name)
 	if !ok {
-		return fmt.Errorf("plugin %q is not in %s; run `duplexmpe lock` to pin it", spec.Name, where)
+		return &PinError{Plugin: spec.Name, Lock: l.path, What: PinMissing}
 	}
 	if p.Source != spec.Source || !slices.Equal(p.Command, spec.Command) {
-		return fmt.Errorf("plugin %q: %s pins %s, but the run file says %s; run `duplexmpe lock` to re-pin",
-			spec.Name, where, p.describe(), LockedPlugin{Source: spec.Source, Command: spec.Command}.describe())
+		return &PinError{Plugin: spec.Name, Lock: l.path, What: PinSpec,
+			Pinned: p.describe(), Got: LockedPlugin{Source: spec.Source, Command: spec.Command}.describe()}
 	}
 	if p.Version != "" && spec.Version != "" && p.Version != spec.Version {
-		return fmt.Errorf("plugin %q: %s pins version %q, but the run file asks for %q; run `duplexmpe lock` to re-pin",
-			spec.Name, where, p.Version, spec.Version)
+		return &PinError{Plugin: spec.Name, Lock: l.path, What: PinVersion, Pinned: p.Version, Got: spec.Version}
 	}
 	if !slices.Contains(p.Hashes, hash) {
-		return fmt.Errorf("plugin %q: its files hash to %s, which %s does not pin (it pins %s); "+
-			"if the change is intended run `duplexmpe lock` to re-pin, otherwise restore the plugin",
-			spec.Name, hash, where, strings.Join(p.Hashes, ", "))
+		return &PinError{Plugin: spec.Name, Lock: l.path, What: PinHash, Pinned: strings.Join(p.Hashes, ", "), Got: hash}
 	}
 	return nil
 }
+
+// What a PinError found different.
+const (
+	PinMissing = "missing" // the plugin is not in the lock file
+	PinSpec    = "spec"    // another source or command
+	PinVersion = "version" // another version
+	PinHash    = "hash"    // its files hash to something the lock does not pin
+)
+
+// PinError is a plugin that does not match its lock file entry: What differs, what the
+// lock pins and what the plugin is now. Its message names the plugin and the lock file;
+// core/pluginstart adds the run file's line and the command that fixes it.
+type PinError struct {
+	Plugin, Lock string
+	What         string // PinMissing, PinSpec, PinVersion or PinHash
+	Pinned, Got  string
+}
+
+func (e *PinError) Error() string {
+	where := e.Lock
+	if where == "" {
+		where = "the lock file"
+	}
+	switch e.What {
+	case PinMissing:
+		return fmt.Sprintf("plugin %q is not in %s", e.Plugin, where)
+	case PinSpec:
+		return fmt.Sprintf("plugin %q: %s pins %s, but the run file says %s", e.Plugin, where, e.Pinned, e.Got)
+	case PinVersion:
+		return fmt.Sprintf("plugin %q: %s pins version %q, but it is now version %q", e.Plugin, where, e.Pinned, e.Got)
+	default:
+		return fmt.Sprintf("plugin %q: its files hash to %s, but %s pins %s", e.Plugin, e.Got, where, e.Pinned)
+	}
+}
+
+// Path is where the lock was read from or written to; empty for a new lock.
+func (l *Lock) Path() string { return l.path }
 
 func (p LockedPlugin) describe() string {
 	if p.Source != "" {

@@ -18,7 +18,7 @@ const (
 )
 
 func TestLockWriteReadRoundTrip(t *testing.T) {
-	path := filepath.Join(t.TempDir(), pluginhost.LockFileName)
+	path := filepath.Join(t.TempDir(), "run.lock.hcl")
 	l := &pluginhost.Lock{}
 	l.Set(pluginhost.LockedPlugin{Name: "zeta", Source: "bin/plugins/zeta", Hashes: []string{hashA}})
 	l.Set(pluginhost.LockedPlugin{Name: "alpha", Version: "1.2.0", Command: []string{"bash", "run.sh"}, Hashes: []string{hashB, hashA}})
@@ -94,18 +94,20 @@ func TestLockCheck(t *testing.T) {
 		name string
 		spec pluginhost.Spec
 		hash string
+		what string
 		want string
 	}{
-		{"hash", spec, hashB, "hash to " + hashB},
-		{"absent", pluginhost.Spec{Name: "other", Source: "bin/m"}, hashA, `"other" is not in`},
-		{"source", pluginhost.Spec{Name: "m", Source: "bin/n"}, hashA, `source "bin/n"`},
-		{"command", pluginhost.Spec{Name: "m", Command: []string{"bin/m"}}, hashA, "command"},
-		{"version", pluginhost.Spec{Name: "m", Source: "bin/m", Version: "2.0.0"}, hashA, `"2.0.0"`},
+		{"hash", spec, hashB, pluginhost.PinHash, "hash to " + hashB + ", but the lock file pins " + hashA},
+		{"absent", pluginhost.Spec{Name: "other", Source: "bin/m"}, hashA, pluginhost.PinMissing, `"other" is not in`},
+		{"source", pluginhost.Spec{Name: "m", Source: "bin/n"}, hashA, pluginhost.PinSpec, `source "bin/n"`},
+		{"command", pluginhost.Spec{Name: "m", Command: []string{"bin/m"}}, hashA, pluginhost.PinSpec, "command"},
+		{"version", pluginhost.Spec{Name: "m", Source: "bin/m", Version: "2.0.0"}, hashA, pluginhost.PinVersion, `"2.0.0"`},
 	}
 	for _, tc := range cases {
 		err := l.Check(tc.spec, tc.hash)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "duplexmpe lock") {
-			t.Errorf("%s: err = %v; want it to contain %q and say to run duplexmpe lock", tc.name, err, tc.want)
+		var pe *pluginhost.PinError
+		if !errors.As(err, &pe) || pe.What != tc.what || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v; want a %s PinError containing %q", tc.name, err, tc.what, tc.want)
 		}
 	}
 }

@@ -60,6 +60,9 @@ func CheckAll(ctx context.Context, f *config.File, opts Options, checks CheckOpt
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Bad lock file", Detail: err.Error()})
 		pins = &Pins{}
 	}
+	if pins.Warning != "" {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Old lock file", Detail: pins.Warning})
+	}
 	s := &Starter{File: f, Pins: pins, Opts: opts}
 	var reports []*Report
 	for _, p := range f.Plugins {

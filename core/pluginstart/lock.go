@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -18,43 +19,99 @@ type Locked struct {
 	Reattached bool
 	// Entry is the plugin's lock entry; zero when it failed or was reattached.
 	Entry pluginhost.LockedPlugin
+	// Old is the entry the lock file held before; zero when the plugin was not pinned.
+	Old pluginhost.LockedPlugin
 	// Failed: its diagnostics say why.
 	Failed bool
 }
 
-// LockFile pins every plugin of f: it starts each one (which checks its version and
-// checksum pins), asks its version, hashes it, and writes the lock file next to f, but
-// only when every plugin succeeded; otherwise the old lock file is left alone. written
-// reports whether it wrote.
-func LockFile(ctx context.Context, f *config.File, opts Options) (locked []Locked, diags hcl.Diagnostics, written bool, err error) {
+// Pinned says what happened to the pin: "pinned" (new), "unchanged" or "re-pinned".
+func (l Locked) Pinned() string {
+	switch {
+	case l.Old.Name == "":
+		return "pinned"
+	case samePin(l.Old, l.Entry):
+		return "unchanged"
+	}
+	return "re-pinned"
+}
+
+func samePin(a, b pluginhost.LockedPlugin) bool {
+	return a.Name == b.Name && a.Version == b.Version && a.Source == b.Source &&
+		slices.Equal(a.Command, b.Command) && slices.Equal(a.Hashes, b.Hashes)
+}
+
+// LockResult is what LockFile did.
+type LockResult struct {
+	Plugins []Locked
+	// Removed are the pins of plugins the run file no longer declares, dropped.
+	Removed []string
+	// Path is the run file's lock file; Written says whether it was written.
+	Path    string
+	Written bool
+	// Legacy is the old per-directory lock file the existing pins were read from, if any.
+	Legacy string
+}
+
+// LockFile pins every plugin of f in f's own lock file (config.File.LockPath): it starts
+// each one (which checks its version and checksum pins), asks its version, hashes it,
+// and writes the lock file, but only when every plugin succeeded; otherwise the old lock
+// file is left alone. Without upgrade, a pin already there that the plugin no longer
+// matches (another hash, source, command or version) is a failure, and that plugin is
+// not started: re-pinning is a deliberate act (`lock --upgrade`). The pins of other run
+// files, in their own lock files, are never touched. Without a lock file of its own,
+// f's pins are taken from the old per-directory one (Legacy).
+func LockFile(ctx context.Context, f *config.File, opts Options, upgrade bool) (*LockResult, hcl.Diagnostics, error) {
+	res := &LockResult{Path: f.LockPath()}
+	old, legacy, err := readLock(f)
+	if err != nil {
+		return res, nil, err
+	}
+	if old == nil {
+		old = &pluginhost.Lock{}
+	} else if legacy {
+		res.Legacy = old.Path()
+	}
+	var diags hcl.Diagnostics
 	lock := &pluginhost.Lock{}
 	failed := false
 	for _, p := range f.Plugins {
 		if p.Spec.Reattach != "" {
-			locked = append(locked, Locked{Name: p.Name, Reattached: true})
+			res.Plugins = append(res.Plugins, Locked{Name: p.Name, Reattached: true})
 			continue
 		}
-		entry, pdiags := lockPlugin(ctx, p, opts)
+		prev, _ := old.Get(p.Name)
+		entry, pdiags := lockPlugin(ctx, f, p, prev, old.Path(), upgrade, opts)
 		diags = append(diags, pdiags...)
 		if pdiags.HasErrors() {
 			failed = true
-			locked = append(locked, Locked{Name: p.Name, Failed: true})
+			res.Plugins = append(res.Plugins, Locked{Name: p.Name, Old: prev, Failed: true})
 			continue
 		}
 		lock.Set(entry)
-		locked = append(locked, Locked{Name: p.Name, Entry: entry})
+		res.Plugins = append(res.Plugins, Locked{Name: p.Name, Entry: entry, Old: prev})
+	}
+	if !legacy {
+		for _, e := range old.Plugins {
+			if f.Plugin(e.Name) == nil {
+				res.Removed = append(res.Removed, e.Name)
+			}
+		}
 	}
 	if failed {
-		return locked, diags, false, nil
+		return res, diags, nil
 	}
-	if err := lock.Write(f.LockPath()); err != nil {
-		return locked, diags, false, err
+	if err := lock.Write(res.Path); err != nil {
+		return res, diags, err
 	}
-	return locked, diags, true, nil
+	res.Written = true
+	return res, diags, nil
 }
 
 // lockPlugin starts the plugin (Start checks its pins), asks its version and hashes it.
-func lockPlugin(ctx context.Context, p *config.PluginBlock, opts Options) (pluginhost.LockedPlugin, hcl.Diagnostics) {
+// prev is its pin so far (zero: none), read from the lock file from; without upgrade a
+// different pin is refused.
+func lockPlugin(ctx context.Context, f *config.File, p *config.PluginBlock, prev pluginhost.LockedPlugin, from string, upgrade bool, opts Options) (pluginhost.LockedPlugin, hcl.Diagnostics) {
 	fail := func(summary string, err error) hcl.Diagnostics {
 		rng := p.DeclRange
 		var ce *pluginhost.ChecksumError
@@ -63,9 +120,26 @@ func lockPlugin(ctx context.Context, p *config.PluginBlock, opts Options) (plugi
 		}
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: err.Error(), Subject: &rng}}
 	}
+	differs := func(pe *pluginhost.PinError) hcl.Diagnostics {
+		return fail("Pin differs", fmt.Errorf("%v; `duplexmpe lock` never overwrites a pin: if the change is intended, re-pin it deliberately with `duplexmpe lock --upgrade %s`; otherwise restore the plugin",
+			pe, f.Path))
+	}
+	spec := LockSpec(p)
 	hash, err := pluginhost.SpecHash(p.Spec)
 	if err != nil {
 		return pluginhost.LockedPlugin{}, fail("Cannot hash plugin", err)
+	}
+	keep := prev.Name != "" && !upgrade
+	if keep {
+		// Checked before the plugin runs: code the pin does not name is not started.
+		pinned := &pluginhost.Lock{Plugins: []pluginhost.LockedPlugin{prev}}
+		check := spec
+		check.Version = ""
+		var pe *pluginhost.PinError
+		if err := pinned.Check(check, hash); errors.As(err, &pe) {
+			pe.Lock = from
+			return pluginhost.LockedPlugin{}, differs(pe)
+		}
 	}
 	client, err := pluginhost.Start(ctx, p.Spec, opts.Logger)
 	if err != nil {
@@ -84,6 +158,12 @@ func lockPlugin(ctx context.Context, p *config.PluginBlock, opts Options) (plugi
 		}
 		return pluginhost.LockedPlugin{}, fail("Plugin changes its own files", err)
 	}
-	spec := LockSpec(p)
+	if keep && prev.Version != "" && prev.Version != info.Version {
+		return pluginhost.LockedPlugin{}, differs(&pluginhost.PinError{Plugin: p.Name, Lock: from, What: pluginhost.PinVersion, Pinned: prev.Version, Got: info.Version})
+	}
+	if keep {
+		prev.Version = info.Version
+		return prev, nil // the same pin, every hash it lists kept
+	}
 	return pluginhost.LockedPlugin{Name: p.Name, Version: info.Version, Source: spec.Source, Command: spec.Command, Hashes: []string{hash}}, nil
 }

@@ -40,22 +40,46 @@ import (
 )
 
 // Pins is the pin policy of one run file: the version and checksum attributes of its
-// plugin blocks (checked by pluginhost.Start) and the lock file next to it.
+// plugin blocks (checked by pluginhost.Start) and its lock file (config.File.LockPath).
 type Pins struct {
-	lock *pluginhost.Lock // nil: no lock file
+	lock    *pluginhost.Lock // nil: no lock file
+	runFile string
+	// Warning, when set, is to be shown before anything runs: the pins come from the old
+	// per-directory lock file.
+	Warning string
 }
 
-// LoadPins reads the lock file next to f (none is fine). A lock file that cannot be
-// read or parsed is an error naming it.
+// LoadPins reads the lock file of f (none is fine). Without one, the old per-directory
+// .duplexmpe.lock.hcl is read, with a Warning saying how to migrate. A lock file that
+// cannot be read or parsed is an error naming it.
 func LoadPins(f *config.File) (*Pins, error) {
-	lock, err := pluginhost.ReadLock(f.LockPath())
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return &Pins{}, nil
-	case err != nil:
+	lock, legacy, err := readLock(f)
+	if err != nil {
 		return nil, fault.Deterministic(err)
 	}
-	return &Pins{lock: lock}, nil
+	if lock == nil {
+		return &Pins{runFile: f.Path}, nil
+	}
+	p := &Pins{lock: lock, runFile: f.Path}
+	if legacy {
+		p.Warning = fmt.Sprintf("the pins of %s come from %s, the lock file that every run file in the directory shared before each had its own; "+
+			"run `duplexmpe lock %s` to write %s (the old file then no longer counts for it; delete it once no run file in the directory needs it)",
+			f.Path, lock.Path(), f.Path, f.LockPath())
+	}
+	return p, nil
+}
+
+// readLock reads f's lock file, else the legacy one (legacy true); nil when neither exists.
+func readLock(f *config.File) (lock *pluginhost.Lock, legacy bool, err error) {
+	lock, err = pluginhost.ReadLock(f.LockPath())
+	if !errors.Is(err, fs.ErrNotExist) {
+		return lock, false, err
+	}
+	lock, err = pluginhost.ReadLock(f.LegacyLockPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	return lock, err == nil, err
 }
 
 // Lock is the lock file's content; nil when there is none.
@@ -72,12 +96,14 @@ func Hash(spec pluginhost.Spec) (string, error) {
 }
 
 // CheckFiles checks a plugin's source or command and hash against the lock file: it
-// passes without a lock file and for a reattached plugin. hash is Hash(b.Spec).
+// passes without a lock file and for a reattached plugin. hash is Hash(b.Spec). A
+// mismatch names the run file and the line of the plugin block, what the lock pins and
+// what the plugin is now, and the command that fixes it.
 func (p *Pins) CheckFiles(b *config.PluginBlock, hash string) error {
 	if p.lock == nil || b.Spec.Reattach != "" {
 		return nil
 	}
-	return p.lock.Check(LockSpec(b), hash)
+	return p.explain(b, p.lock.Check(LockSpec(b), hash))
 }
 
 // CheckVersion checks the version a plugin described against the lock file.
@@ -86,10 +112,30 @@ func (p *Pins) CheckVersion(b *config.PluginBlock, version string) error {
 		return nil
 	}
 	if locked, ok := p.lock.Get(b.Name); ok && locked.Version != "" && locked.Version != version {
-		return fmt.Errorf("plugin %q describes itself as version %q, but %s pins version %q; run `duplexmpe lock` to re-pin",
-			b.Name, version, config.LockFileName, locked.Version)
+		return p.explain(b, &pluginhost.PinError{Plugin: b.Name, Lock: p.lock.Path(), What: pluginhost.PinVersion, Pinned: locked.Version, Got: version})
 	}
 	return nil
+}
+
+// explain turns a *pluginhost.PinError into the message a user acts on.
+func (p *Pins) explain(b *config.PluginBlock, err error) error {
+	var pe *pluginhost.PinError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	return fmt.Errorf("%s:%d: %v; %s", p.runFile, b.DeclRange.Start.Line, pe, PinFix(pe, p.runFile))
+}
+
+// PinFix is the exact fix of a pin mismatch of a plugin of runFile.
+func PinFix(pe *pluginhost.PinError, runFile string) string {
+	switch pe.What {
+	case pluginhost.PinMissing:
+		return fmt.Sprintf("pin it with `duplexmpe lock %s`", runFile)
+	case pluginhost.PinSpec:
+		return fmt.Sprintf("if the change of the plugin block is intended, re-pin it with `duplexmpe lock --upgrade %s`; otherwise restore the block", runFile)
+	default:
+		return fmt.Sprintf("if the change of the plugin is intended, re-pin it with `duplexmpe lock --upgrade %s`; otherwise restore the pinned plugin (rebuild it from the pinned source)", runFile)
+	}
 }
 
 // LockSpec is the spec as the lock file records it: source and dir as the run file

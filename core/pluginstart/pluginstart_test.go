@@ -2,6 +2,7 @@ package pluginstart_test
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"os"
 	"path/filepath"
@@ -104,9 +105,9 @@ func TestStartChecksTheLockFile(t *testing.T) {
 	if err := s.Pins.CheckFiles(f.Plugin("beeper"), hash); err != nil {
 		t.Errorf("no lock file: %v", err)
 	}
-	locked, diags, written, err := pluginstart.LockFile(context.Background(), f, pluginstart.Options{})
-	if err != nil || diags.HasErrors() || !written || len(locked) != 1 || locked[0].Entry.Hashes[0] != hash {
-		t.Fatalf("LockFile: %+v %v %v %v", locked, diags, written, err)
+	res, diags, err := pluginstart.LockFile(context.Background(), f, pluginstart.Options{}, false)
+	if err != nil || diags.HasErrors() || !res.Written || len(res.Plugins) != 1 || res.Plugins[0].Entry.Hashes[0] != hash {
+		t.Fatalf("LockFile: %+v %v %v", res, diags, err)
 	}
 	p, err := start(t, f)
 	if err != nil {
@@ -121,8 +122,11 @@ func TestStartChecksTheLockFile(t *testing.T) {
 	if err := fh.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := start(t, f); err == nil || !strings.Contains(err.Error(), `plugin "beeper"`) || !strings.Contains(err.Error(), "duplexmpe lock") {
-		t.Errorf("changed binary: %v; want a refusal naming the plugin and the fix", err)
+	changed, _ := pluginstart.Hash(f.Plugin("beeper").Spec)
+	want := fmt.Sprintf(`%s:%d: plugin "beeper": its files hash to %s, but %s pins %s; if the change of the plugin is intended, re-pin it with `+"`duplexmpe lock --upgrade %s`",
+		f.Path, f.Plugin("beeper").DeclRange.Start.Line, changed, f.LockPath(), hash, f.Path)
+	if _, err := start(t, f); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("changed binary: %v\nwant a refusal starting %q", err, want)
 	}
 	if err := os.WriteFile(f.LockPath(), []byte("plugin {"), 0o644); err != nil {
 		t.Fatal(err)
