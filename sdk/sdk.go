@@ -99,6 +99,33 @@ type ConfigField struct {
 	Default     any      `json:"default,omitempty"` // a JSON-compatible value, or nil
 	Description string   `json:"description,omitempty"`
 	Allowed     []string `json:"allowed,omitempty"` // for TypeString: the accepted values, when non-empty
+	// Transport marks a setting of how to reach or pace a service (a server URL or port,
+	// retries, timeouts, concurrency) rather than of what it computes. The host leaves
+	// transport fields out of every item key, scoring key and run manifest, so the
+	// shards of one run may set them per node and a run resumes after they change.
+	// Mark nothing that can change a result.
+	Transport bool `json:"transport,omitempty"`
+}
+
+// WithoutTransport is config less the fields schema marks as transport: what a plugin's
+// configuration means for its results.
+func WithoutTransport(schema []ConfigField, config map[string]any) map[string]any {
+	if config == nil {
+		return nil
+	}
+	transport := map[string]bool{}
+	for _, f := range schema {
+		if f.Transport {
+			transport[f.Name] = true
+		}
+	}
+	out := make(map[string]any, len(config))
+	for k, v := range config {
+		if !transport[k] {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // Plugin is implemented by every plugin.

@@ -101,6 +101,7 @@ func (s *pluginServer) Describe(ctx context.Context, _ *protocol.DescribeRequest
 			Required:    f.Required,
 			Description: f.Description,
 			Allowed:     f.Allowed,
+			Transport:   f.Transport,
 		}
 		if f.Default != nil {
 			b, err := json.Marshal(f.Default)

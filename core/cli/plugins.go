@@ -179,6 +179,9 @@ func writePluginReport(w io.Writer, r *pluginstart.Report) {
 				if len(f.Allowed) > 0 {
 					line += ", one of " + strings.Join(f.Allowed, " | ")
 				}
+				if f.Transport {
+					line += ", transport: not in item keys"
+				}
 				line += ")"
 				if f.Description != "" {
 					line += ": " + f.Description

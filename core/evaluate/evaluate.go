@@ -145,7 +145,7 @@ func Plan(ds *dataset.Dataset, models []*Model, opts Options) ([]Item, error) {
 		for _, m := range models {
 			k := store.ItemKey{
 				Model: store.ModelKey{Name: m.Name, Plugin: m.Info.Name, Version: m.Info.Version, Hash: m.Hash,
-					Identity: m.Info.Identity, Config: m.Config},
+					Identity: m.Info.Identity, Config: sdk.WithoutTransport(m.Info.Config, m.Config)},
 				Scenario:    key,
 				Schedule:    store.ScheduleOf(opts.Params),
 				VAD:         opts.VAD,

@@ -461,6 +461,7 @@ func infoFromProto(resp *protocol.DescribeResponse) (sdk.Info, error) {
 			Required:    pf.GetRequired(),
 			Description: pf.GetDescription(),
 			Allowed:     pf.GetAllowed(),
+			Transport:   pf.GetTransport(),
 		}
 		if d := pf.GetDefaultJson(); d != "" {
 			if err := json.Unmarshal([]byte(d), &f.Default); err != nil {

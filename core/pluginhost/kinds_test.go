@@ -41,6 +41,7 @@ func TestEveryKindRoundTrip(t *testing.T) {
 		{Name: "gain", Type: "number", Default: 0.5},
 		{Name: "mode", Type: "string", Default: "plain", Allowed: []string{"plain", "fancy"}},
 		{Name: "tags", Type: "list(string)", Default: []any{"a", "b"}},
+		{Name: "endpoint", Type: "string", Default: "", Transport: true},
 	}
 	if !reflect.DeepEqual(info.Config, wantSchema) {
 		t.Fatalf("schema = %#v\nwant %#v", info.Config, wantSchema)

@@ -52,14 +52,17 @@ type Plugin struct {
 	// Identity is what it wraps (model id, revision, weights digest, prompt hash), as it
 	// reports it after Configure.
 	Identity map[string]string `json:"identity,omitempty"`
-	// Config is the config block Configure got, defaults filled in.
+	// Config is the config block Configure got, defaults filled in, less the fields the
+	// plugin marks as transport (sdk.ConfigField.Transport): what the configuration means
+	// for results, equal on every shard of a run wherever its servers listen.
 	Config map[string]any `json:"config,omitempty"`
 }
 
 // Described is the record of a plugin from its Describe answer (taken after Configure,
-// so that Identity is set).
+// so that Identity is set) and the config Configure got; transport fields are left out.
 func Described(name, role string, info sdk.Info, hash string, config map[string]any) Plugin {
-	return Plugin{Name: name, Role: role, Plugin: info.Name, Version: info.Version, Identity: info.Identity, Hash: hash, Config: config}
+	return Plugin{Name: name, Role: role, Plugin: info.Name, Version: info.Version, Identity: info.Identity, Hash: hash,
+		Config: sdk.WithoutTransport(info.Config, config)}
 }
 
 // UnmarshalJSON reads the record, and also the manifest shape written before the

@@ -488,7 +488,7 @@ var File_duplexmpe_v1_model_proto protoreflect.FileDescriptor
 
 const file_duplexmpe_v1_model_proto_rawDesc = "" +
 	"\n" +
-	"\x18duplexmpe/v1/model.proto\x12\fduplexmpe.v1\x1a\x19duplexmpe/v1/plugin.proto\"\xb1\x01\n" +
+	"\x18duplexmpe/v1/model.proto\x12\fduplexmpe.v1\"\xb1\x01\n" +
 	"\n" +
 	"ModelInput\x127\n" +
 	"\x05start\x18\x01 \x01(\v2\x1f.duplexmpe.v1.ConversationStartH\x00R\x05start\x120\n" +
@@ -566,7 +566,6 @@ func file_duplexmpe_v1_model_proto_init() {
 	if File_duplexmpe_v1_model_proto != nil {
 		return
 	}
-	file_duplexmpe_v1_plugin_proto_init()
 	file_duplexmpe_v1_model_proto_msgTypes[0].OneofWrappers = []any{
 		(*ModelInput_Start)(nil),
 		(*ModelInput_Frame)(nil),

@@ -184,7 +184,11 @@ type ConfigField struct {
 	DefaultJson string `protobuf:"bytes,4,opt,name=default_json,json=defaultJson,proto3" json:"default_json,omitempty"`
 	Description string `protobuf:"bytes,5,opt,name=description,proto3" json:"description,omitempty"`
 	// For "string" fields: the only accepted values, when non-empty.
-	Allowed       []string `protobuf:"bytes,6,rep,name=allowed,proto3" json:"allowed,omitempty"`
+	Allowed []string `protobuf:"bytes,6,rep,name=allowed,proto3" json:"allowed,omitempty"`
+	// A transport setting: how to reach or pace the service (a server URL, a port,
+	// retries, timeouts, concurrency), not what it computes. The host leaves transport
+	// fields out of every item key and run manifest, so shards may set them per node.
+	Transport     bool `protobuf:"varint,7,opt,name=transport,proto3" json:"transport,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -259,6 +263,13 @@ func (x *ConfigField) GetAllowed() []string {
 		return x.Allowed
 	}
 	return nil
+}
+
+func (x *ConfigField) GetTransport() bool {
+	if x != nil {
+		return x.Transport
+	}
+	return false
 }
 
 type ConfigureRequest struct {
@@ -412,14 +423,15 @@ const file_duplexmpe_v1_plugin_proto_rawDesc = "" +
 	"\vdescription\x18\b \x01(\tR\vdescription\x1a;\n" +
 	"\rIdentityEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb0\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xce\x01\n" +
 	"\vConfigField\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1a\n" +
 	"\brequired\x18\x03 \x01(\bR\brequired\x12!\n" +
 	"\fdefault_json\x18\x04 \x01(\tR\vdefaultJson\x12 \n" +
 	"\vdescription\x18\x05 \x01(\tR\vdescription\x12\x18\n" +
-	"\aallowed\x18\x06 \x03(\tR\aallowed\"3\n" +
+	"\aallowed\x18\x06 \x03(\tR\aallowed\x12\x1c\n" +
+	"\ttransport\x18\a \x01(\bR\ttransport\"3\n" +
 	"\x10ConfigureRequest\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\tR\n" +
 	"configJson\"\x13\n" +

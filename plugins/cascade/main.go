@@ -87,10 +87,10 @@ func configFields() []sdk.ConfigField {
 			Description: "compute = model: when above 0, charge every answer exactly this many virtual seconds instead of the cost model"},
 		{Name: "compute_charge", Type: sdk.TypeNumber, Default: 1.0,
 			Description: "compute = wall: virtual seconds of delay per measured wall second (1: as slow as live)"},
-		{Name: "endpoint", Type: sdk.TypeString, Default: "", Description: "OpenAI-compatible base URL (e.g. http://localhost:8000/v1); required by the llm policy, used for answers when set"},
+		{Name: "endpoint", Type: sdk.TypeString, Default: "", Description: "OpenAI-compatible base URL (e.g. http://localhost:8000/v1); required by the llm policy, used for answers when set", Transport: true},
 		{Name: "model", Type: sdk.TypeString, Default: "", Description: "model name sent to the endpoint"},
-		{Name: "api_key_env", Type: sdk.TypeString, Default: "", Description: "environment variable holding the endpoint's API key (empty: none)"},
-		{Name: "llm_timeout", Type: sdk.TypeNumber, Default: 60.0, Description: "seconds one endpoint request may take"},
+		{Name: "api_key_env", Type: sdk.TypeString, Default: "", Description: "environment variable holding the endpoint's API key (empty: none)", Transport: true},
+		{Name: "llm_timeout", Type: sdk.TypeNumber, Default: 60.0, Description: "seconds one endpoint request may take", Transport: true},
 	}
 }
 

@@ -87,9 +87,9 @@ func (p *plugin) Describe(context.Context) (sdk.Info, error) {
 		Version:     version,
 		Description: description,
 		Config: []sdk.ConfigField{
-			{Name: "url", Type: sdk.TypeString, Default: defaults.url, Description: "the server's websocket endpoint, ws:// or wss:// (FLM-Audio listens on port 8990)"},
-			{Name: "connect_timeout", Type: sdk.TypeNumber, Default: defaults.connectTimeout.Seconds(), Description: "seconds to connect and receive the server's handshake"},
-			{Name: "write_timeout", Type: sdk.TypeNumber, Default: defaults.writeTimeout.Seconds(), Description: "seconds to send one frame of audio before the conversation fails"},
+			{Name: "url", Type: sdk.TypeString, Default: defaults.url, Description: "the server's websocket endpoint, ws:// or wss:// (FLM-Audio listens on port 8990)", Transport: true},
+			{Name: "connect_timeout", Type: sdk.TypeNumber, Default: defaults.connectTimeout.Seconds(), Description: "seconds to connect and receive the server's handshake", Transport: true},
+			{Name: "write_timeout", Type: sdk.TypeNumber, Default: defaults.writeTimeout.Seconds(), Description: "seconds to send one frame of audio before the conversation fails", Transport: true},
 			{Name: "step_wait_ms", Type: sdk.TypeNumber, Default: float64(defaults.stepWait.Milliseconds()), Description: "the most a step waits for the server's answer to its frame (lag_frames back); 0: never wait, take what has arrived"},
 			{Name: "pace", Type: sdk.TypeBool, Default: defaults.pace, Description: "send at most one 80 ms frame per 80 ms of wall time (the server runs in real time)"},
 			{Name: "lag_frames", Type: sdk.TypeNumber, Default: float64(defaults.lag), Description: "frames the server's answers trail its input (1 for moshi.server and FLM-Audio's server)"},

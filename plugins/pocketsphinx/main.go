@@ -53,7 +53,7 @@ func (a *asr) Describe(context.Context) (sdk.Info, error) {
 			{Name: "lm", Type: sdk.TypeString, Default: m.LM, Description: "language model (.lm.bin or ARPA)"},
 			{Name: "dict", Type: sdk.TypeString, Default: m.Dict, Description: "pronunciation dictionary"},
 			{Name: "fast", Type: sdk.TypeBool, Default: false, Description: "one-pass decoding: about 1.6x less CPU, more misrecognised words"},
-			{Name: "decoders", Type: sdk.TypeNumber, Default: 0, Description: "decoders kept loaded: how many clips are transcribed at once (1-16; 0: one per CPU core)"},
+			{Name: "decoders", Type: sdk.TypeNumber, Default: 0, Description: "decoders kept loaded: how many clips are transcribed at once (1-16; 0: one per CPU core)", Transport: true},
 		},
 		Identity: a.identity,
 	}, nil

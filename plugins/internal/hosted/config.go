@@ -39,22 +39,22 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // for the service address, the model and the key's variable.
 func CommonFields(baseURL, model, keyEnv string) []sdk.ConfigField {
 	return []sdk.ConfigField{
-		{Name: "base_url", Type: sdk.TypeString, Default: baseURL, Description: "The service's API root; any compatible server (vLLM, llama.cpp server, a proxy) works."},
+		{Name: "base_url", Type: sdk.TypeString, Default: baseURL, Description: "The service's API root; any compatible server (vLLM, llama.cpp server, a proxy) works.", Transport: true},
 		{Name: "model", Type: sdk.TypeString, Default: model, Description: "Model id for chat completions and the judge."},
-		{Name: "api_key_env", Type: sdk.TypeString, Default: keyEnv, Description: "NAME of the environment variable holding the API key (never the key itself). The host passes plugins only a minimal environment: give it in the plugin block, env = { " + keyEnv + " = env(\"" + keyEnv + "\") }. Unset or empty: no key is sent (local servers)."},
+		{Name: "api_key_env", Type: sdk.TypeString, Default: keyEnv, Description: "NAME of the environment variable holding the API key (never the key itself). The host passes plugins only a minimal environment: give it in the plugin block, env = { " + keyEnv + " = env(\"" + keyEnv + "\") }. Unset or empty: no key is sent (local servers).", Transport: true},
 		{Name: "temperature", Type: sdk.TypeNumber, Default: 0.0, Description: "Sampling temperature when a request does not set one (judge calls always use this)."},
 		{Name: "max_tokens", Type: sdk.TypeNumber, Default: 256.0, Description: "Reply token limit when a request does not set one (judge calls always use this)."},
-		{Name: "timeout", Type: sdk.TypeNumber, Default: 60.0, Description: "Seconds one HTTP attempt may take; a timeout is retried."},
-		{Name: "max_retries", Type: sdk.TypeNumber, Default: 4.0, Description: "Retries after the first attempt, on HTTP 429, 5xx, timeouts and connection errors."},
-		{Name: "retry_backoff", Type: sdk.TypeNumber, Default: 1.0, Description: "Seconds before the first retry, doubled each retry (plus jitter); a Retry-After header wins."},
-		{Name: "concurrency", Type: sdk.TypeNumber, Default: 4.0, Description: "HTTP calls this plugin has in flight at once."},
+		{Name: "timeout", Type: sdk.TypeNumber, Default: 60.0, Description: "Seconds one HTTP attempt may take; a timeout is retried.", Transport: true},
+		{Name: "max_retries", Type: sdk.TypeNumber, Default: 4.0, Description: "Retries after the first attempt, on HTTP 429, 5xx, timeouts and connection errors.", Transport: true},
+		{Name: "retry_backoff", Type: sdk.TypeNumber, Default: 1.0, Description: "Seconds before the first retry, doubled each retry (plus jitter); a Retry-After header wins.", Transport: true},
+		{Name: "concurrency", Type: sdk.TypeNumber, Default: 4.0, Description: "HTTP calls this plugin has in flight at once.", Transport: true},
 		{Name: "cache", Type: sdk.TypeBool, Default: true, Description: "Keep replies on disk and answer repeated requests from there. Sampled calls (temperature > 0) are cached only with a replicate index."},
-		{Name: "cache_dir", Type: sdk.TypePath, Default: "", Description: "Response cache directory, relative to the run file's directory; empty: <user cache dir>/duplexmpe/hosted."},
+		{Name: "cache_dir", Type: sdk.TypePath, Default: "", Description: "Response cache directory, relative to the run file's directory; empty: <user cache dir>/duplexmpe/hosted.", Transport: true},
 		{Name: "replicate", Type: sdk.TypeString, Default: "", Description: "Replicate index, part of the cache key; with it, sampled calls are cached too (one cached answer per replicate)."},
-		{Name: "input_price_per_mtok", Type: sdk.TypeNumber, Default: 0.0, Description: "USD per million prompt tokens of the model, for the cost count and cost_limit."},
-		{Name: "output_price_per_mtok", Type: sdk.TypeNumber, Default: 0.0, Description: "USD per million completion tokens of the model."},
-		{Name: "usage_log", Type: sdk.TypePath, Default: "", Description: "A file (relative to the run file's directory) that gets one JSON line per call sent: its tokens and the running totals of calls, tokens and cost (e.g. \"${local.out}/judge-usage.jsonl\"). Empty: usage goes to the plugin's log only."},
-		{Name: "cost_limit", Type: sdk.TypeNumber, Default: 0.0, Description: "USD this plugin process may spend; a call that could go past it (its prompt and max tokens at the prices) is refused. 0: no limit."},
+		{Name: "input_price_per_mtok", Type: sdk.TypeNumber, Default: 0.0, Description: "USD per million prompt tokens of the model, for the cost count and cost_limit.", Transport: true},
+		{Name: "output_price_per_mtok", Type: sdk.TypeNumber, Default: 0.0, Description: "USD per million completion tokens of the model.", Transport: true},
+		{Name: "usage_log", Type: sdk.TypePath, Default: "", Description: "A file (relative to the run file's directory) that gets one JSON line per call sent: its tokens and the running totals of calls, tokens and cost (e.g. \"${local.out}/judge-usage.jsonl\"). Empty: usage goes to the plugin's log only.", Transport: true},
+		{Name: "cost_limit", Type: sdk.TypeNumber, Default: 0.0, Description: "USD this plugin process may spend; a call that could go past it (its prompt and max tokens at the prices) is refused. 0: no limit.", Transport: true},
 	}
 }
 

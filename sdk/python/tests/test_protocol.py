@@ -29,6 +29,7 @@ class Echo(dp.Model):
         dp.ConfigField("gain", dp.TYPE_NUMBER, default=0.5, description="output gain"),
         dp.ConfigField("voice", dp.TYPE_STRING, required=True, allowed=("a", "b")),
         dp.ConfigField("tags", dp.TYPE_MAP_STRING, default={"k": "v"}),
+        dp.ConfigField("url", dp.TYPE_STRING, default="ws://localhost:8998", transport=True),
     )
 
     def __init__(self, step=None, format=None):
@@ -112,6 +113,7 @@ def test_describe_maps_info_kinds_and_schema():
     assert fields["voice"].required and list(fields["voice"].allowed) == ["a", "b"]
     assert fields["voice"].default_json == ""  # no default
     assert json.loads(fields["tags"].default_json) == {"k": "v"}
+    assert fields["url"].transport and not fields["gain"].transport
     assert dict(d.identity) == {}
 
 

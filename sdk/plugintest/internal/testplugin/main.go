@@ -30,6 +30,7 @@ func (a *all) Describe(context.Context) (sdk.Info, error) {
 			{Name: "gain", Type: sdk.TypeNumber, Default: 0.5},
 			{Name: "mode", Type: sdk.TypeString, Default: "plain", Allowed: []string{"plain", "fancy"}},
 			{Name: "tags", Type: sdk.TypeListString, Default: []string{"a", "b"}},
+			{Name: "endpoint", Type: sdk.TypeString, Default: "", Transport: true},
 		},
 	}
 	switch fault {

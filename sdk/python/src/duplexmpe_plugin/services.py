@@ -113,6 +113,7 @@ def info_to_proto(info: Info, kinds: Sequence[str]) -> plugin_pb2.DescribeRespon
             default_json="" if f.default is None else json.dumps(f.default, allow_nan=False),
             description=f.description,
             allowed=list(f.allowed),
+            transport=f.transport,
         )
     return resp
 

@@ -32,7 +32,9 @@ class ConfigField:
     """One attribute of the plugin's config block (sdk.ConfigField).
 
     ``default`` is a JSON-compatible value or None; ``allowed`` restricts a string field
-    to the listed values when non-empty.
+    to the listed values when non-empty. ``transport`` marks how to reach or pace a
+    service (a URL, retries, timeouts, concurrency) rather than what it computes: the host
+    leaves such fields out of item keys and run manifests (sdk.ConfigField.Transport).
     """
 
     name: str
@@ -41,6 +43,7 @@ class ConfigField:
     default: Any = None
     description: str = ""
     allowed: Sequence[str] = ()
+    transport: bool = False
 
 
 @dataclass

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x64uplexmpe/v1/plugin.proto\x12\x0c\x64uplexmpe.v1\"\x11\n\x0f\x44\x65scribeRequest\"\xa8\x02\n\x10\x44\x65scribeResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\r\n\x05kinds\x18\x03 \x03(\t\x12\x18\n\x10protocol_version\x18\x04 \x01(\r\x12\x14\n\x0c\x63\x61pabilities\x18\x05 \x03(\t\x12\x30\n\rconfig_schema\x18\x06 \x03(\x0b\x32\x19.duplexmpe.v1.ConfigField\x12>\n\x08identity\x18\x07 \x03(\x0b\x32,.duplexmpe.v1.DescribeResponse.IdentityEntry\x12\x13\n\x0b\x64\x65scription\x18\x08 \x01(\t\x1a/\n\rIdentityEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"w\n\x0b\x43onfigField\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x10\n\x08required\x18\x03 \x01(\x08\x12\x14\n\x0c\x64\x65\x66\x61ult_json\x18\x04 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12\x0f\n\x07\x61llowed\x18\x06 \x03(\t\"\'\n\x10\x43onfigureRequest\x12\x13\n\x0b\x63onfig_json\x18\x01 \x01(\t\"\x13\n\x11\x43onfigureResponse\")\n\x05\x41udio\x12\x0b\n\x03pcm\x18\x01 \x01(\x0c\x12\x13\n\x0bsample_rate\x18\x02 \x01(\r2\xa1\x01\n\x06Plugin\x12I\n\x08\x44\x65scribe\x12\x1d.duplexmpe.v1.DescribeRequest\x1a\x1e.duplexmpe.v1.DescribeResponse\x12L\n\tConfigure\x12\x1e.duplexmpe.v1.ConfigureRequest\x1a\x1f.duplexmpe.v1.ConfigureResponseB;Z9github.com/duplexmpe/duplexmpe/internal/protocol;protocolb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x64uplexmpe/v1/plugin.proto\x12\x0c\x64uplexmpe.v1\"\x11\n\x0f\x44\x65scribeRequest\"\xa8\x02\n\x10\x44\x65scribeResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\r\n\x05kinds\x18\x03 \x03(\t\x12\x18\n\x10protocol_version\x18\x04 \x01(\r\x12\x14\n\x0c\x63\x61pabilities\x18\x05 \x03(\t\x12\x30\n\rconfig_schema\x18\x06 \x03(\x0b\x32\x19.duplexmpe.v1.ConfigField\x12>\n\x08identity\x18\x07 \x03(\x0b\x32,.duplexmpe.v1.DescribeResponse.IdentityEntry\x12\x13\n\x0b\x64\x65scription\x18\x08 \x01(\t\x1a/\n\rIdentityEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x8a\x01\n\x0b\x43onfigField\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x10\n\x08required\x18\x03 \x01(\x08\x12\x14\n\x0c\x64\x65\x66\x61ult_json\x18\x04 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12\x0f\n\x07\x61llowed\x18\x06 \x03(\t\x12\x11\n\ttransport\x18\x07 \x01(\x08\"\'\n\x10\x43onfigureRequest\x12\x13\n\x0b\x63onfig_json\x18\x01 \x01(\t\"\x13\n\x11\x43onfigureResponse\")\n\x05\x41udio\x12\x0b\n\x03pcm\x18\x01 \x01(\x0c\x12\x13\n\x0bsample_rate\x18\x02 \x01(\r2\xa1\x01\n\x06Plugin\x12I\n\x08\x44\x65scribe\x12\x1d.duplexmpe.v1.DescribeRequest\x1a\x1e.duplexmpe.v1.DescribeResponse\x12L\n\tConfigure\x12\x1e.duplexmpe.v1.ConfigureRequest\x1a\x1f.duplexmpe.v1.ConfigureResponseB;Z9github.com/duplexmpe/duplexmpe/internal/protocol;protocolb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,14 +40,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DESCRIBERESPONSE']._serialized_end=359
   _globals['_DESCRIBERESPONSE_IDENTITYENTRY']._serialized_start=312
   _globals['_DESCRIBERESPONSE_IDENTITYENTRY']._serialized_end=359
-  _globals['_CONFIGFIELD']._serialized_start=361
-  _globals['_CONFIGFIELD']._serialized_end=480
-  _globals['_CONFIGUREREQUEST']._serialized_start=482
-  _globals['_CONFIGUREREQUEST']._serialized_end=521
-  _globals['_CONFIGURERESPONSE']._serialized_start=523
-  _globals['_CONFIGURERESPONSE']._serialized_end=542
-  _globals['_AUDIO']._serialized_start=544
-  _globals['_AUDIO']._serialized_end=585
-  _globals['_PLUGIN']._serialized_start=588
-  _globals['_PLUGIN']._serialized_end=749
+  _globals['_CONFIGFIELD']._serialized_start=362
+  _globals['_CONFIGFIELD']._serialized_end=500
+  _globals['_CONFIGUREREQUEST']._serialized_start=502
+  _globals['_CONFIGUREREQUEST']._serialized_end=541
+  _globals['_CONFIGURERESPONSE']._serialized_start=543
+  _globals['_CONFIGURERESPONSE']._serialized_end=562
+  _globals['_AUDIO']._serialized_start=564
+  _globals['_AUDIO']._serialized_end=605
+  _globals['_PLUGIN']._serialized_start=608
+  _globals['_PLUGIN']._serialized_end=769
 # @@protoc_insertion_point(module_scope)

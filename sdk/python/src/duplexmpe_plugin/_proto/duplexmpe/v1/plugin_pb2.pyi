@@ -38,20 +38,22 @@ class DescribeResponse(_message.Message):
     def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., kinds: _Optional[_Iterable[str]] = ..., protocol_version: _Optional[int] = ..., capabilities: _Optional[_Iterable[str]] = ..., config_schema: _Optional[_Iterable[_Union[ConfigField, _Mapping]]] = ..., identity: _Optional[_Mapping[str, str]] = ..., description: _Optional[str] = ...) -> None: ...
 
 class ConfigField(_message.Message):
-    __slots__ = ("name", "type", "required", "default_json", "description", "allowed")
+    __slots__ = ("name", "type", "required", "default_json", "description", "allowed", "transport")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     REQUIRED_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_JSON_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    TRANSPORT_FIELD_NUMBER: _ClassVar[int]
     name: str
     type: str
     required: bool
     default_json: str
     description: str
     allowed: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ..., required: _Optional[bool] = ..., default_json: _Optional[str] = ..., description: _Optional[str] = ..., allowed: _Optional[_Iterable[str]] = ...) -> None: ...
+    transport: bool
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ..., required: _Optional[bool] = ..., default_json: _Optional[str] = ..., description: _Optional[str] = ..., allowed: _Optional[_Iterable[str]] = ..., transport: _Optional[bool] = ...) -> None: ...
 
 class ConfigureRequest(_message.Message):
     __slots__ = ("config_json",)
