@@ -33,3 +33,9 @@ bench-score:
 measure-asr:
 	DUPLEXMPE_MEASURE_ASR=1 $(GO) test ./plugins/pocketsphinx/sphinx -run '^$$' -bench WordAccuracy -benchtime 1x -v
 	DUPLEXMPE_MEASURE_ASR=1 $(GO) test ./core/score -run '^$$' -bench AcknowledgementChain -benchtime 1x -v
+
+# After a change of core/score's verdicts: bump score.RulesVersion (core/score/rules.go),
+# then record the new digest of TestRulesVersion's corpus in core/score/testdata/rules.golden.
+.PHONY: score-rules
+score-rules:
+	$(GO) test ./core/score -run TestRulesVersion -update-rules
