@@ -41,10 +41,12 @@ type UI struct {
 	Progress func(verb, name, unit string) Progress
 	// Notef prints a remark that is not a result (the CLI writes it to stderr).
 	Notef func(format string, args ...any)
-	// Built, Played and Scored receive each stage's result as soon as it is done.
-	Built  func(*BuildResult)
-	Played func(*PlayResult)
-	Scored func(*ScoreResult)
+	// Built, Played and Scored receive each stage's result as soon as it is done;
+	// Planned the plan of a run, with the plugins started, just before it plays.
+	Built   func(*BuildResult)
+	Planned func(*PlayResult)
+	Played  func(*PlayResult)
+	Scored  func(*ScoreResult)
 	// Progress of the evaluation loop: one bar per model when it is a terminal.
 	PlayProgress io.Writer
 }
@@ -154,13 +156,4 @@ func startBlock(ctx context.Context, s *pluginstart.Starter, name string, missin
 		return nil, missing
 	}
 	return s.Start(ctx, b)
-}
-
-// killAll kills started plugins; nil entries are skipped.
-func killAll(ps []*pluginstart.Plugin) {
-	for _, p := range ps {
-		if p != nil {
-			p.Kill()
-		}
-	}
 }

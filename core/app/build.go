@@ -12,6 +12,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/construct"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
 // BuildResult is what BuildDataset did.
@@ -19,6 +20,8 @@ type BuildResult struct {
 	Block   *config.Dataset
 	Dataset *dataset.Dataset
 	Report  construct.Report
+	// Started: the tts plugin ran (a clip was synthesised, or nothing recorded it yet).
+	Started bool
 }
 
 // BuildDataset builds one dataset block of a checked run file: it reads, generates or
@@ -26,20 +29,24 @@ type BuildResult struct {
 // tts plugin (clips already built are reused) and saves the dataset. It is what `build`
 // does for each block, and what `run` does first. Scripts that break the rules are a
 // *ProblemsError listing every violation.
+//
+// The tts plugin starts only when a clip is to be synthesised: what it described and
+// its voices are recorded in the dataset's plugins/ directory (pluginstart.Known), so a
+// rebuild with every clip in place starts nothing.
 func BuildDataset(ctx context.Context, s *pluginstart.Starter, ds *config.Dataset, ui UI) (*BuildResult, error) {
 	scripts, gen, err := datasetScripts(ctx, s, ds)
 	if err != nil {
 		return nil, err
 	}
-	p, err := startBlock(ctx, s, ds.TTS, fmt.Errorf("dataset %q: tts plugin %q is not declared", ds.Name, ds.TTS))
+	b := s.File.Plugin(ds.TTS)
+	if b == nil {
+		return nil, fmt.Errorf("dataset %q: tts plugin %q is not declared", ds.Name, ds.TTS)
+	}
+	tts, err := s.WithIdentities(filepath.Join(ds.Out, IdentitiesDir)).Know(ctx, b)
 	if err != nil {
 		return nil, err
 	}
-	defer p.Kill()
-	tts, err := p.TTS()
-	if err != nil {
-		return nil, fmt.Errorf("dataset %q: plugin %q: %w", ds.Name, ds.TTS, err)
-	}
+	defer tts.Kill()
 	preamble := ""
 	if ds.Preamble != "" && ds.Preamble != "default" {
 		raw, err := os.ReadFile(ds.Preamble)
@@ -51,15 +58,26 @@ func BuildDataset(ctx context.Context, s *pluginstart.Starter, ds *config.Datase
 			return nil, fmt.Errorf("dataset %q: preamble file %s is empty", ds.Name, ds.Preamble)
 		}
 	}
-	spec := construct.BuildSpec{
-		Name: ds.Name, Out: ds.Out, Scenarios: scripts, Generator: gen,
-		TTS:      dataset.TTSInfo{Plugin: ds.TTS, Name: p.Info.Name, Version: p.Info.Version, Identity: p.Info.Identity},
-		Voices:   ds.Voices,
-		Preamble: preamble,
+	build := func(synth sdk.TTS, bar Progress) (*dataset.Dataset, construct.Report, error) {
+		spec := construct.BuildSpec{
+			Name: ds.Name, Out: ds.Out, Scenarios: scripts, Generator: gen,
+			TTS:      dataset.TTSInfo{Plugin: ds.TTS, Name: tts.Info.Name, Version: tts.Info.Version, Identity: tts.Info.Identity},
+			Voices:   ds.Voices,
+			Preamble: preamble,
+		}
+		return construct.Build(ctx, spec, synth, bar)
 	}
-	bar := ui.progress("synthesising", ds.Name, "clips")
-	d, rep, err := construct.Build(ctx, spec, tts, bar)
-	bar.Finish(err == nil)
+	var (
+		d   *dataset.Dataset
+		rep construct.Report
+	)
+	if tts.FromRecord && tts.Voices != nil {
+		// Every clip may be there already: try without the plugin.
+		d, rep, err = build(recordedTTS{tts.Voices}, nil)
+	}
+	if !tts.FromRecord || tts.Voices == nil || errors.Is(err, errNeedsTTS) {
+		d, rep, err = buildWithPlugin(ctx, tts, ds, build, ui)
+	}
 	if err != nil {
 		var ve *construct.ViolationsError
 		if errors.As(err, &ve) {
@@ -71,11 +89,46 @@ func BuildDataset(ctx context.Context, s *pluginstart.Starter, ds *config.Datase
 		}
 		return nil, fmt.Errorf("dataset %q: %w", ds.Name, err)
 	}
-	res := &BuildResult{Block: ds, Dataset: d, Report: rep}
+	res := &BuildResult{Block: ds, Dataset: d, Report: rep, Started: tts.Started()}
 	if ui.Built != nil {
 		ui.Built(res)
 	}
 	return res, nil
+}
+
+// buildWithPlugin starts the tts plugin, records its voices, and builds with it.
+func buildWithPlugin(ctx context.Context, tts *pluginstart.Known, ds *config.Dataset, build func(sdk.TTS, Progress) (*dataset.Dataset, construct.Report, error), ui UI) (*dataset.Dataset, construct.Report, error) {
+	if _, err := tts.Start(ctx); err != nil {
+		return nil, construct.Report{}, err
+	}
+	synth, err := tts.Plugin.TTS()
+	if err != nil {
+		return nil, construct.Report{}, fmt.Errorf("plugin %q: %w", ds.TTS, err)
+	}
+	voices, err := synth.Voices(ctx)
+	if err != nil {
+		return nil, construct.Report{}, fmt.Errorf("plugin %q: listing its voices: %w", ds.TTS, err)
+	}
+	if err := tts.SetVoices(voices); err != nil {
+		return nil, construct.Report{}, err
+	}
+	bar := ui.progress("synthesising", ds.Name, "clips")
+	d, rep, err := build(synth, bar)
+	bar.Finish(err == nil)
+	return d, rep, err
+}
+
+// errNeedsTTS: a clip is to be synthesised, so the tts plugin must run.
+var errNeedsTTS = errors.New("a clip needs the tts plugin")
+
+// recordedTTS answers Voices from the plugin's identity record and refuses to
+// synthesise, so that a build whose clips are all there runs no plugin.
+type recordedTTS struct{ voices []sdk.Voice }
+
+func (r recordedTTS) Voices(context.Context) ([]sdk.Voice, error) { return r.voices, nil }
+
+func (recordedTTS) Synthesize(context.Context, string, string) (sdk.Audio, error) {
+	return sdk.Audio{}, errNeedsTTS
 }
 
 // datasetScripts reads, generates or asks an LLM for the dataset's scenario scripts.

@@ -7,17 +7,23 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/vad"
+	"github.com/duplexmpe/duplexmpe/sdk"
 )
+
+// IdentitiesDir is where a run directory (and a dataset directory) keeps what its
+// plugins described after Configure (pluginstart.Known), so that a run with nothing to
+// do for a plugin never starts it.
+const IdentitiesDir = "plugins"
 
 // EvaluateOptions are what the command line adds to an evaluation block.
 type EvaluateOptions struct {
@@ -33,6 +39,10 @@ type EvaluateOptions struct {
 	Score bool
 	// Harness is the build that runs, for the manifest.
 	Harness provenance.Harness
+	// FreshIdentities forgets what the plugins described before (RUN_DIR/plugins), so
+	// that every plugin the run names is started once and asked again: for plugins whose
+	// identity depends on something their files and config do not show.
+	FreshIdentities bool
 }
 
 // PlayResult is what the evaluation loop did.
@@ -44,6 +54,12 @@ type PlayResult struct {
 	Models []string
 	Counts []*evaluate.Counts
 	Total  evaluate.Counts
+	// Plan is the run's plan as it stood before playing: what was reused, what was
+	// played and why.
+	Plan *evaluate.RunPlan
+	// Started names the plugin blocks the run started, in order; none when nothing was
+	// to be played or scored.
+	Started []string
 	// Elapsed is the wall time the loop took, for people; nothing depends on it.
 	Elapsed time.Duration
 }
@@ -60,31 +76,44 @@ type EvaluateResult struct {
 	Score *ScoreResult // nil unless scored
 }
 
-// Evaluate runs one evaluation block: it builds the dataset (clips already built are
-// reused), opens the VAD, starts every model plugin the checked way, creates or resumes
-// the run store (refusing a directory that holds another run), plays every conversation
-// not yet finished, and, with opts.Score, scores and reports. An error after the store
-// was opened says that finished conversations are kept and how to resume.
-func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation, opts EvaluateOptions, ui UI) (*EvaluateResult, error) {
+// Planned is an evaluation block resolved against its run directory: the dataset, every
+// model's identity (from its record, or started), the items of the whole run and their
+// state in the store. It is what `run` plays from, and what a `plan` command prints.
+type Planned struct {
+	Evaluation *config.Evaluation
+	Build      *BuildResult
+	// Models in the evaluation block's order; Known[i] is Models[i]'s plugin.
+	Models []*evaluate.Model
+	Known  []*pluginstart.Known
+	// Items is every item of the run (all shards), Plan their states and reasons.
+	Items []evaluate.Item
+	Plan  *evaluate.RunPlan
+	// Store is the run directory, nil when it does not exist yet.
+	Store *store.Store
+
+	opts evaluate.Options
+}
+
+// PlanEvaluation resolves ev: it builds the dataset (clips already built are reused),
+// makes every model's identity known (pluginstart.Know: from the run directory's
+// records, starting only a model that has none), plans every item and states each one
+// against the run directory. It writes nothing in the run directory.
+func PlanEvaluation(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation, opts EvaluateOptions, ui UI) (*Planned, error) {
 	f := s.File
-	res := &EvaluateResult{}
 	dsBlock := f.Dataset(ev.Dataset)
 	if dsBlock == nil {
-		return res, fault.Deterministicf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
+		return nil, fault.Deterministicf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
 	}
 	built, err := BuildDataset(ctx, s, dsBlock, ui)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	res.Build = built
-	ds := built.Dataset
-
-	det, err := vad.Open(vad.Options{Model: ev.VAD.Model})
-	if err != nil {
-		return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+	pl := &Planned{Evaluation: ev, Build: built}
+	if opts.FreshIdentities {
+		if err := pluginstart.ForgetIdentities(filepath.Join(ev.Out, IdentitiesDir)); err != nil {
+			return nil, err
+		}
 	}
-	defer det.Close()
-
 	if opts.FrameDeadline > 0 {
 		for _, name := range ev.Models {
 			if b := f.Plugin(name); b != nil && b.Spec.FrameTimeout == 0 {
@@ -92,41 +121,219 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 			}
 		}
 	}
-	s = s.WithLogDir(filepath.Join(ev.Out, "logs"))
-	models, started, err := startModels(ctx, s, ev)
-	defer killAll(started)
-	if err != nil {
-		return res, err
+	s = runStarter(s, ev.Out)
+	for _, name := range ev.Models {
+		b := f.Plugin(name)
+		if b == nil {
+			pl.Kill()
+			return nil, fmt.Errorf("evaluation %q: model plugin %q is not declared", ev.Name, name)
+		}
+		k, err := s.Know(ctx, b)
+		if err != nil {
+			pl.Kill()
+			return nil, err
+		}
+		pl.Known = append(pl.Known, k)
+		m := &evaluate.Model{Name: name}
+		if err := setModel(m, k); err != nil {
+			pl.Kill()
+			return nil, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+		}
+		pl.Models = append(pl.Models, m)
 	}
+	pl.opts = evaluate.Options{Params: ev.Protocol, VAD: ev.VAD, Seed: ev.Seed, Concurrency: ev.Concurrency}
+	if _, err := os.Stat(filepath.Join(ev.Out, "manifest.json")); err == nil {
+		if pl.Store, err = store.Open(ev.Out); err != nil {
+			pl.Kill()
+			return nil, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+		}
+	}
+	if err := pl.replan(); err != nil {
+		pl.Kill()
+		return nil, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+	}
+	return pl, nil
+}
 
+// runStarter starts plugins for the run in dir: their logs in dir/logs, their identity
+// records in dir/plugins.
+func runStarter(s *pluginstart.Starter, dir string) *pluginstart.Starter {
+	return s.WithLogDir(filepath.Join(dir, "logs")).WithIdentities(filepath.Join(dir, IdentitiesDir))
+}
+
+// setModel fills m from its plugin: what it described, and its model service once it
+// runs.
+func setModel(m *evaluate.Model, k *pluginstart.Known) error {
+	m.Info, m.Hash, m.Config = k.Info, k.Hash, k.Config
+	m.Model, m.Client = nil, nil
+	if k.Plugin == nil {
+		return nil
+	}
+	mod, err := k.Plugin.Model()
+	if err != nil {
+		return err
+	}
+	m.Model, m.Client = mod, k.Plugin.Client
+	return nil
+}
+
+// replan plans every item again (after a model described itself anew) and states them.
+func (pl *Planned) replan() error {
+	items, err := evaluate.PlanAll(pl.Build.Dataset, pl.Models, pl.opts)
+	if err != nil {
+		return err
+	}
+	pl.Items = items
+	if pl.Store == nil {
+		pl.Plan = &evaluate.RunPlan{}
+		for _, it := range items {
+			pl.Plan.Items = append(pl.Plan.Items, evaluate.PlannedItem{PlanEntry: it.Meta.Entry(), State: evaluate.StateTodo, Why: "new"})
+		}
+		return nil
+	}
+	pl.Plan, err = evaluate.Survey(pl.Store, items)
+	return err
+}
+
+// toPlay counts the items of model that shard plays: not done in the store.
+func (pl *Planned) toPlay(model string, shard store.Shard) int {
+	n := 0
+	for _, it := range pl.Plan.Items {
+		if it.Model == model && it.State != evaluate.StateDone && shard.Contains(it.ID) {
+			n++
+		}
+	}
+	return n
+}
+
+// startNeeded starts every model that has items to play in shard, so that all of them
+// are configured before the first conversation plays. A model that describes itself
+// otherwise than its record said gets its items planned again. It returns the names
+// started.
+func (pl *Planned) startNeeded(ctx context.Context, shard store.Shard) ([]string, error) {
+	var started []string
+	changed := false
+	for i, m := range pl.Models {
+		k := pl.Known[i]
+		if pl.toPlay(m.Name, shard) == 0 || k.Started() {
+			if k.Started() {
+				started = append(started, m.Name)
+			}
+			continue
+		}
+		c, err := k.Start(ctx)
+		if err != nil {
+			return started, err
+		}
+		started = append(started, m.Name)
+		changed = changed || c
+		if err := setModel(m, k); err != nil {
+			return started, err
+		}
+	}
+	if changed {
+		return started, pl.replan()
+	}
+	return started, nil
+}
+
+// Kill stops every model plugin that runs.
+func (pl *Planned) Kill() {
+	for _, k := range pl.Known {
+		k.Kill()
+	}
+}
+
+// Evaluate runs one evaluation block: it plans the run (PlanEvaluation), starts the
+// model plugins that have conversations to play and, when the run will be scored, the
+// asr and judge plugins, all before the first conversation plays (a typo in the judge's
+// config fails in seconds); checks the disk; records the run's manifest (the current
+// plan); plays every conversation not yet finished; and, with opts.Score, scores and
+// reports. A run with nothing to do starts no plugin. An error after the store was
+// opened says that finished conversations are kept and how to resume.
+func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation, opts EvaluateOptions, ui UI) (*EvaluateResult, error) {
+	res := &EvaluateResult{}
 	shard := opts.Shard
 	if shard.Count == 0 {
 		shard = store.All
 	}
-	lopts := evaluate.Options{
-		Params: ev.Protocol, VAD: ev.VAD, Detector: det, Seed: ev.Seed,
-		// The deadlines are the plugin blocks' (pluginhost enforces them and kills a
-		// wedged plugin, which the loop then restarts).
-		Shard: shard, Concurrency: ev.Concurrency, Progress: ui.PlayProgress,
-		Logger: ui.Logger,
+	pl, err := PlanEvaluation(ctx, s, ev, opts, ui)
+	if pl != nil {
+		res.Build = pl.Build
 	}
-	man, err := evaluate.NewManifest(ev.Name, ds, models, lopts)
+	if err != nil {
+		return res, err
+	}
+	defer pl.Kill()
+	ds := pl.Build.Dataset
+
+	started, err := pl.startNeeded(ctx, shard)
+	if err != nil {
+		return res, err
+	}
+	s = runStarter(s, ev.Out)
+	scoring := opts.Score && shard.Count <= 1
+	var asr, judge *pluginstart.Known
+	if scoring {
+		asr, judge, err = knowScorers(ctx, s, ev)
+		if err != nil {
+			return res, err
+		}
+		defer asr.Kill()
+		defer judge.Kill()
+		// Conversations to play will need scoring: start the scorers now, not after
+		// the last conversation.
+		if toPlay(pl, shard) > 0 {
+			for _, k := range []*pluginstart.Known{asr, judge} {
+				if _, err := k.Start(ctx); err != nil {
+					return res, err
+				}
+			}
+		}
+	}
+	if n := toPlay(pl, shard); n > 0 {
+		if err := checkDisk(ev.Out, playBytes(pl, shard), fmt.Sprintf("playing %d conversations", n)); err != nil {
+			return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+		}
+	}
+
+	det, err := vad.Open(vad.Options{Model: ev.VAD.Model})
+	if err != nil {
+		return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+	}
+	defer det.Close()
+	lopts := pl.opts
+	// The deadlines are the plugin blocks' (pluginhost enforces them and kills a
+	// wedged plugin, which the loop then restarts).
+	lopts.Detector = det
+	lopts.Shard, lopts.Progress, lopts.Logger, lopts.Plan = shard, ui.PlayProgress, ui.Logger, pl.Items
+	man, err := evaluate.NewManifest(ev.Name, ds, pl.Models, lopts)
 	if err != nil {
 		return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
 	}
 	man.Harness = opts.Harness
-	st, err := openOrCreateStore(ev.Out, man)
+	man.Plan = evaluate.Entries(pl.Items)
+	st, err := store.Create(ev.Out, man)
 	if err != nil {
 		return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
 	}
-	if err := writeJSONFile(filepath.Join(st.Dir(), RunInfoFile), RunInfo{RunFile: f.Path, Evaluation: ev.Name, Vars: opts.Vars}); err != nil {
+	if err := writeJSONFile(filepath.Join(st.Dir(), RunInfoFile), RunInfo{RunFile: s.File.Path, Evaluation: ev.Name, Vars: opts.Vars}); err != nil {
 		return res, err
+	}
+	for _, k := range []*pluginstart.Known{asr, judge} {
+		if k != nil && k.Started() {
+			started = append(started, k.Block.Name)
+		}
+	}
+	play := &PlayResult{Evaluation: ev.Name, Out: ev.Out, Plan: pl.Plan, Started: started}
+	if ui.Planned != nil {
+		ui.Planned(play)
 	}
 
 	began := time.Now()
-	sum, runErr := evaluate.Run(ctx, ds, models, st, lopts)
-	play := &PlayResult{Evaluation: ev.Name, Out: ev.Out, Total: sum.Total, Elapsed: time.Since(began)}
-	for _, m := range models {
+	sum, runErr := evaluate.Run(ctx, ds, pl.Models, st, lopts)
+	play.Total, play.Elapsed = sum.Total, time.Since(began)
+	for _, m := range pl.Models {
 		play.Models = append(play.Models, m.Name)
 		play.Counts = append(play.Counts, sum.Models[m.Name])
 	}
@@ -134,58 +341,88 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	if ui.Played != nil {
 		ui.Played(play)
 	}
-	killAll(started)
-	started = nil
+	pl.Kill()
 	if runErr != nil {
 		if ctx.Err() != nil {
 			return res, fmt.Errorf("evaluation %q interrupted; finished conversations are kept in %s: run the same command again to resume", ev.Name, ev.Out)
 		}
 		return res, fmt.Errorf("evaluation %q stopped: %w (finished conversations are kept in %s; run again to resume)", ev.Name, runErr, ev.Out)
 	}
-	if !opts.Score || shard.Count > 1 {
+	if !scoring {
 		return res, nil
 	}
-	res.Score, err = scoreStore(ctx, s, ev, st, det, ev.Judge, ui)
+	res.Score, err = scoreStore(ctx, scoreJob{ev: ev, st: st, det: det, asr: asr, judge: judge, ds: ds, file: s.File}, ui)
 	return res, err
 }
 
-// startModels starts every model plugin of ev the checked way; on error it returns those
-// already started too, for the caller to kill.
-func startModels(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation) ([]*evaluate.Model, []*pluginstart.Plugin, error) {
-	var (
-		models  []*evaluate.Model
-		started []*pluginstart.Plugin
-	)
-	for _, name := range ev.Models {
-		p, err := startBlock(ctx, s, name, fmt.Errorf("evaluation %q: model plugin %q is not declared", ev.Name, name))
-		if err != nil {
-			return models, started, err
-		}
-		started = append(started, p)
-		m, err := p.Model()
-		if err != nil {
-			return models, started, fmt.Errorf("evaluation %q: %w", ev.Name, err)
-		}
-		models = append(models, &evaluate.Model{Name: name, Model: m, Client: p.Client, Info: p.Info, Hash: p.Hash, Config: p.Config})
+// toPlay counts the items shard plays.
+func toPlay(pl *Planned, shard store.Shard) int {
+	n := 0
+	for _, m := range pl.Models {
+		n += pl.toPlay(m.Name, shard)
 	}
-	return models, started, nil
+	return n
 }
 
-// openOrCreateStore resumes the run in dir when its manifest matches, and refuses to mix
-// two different runs in one directory. A rebuilt harness may resume.
-func openOrCreateStore(dir string, man store.Manifest) (*store.Store, error) {
-	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); errors.Is(err, fs.ErrNotExist) {
-		return store.Create(dir, man)
+// knowScorers makes the identities of ev's asr and judge plugins known (from their
+// records in the run directory, or started).
+func knowScorers(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation) (asr, judge *pluginstart.Known, err error) {
+	return knowScorersNamed(ctx, s, ev, ev.Judge)
+}
+
+func knowScorersNamed(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation, judgeName string) (asr, judge *pluginstart.Known, err error) {
+	know := func(name, role string) (*pluginstart.Known, error) {
+		b := s.File.Plugin(name)
+		if b == nil {
+			return nil, fmt.Errorf("evaluation %q: %s plugin %q is not declared", ev.Name, role, name)
+		}
+		return s.Know(ctx, b)
 	}
-	s, err := store.Open(dir)
+	if asr, err = know(ev.ASR, sdk.KindASR); err != nil {
+		return nil, nil, err
+	}
+	if judge, err = know(judgeName, sdk.KindJudge); err != nil {
+		asr.Kill()
+		return nil, nil, err
+	}
+	return asr, judge, nil
+}
+
+// playBytes estimates what playing the items of shard that are not done writes: the
+// audible output as 32-bit float at 24 kHz (most models' output rate) over each
+// conversation's turns, the gaps between them and the longest wait after T, half as
+// much again for headroom, and 64 KiB of records per item.
+func playBytes(pl *Planned, shard store.Shard) uint64 {
+	secs := map[string]float64{}
+	p := pl.opts.Params
+	for _, sc := range pl.Build.Dataset.Scenarios {
+		d := p.PreambleGap + p.TWaitCap + p.N4Gap + p.Tail + 30 // the preamble, about
+		for _, t := range sc.Turns {
+			d += t.DurationS + p.TurnGap
+		}
+		secs[sc.ScenarioID] = d
+	}
+	var total float64
+	for _, it := range pl.Plan.Items {
+		if it.State != evaluate.StateDone && shard.Contains(it.ID) {
+			total += secs[it.ScenarioID]*24000*4*1.5 + 64<<10
+		}
+	}
+	return uint64(total)
+}
+
+// loadDataset loads the dataset block's built dataset.
+func loadDataset(f *config.File, ev *config.Evaluation) (*dataset.Dataset, error) {
+	dsBlock := f.Dataset(ev.Dataset)
+	if dsBlock == nil {
+		return nil, fmt.Errorf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
+	}
+	ds, err := dataset.Load(dsBlock.Out)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("evaluation %q: the dataset %q is not built in %s: build it with `duplexmpe build %s`", ev.Name, ev.Dataset, dsBlock.Out, f.Path)
+		}
+		return nil, fmt.Errorf("evaluation %q: %w (build it with `duplexmpe build`)", ev.Name, err)
 	}
-	old := s.Manifest()
-	old.Harness, man.Harness = provenance.Harness{}, provenance.Harness{}
-	if diff := store.Diff(old, man); len(diff) > 0 {
-		return nil, fault.Deterministicf("%s holds a run with a different %s; set another out directory in the evaluation block, or remove %s to start over",
-			dir, strings.Join(diff, ", "), dir)
-	}
-	return s, nil
+	return ds, nil
 }

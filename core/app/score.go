@@ -2,12 +2,15 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
@@ -21,9 +24,26 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
+// ScoredFile is the verdicts of every scored item of one scoring, one JSON object a line
+// ({"id", "scored"}), in the directory of its summary and report: what `compare` pairs.
+const ScoredFile = "scored.jsonl"
+
+// ViewFile is OUT/view.json of a scored view written with `score --out OUT`: which run
+// directory it scores, with which judge.
+const ViewFile = "view.json"
+
+// View is OUT/view.json.
+type View struct {
+	// Run is the run directory scored (as an absolute path).
+	Run   string `json:"run"`
+	Judge string `json:"judge"`
+}
+
 // ScoreResult is what scoring a run did.
 type ScoreResult struct {
 	evaluate.ScoreResult
+	// Dir is where the summary, the verdicts (ScoredFile) and the report were written: the
+	// run directory, or the view directory of `score --out`.
 	Dir     string
 	Summary score.Summary
 	Meta    report.Meta
@@ -31,7 +51,18 @@ type ScoreResult struct {
 	FailedModels []string
 	// NoSpeech are the models whose audio the VAD never called speech (report.Findings).
 	NoSpeech []report.NoSpeech
+	// Stale counts the items of earlier plans in the run directory, not counted.
+	Stale int
+	// Started names the scorer plugins started; none when every verdict was reused.
+	Started []string
 }
+
+// IncompleteError is a command that did its work, wrote what it could, and could not
+// finish the run: items never played, unscored after a service failure. The CLI exits
+// 1 with its message.
+type IncompleteError struct{ Reasons []string }
+
+func (e *IncompleteError) Error() string { return strings.Join(e.Reasons, "; ") }
 
 // ScoreRequest is `score RUN_DIR`: the run directory, and what the command line says
 // about where its run file is.
@@ -44,6 +75,10 @@ type ScoreRequest struct {
 	// Judge names another plugin block of the run file to judge with; "" the
 	// evaluation's judge.
 	Judge string
+	// Out, when set and not Dir, is a directory for a new scored view: its verdicts,
+	// summary and report go there, the run directory's own report is left alone, and no
+	// audio is copied.
+	Out string
 	// Load loads and checks a run file, reporting its diagnostics (the CLI's loader).
 	Load func(path string, vars []string) (*config.File, error)
 }
@@ -51,8 +86,11 @@ type ScoreRequest struct {
 // Score scores the stored conversations of a run directory again (no model is
 // started) with the asr and judge plugins of the evaluation block that made it, or
 // another judge, then writes summary.json and the report. The run's own protocol and
-// VAD values decide, not the run file's current ones. Items already scored with the same
-// scorers and values are reused.
+// VAD values decide, not the run file's current ones; the items are those of the run's
+// current plan. Items already scored with the same scorers and values are reused, and
+// so is every transcript of the same audio by the same ASR and every verdict of the
+// same judge on the same question: `score --judge X` on a scored run transcribes
+// nothing. The scorer plugins start only when an item needs scoring.
 func Score(ctx context.Context, req ScoreRequest, ui UI) (*ScoreResult, error) {
 	if req.Given == "" {
 		req.Given = req.Dir
@@ -97,94 +135,159 @@ func Score(ctx context.Context, req ScoreRequest, ui UI) (*ScoreResult, error) {
 	if s.Pins.Warning != "" {
 		ui.notef("warning: %s\n", s.Pins.Warning)
 	}
+	ds, err := loadDataset(f, ev)
+	if err != nil {
+		return nil, err
+	}
+	asr, judgeP, err := knowScorersNamed(ctx, runStarter(s, st.Dir()), ev, judge)
+	if err != nil {
+		return nil, err
+	}
+	defer asr.Kill()
+	defer judgeP.Kill()
 	det, err := vad.Open(vad.Options{Model: ev.VAD.Model})
 	if err != nil {
 		return nil, err
 	}
 	defer det.Close()
-	return scoreStore(ctx, s.WithLogDir(filepath.Join(st.Dir(), "logs")), ev, st, det, judge, ui)
+	job := scoreJob{ev: ev, st: st, det: det, asr: asr, judge: judgeP, ds: ds, file: f}
+	if req.Out != "" && !sameDir(req.Out, st.Dir()) {
+		job.out = req.Out
+	}
+	return scoreStore(ctx, job, ui)
 }
 
-// scoreStore scores every finished item of st with the evaluation's asr plugin and the
-// given judge plugin, then writes RUN_DIR/summary.json and the report.
-func scoreStore(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation, st *store.Store, det *vad.Detector, judgeName string, ui UI) (*ScoreResult, error) {
-	f := s.File
-	dsBlock := f.Dataset(ev.Dataset)
-	if dsBlock == nil {
-		return nil, fmt.Errorf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
-	}
-	ds, err := dataset.Load(dsBlock.Out)
-	if err != nil {
-		return nil, fmt.Errorf("evaluation %q: %w (build it with `duplexmpe build`)", ev.Name, err)
-	}
+// scoreJob is one scoring of a run store.
+type scoreJob struct {
+	ev         *config.Evaluation
+	st         *store.Store
+	det        *vad.Detector
+	asr, judge *pluginstart.Known
+	ds         *dataset.Dataset
+	file       *config.File
+	out        string // a view directory; "" for the run directory itself
+}
+
+// scoreStore scores every item of the run's plan, then writes the summary, the verdicts
+// (ScoredFile) and the report into the run directory, or into the view directory. The
+// asr and judge start only when some item is not reused; when they start, a judge whose
+// config is wrong fails before any item is scored. Items missing from the store or
+// left unscored are counted, named, and make the result an *IncompleteError.
+func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
+	ev, st := j.ev, j.st
 	gold := map[string]string{}
-	for _, sc := range ds.Scenarios {
+	for _, sc := range j.ds.Scenarios {
 		gold[sc.ScenarioID] = sc.GoldAnswer
 	}
-
-	asrPlugin, err := startBlock(ctx, s, ev.ASR, fmt.Errorf("evaluation %q: asr plugin %q is not declared", ev.Name, ev.ASR))
+	dir := st.Dir()
+	var verdicts evaluate.VerdictStore = st
+	if j.out != "" {
+		view, err := store.OpenView(j.out)
+		if err != nil {
+			return nil, err
+		}
+		abs, _ := filepath.Abs(st.Dir())
+		if err := writeJSONFile(filepath.Join(j.out, ViewFile), View{Run: abs, Judge: j.judge.Block.Name}); err != nil {
+			return nil, err
+		}
+		dir, verdicts = j.out, view
+	}
+	plan, err := st.Planned()
 	if err != nil {
 		return nil, err
 	}
-	defer asrPlugin.Kill()
-	asr, err := asrPlugin.ASR()
+	sopts := evaluate.ScoreOptions{Params: ev.Protocol, VAD: ev.VAD, Detector: j.det, Gold: gold, Plan: plan, Verdicts: verdicts,
+		Warn: func(msg string) { ui.notef("%s\n", msg) }}
+	records := func() []provenance.Plugin {
+		return []provenance.Plugin{j.asr.Record(sdk.KindASR), j.judge.Record(sdk.KindJudge)}
+	}
+	res := &ScoreResult{Dir: dir}
+	todo, err := evaluate.ScoringTodo(st, records(), sopts)
 	if err != nil {
 		return nil, err
 	}
-	judgePlugin, err := startBlock(ctx, s, judgeName, fmt.Errorf("evaluation %q: judge plugin %q is not declared", ev.Name, judgeName))
-	if err != nil {
-		return nil, err
-	}
-	defer judgePlugin.Kill()
-	judge, err := judgePlugin.Judge()
-	if err != nil {
-		return nil, err
-	}
-	scorers := evaluate.Scorers{
-		ASR: asr, Judge: judge,
-		Records: []provenance.Plugin{asrPlugin.Record(sdk.KindASR), judgePlugin.Record(sdk.KindJudge)},
-		Alive: func() error {
-			for i, p := range []*pluginstart.Plugin{asrPlugin, judgePlugin} {
-				if p.Exited() {
-					return fmt.Errorf("the %s plugin %q stopped while scoring; its verdicts since then are not saved: run `duplexmpe score` again", []string{sdk.KindASR, sdk.KindJudge}[i], p.Block.Name)
+	scorers := evaluate.Scorers{Records: records()}
+	if todo > 0 {
+		if err := checkDisk(dir, uint64(todo)*(64<<10)+(16<<20), fmt.Sprintf("scoring %d conversations", todo)); err != nil {
+			return nil, err
+		}
+		for _, k := range []*pluginstart.Known{j.asr, j.judge} {
+			if _, err := k.Start(ctx); err != nil {
+				return nil, err
+			}
+			res.Started = append(res.Started, k.Block.Name)
+		}
+		if scorers.ASR, err = j.asr.Plugin.ASR(); err != nil {
+			return nil, err
+		}
+		if scorers.Judge, err = j.judge.Plugin.Judge(); err != nil {
+			return nil, err
+		}
+		scorers.Records = records() // as described now
+		scorers.Alive = func() (string, error) {
+			for role, k := range map[string]*pluginstart.Known{sdk.KindASR: j.asr, sdk.KindJudge: j.judge} {
+				if k.Plugin.Exited() {
+					return role, fmt.Errorf("the %s plugin %q stopped while scoring", role, k.Block.Name)
 				}
 			}
-			return nil
-		},
+			return "", nil
+		}
+		caches := filepath.Join(st.Dir(), "cache")
+		if sopts.Transcripts, err = evaluate.OpenCallCache(filepath.Join(caches, "transcripts.jsonl")); err != nil {
+			return nil, err
+		}
+		defer sopts.Transcripts.Close()
+		if sopts.Judgements, err = evaluate.OpenCallCache(filepath.Join(caches, "judgements.jsonl")); err != nil {
+			return nil, err
+		}
+		defer sopts.Judgements.Close()
 	}
 
 	bar := ui.progress("scoring", ev.Name, "conversations")
-	sr, err := evaluate.Score(ctx, st, scorers, evaluate.ScoreOptions{
-		Params: ev.Protocol, VAD: ev.VAD, Detector: det, Gold: gold, Progress: bar,
-		Warn: func(msg string) { ui.notef("%s\n", msg) },
-	})
+	sopts.Progress = bar
+	sr, err := evaluate.Score(ctx, st, scorers, sopts)
 	bar.Finish(err == nil)
 	if err != nil {
 		return nil, err
 	}
-	res := &ScoreResult{ScoreResult: sr, Dir: st.Dir()}
+	res.ScoreResult = sr
 	for n := range sr.Failed {
 		res.FailedModels = append(res.FailedModels, n)
 	}
 	sort.Strings(res.FailedModels)
-	res.Summary = score.SummarizeWith(sr.Items, ev.Protocol, score.Options{Roles: f.ModelRoles(ev)})
+	if stale, err := st.Stale(); err == nil {
+		res.Stale = len(stale)
+	}
+	res.Summary = score.SummarizeWith(sr.Items, ev.Protocol, score.Options{Roles: j.file.ModelRoles(ev)})
 	// A hosted judge learns from its replies which model the server ran ("served_model"):
 	// the report records the identity it reports now; the scoring key, what it said before.
-	records := append([]provenance.Plugin(nil), scorers.Records...)
-	for i, p := range []*pluginstart.Plugin{asrPlugin, judgePlugin} {
-		if info, err := p.Describe(ctx); err == nil {
-			records[i].Identity = info.Identity
+	described := append([]provenance.Plugin(nil), scorers.Records...)
+	for i, k := range []*pluginstart.Known{j.asr, j.judge} {
+		if !k.Started() {
+			continue
+		}
+		if info, err := k.Plugin.Describe(ctx); err == nil {
+			described[i].Identity = info.Identity
 		}
 	}
-	res.Meta = reportMeta(st.Manifest(), records)
+	res.Meta = reportMeta(st.Manifest(), described)
 	res.Meta.FailedConversations = sr.Failed
 	res.Meta.JudgeVerdicts, res.Meta.UnparseableVerdicts = sr.JudgeVerdicts, sr.Unparseable
-	res.Meta.ReferenceDir = ReferenceDirFor(f, ev, ui)
-	res.Meta.DatasetDir = dsBlock.Out // the viewer's room channel and gold answers
-	if err := report.Save(st.Dir(), res.Summary, res.Meta); err != nil {
+	for _, u := range sr.Unscored {
+		res.Meta.Unscored = append(res.Meta.Unscored, u.String())
+	}
+	for _, e := range sr.Missing {
+		res.Meta.Missing = append(res.Meta.Missing, e.Model+"/"+e.ScenarioID)
+	}
+	res.Meta.StaleItems = res.Stale
+	res.Meta.ReferenceDir = ReferenceDirFor(j.file, ev, ui)
+	if b := j.file.Dataset(ev.Dataset); b != nil {
+		res.Meta.DatasetDir = b.Out // the viewer's room channel and gold answers
+	}
+	if err := writeScored(dir, sr); err != nil {
 		return nil, err
 	}
-	findings, err := report.Write(st.Dir(), res.Summary, res.Meta)
+	findings, err := report.Write(dir, res.Summary, res.Meta)
 	if err != nil {
 		return nil, err
 	}
@@ -192,10 +295,62 @@ func scoreStore(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluati
 	if ui.Scored != nil {
 		ui.Scored(res)
 	}
-	if n := len(sr.Damaged); n > 0 {
-		return res, fmt.Errorf("%d conversations are damaged in %s and were not scored (the report counts them as failed): run `duplexmpe run` on the run file to play them again, then score", n, st.Dir())
+	return res, incomplete(res, j)
+}
+
+// incomplete is the *IncompleteError of a scoring that left items out, nil otherwise.
+func incomplete(res *ScoreResult, j scoreJob) error {
+	var reasons []string
+	if n := len(res.Unscored); n > 0 {
+		where := j.st.Dir()
+		if j.out != "" {
+			where += " --out " + j.out
+		}
+		reasons = append(reasons, fmt.Sprintf("%d conversations are unscored because a scorer failed (first: %s); they are not in any rate: run `duplexmpe score %s` again once the service works",
+			n, res.Unscored[0], where))
 	}
-	return res, nil
+	if n := len(res.Missing); n > 0 {
+		reasons = append(reasons, fmt.Sprintf("%d conversations of the run's plan are not in %s (first: %s/%s), so the rates leave them out: play them with `duplexmpe run %s` (or merge the shards that hold them), then score again",
+			n, j.st.Dir(), res.Missing[0].Model, res.Missing[0].ScenarioID, j.file.Path))
+	}
+	if n := len(res.Damaged); n > 0 {
+		reasons = append(reasons, fmt.Sprintf("%d conversations are damaged in %s and were not scored (the report counts them as failed): run `duplexmpe run %s` to play them again, then score",
+			n, j.st.Dir(), j.file.Path))
+	}
+	if len(reasons) == 0 {
+		return nil
+	}
+	return &IncompleteError{Reasons: reasons}
+}
+
+// writeScored writes dir/ScoredFile: every scored item's id and verdicts.
+func writeScored(dir string, sr evaluate.ScoreResult) error {
+	var b strings.Builder
+	for i, s := range sr.Items {
+		line, err := json.Marshal(scoredLine{ID: sr.IDs[i], Scored: s})
+		if err != nil {
+			return err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, ScoredFile), []byte(b.String()))
+}
+
+type scoredLine struct {
+	ID     string       `json:"id"`
+	Scored score.Scored `json:"scored"`
+}
+
+func sameDir(a, b string) bool {
+	ia, err1 := os.Stat(a)
+	ib, err2 := os.Stat(b)
+	if err1 == nil && err2 == nil {
+		return os.SameFile(ia, ib)
+	}
+	aa, _ := filepath.Abs(a)
+	ab, _ := filepath.Abs(b)
+	return aa == ab
 }
 
 // reportMeta heads the report with what the run was: harness, dataset, models, scorers.

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/duplexmpe/duplexmpe/core/app"
+	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
@@ -22,6 +24,7 @@ func newRunCmd(st *State) *cobra.Command {
 		shardFlag string
 		noScore   bool
 		deadline  time.Duration
+		fresh     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run FILE.hcl",
@@ -31,9 +34,15 @@ func newRunCmd(st *State) *cobra.Command {
 			"model plugin into the run store (<out>/), score the recorded outputs with the asr and\n" +
 			"judge plugins, and write report.md, report.html, results.json and results.csv there.\n" +
 			"The main table is printed at the end.\n\n" +
-			"Re-running resumes: finished conversations are reused, failed ones retried. With\n" +
-			"--shard i/N only a deterministic slice is played (and nothing is scored); combine\n" +
-			"shard directories with `duplexmpe merge`, then `duplexmpe score`.",
+			"The run directory is incremental: re-running plays only what the current run file\n" +
+			"adds or changes (a new model, scenario or repeat; a model whose identity, config or\n" +
+			"code changed), says what it reuses and why anything is played again, and retries\n" +
+			"failed conversations. Items of earlier plans stay on disk, are never counted, and\n" +
+			"`duplexmpe prune RUN_DIR` removes them. A plugin starts only when it has work: a\n" +
+			"finished run starts none; otherwise every plugin the run needs is started and\n" +
+			"configured before the first conversation plays. With --shard i/N only a\n" +
+			"deterministic slice is played (and nothing is scored); combine shard directories\n" +
+			"with `duplexmpe merge`, then `duplexmpe score`.",
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			shard := store.All
@@ -57,9 +66,10 @@ func newRunCmd(st *State) *cobra.Command {
 			}
 			ui := newUI(st)
 			ui.Built = func(r *app.BuildResult) { printBuilt(st, r) }
+			ui.Planned = func(r *app.PlayResult) { printPlanned(st, r) }
 			ui.Played = func(r *app.PlayResult) { printPlayed(st, r) }
 			ui.Scored = func(r *app.ScoreResult) { printScored(st, r) }
-			opts := app.EvaluateOptions{Vars: vars, Shard: shard, FrameDeadline: deadline, Score: !noScore, Harness: ReadBuildInfo()}
+			opts := app.EvaluateOptions{Vars: vars, Shard: shard, FrameDeadline: deadline, Score: !noScore, Harness: ReadBuildInfo(), FreshIdentities: fresh}
 			found := false
 			var failed []error
 			for _, ev := range f.Evaluations {
@@ -86,7 +96,48 @@ func newRunCmd(st *State) *cobra.Command {
 	cmd.Flags().StringVar(&shardFlag, "shard", "", "play only slice `i/N` (e.g. 2/8); scoring waits for duplexmpe merge")
 	cmd.Flags().BoolVar(&noScore, "no-score", false, "play the conversations but do not score or report")
 	cmd.Flags().DurationVar(&deadline, "frame-deadline", 0, "frame_timeout for every model plugin block that does not set one (default 2m): a model slower than this for one frame is killed, restarted, and that conversation fails")
+	cmd.Flags().BoolVar(&fresh, "fresh-identities", false, "start every plugin once and ask what it is, instead of using what it described before (RUN_DIR/plugins)")
 	return cmd
+}
+
+// printPlanned says, before anything plays, what the run reuses, what it plays and why,
+// and which plugins it started.
+func printPlanned(st *State, r *app.PlayResult) {
+	p := r.Plan
+	models := map[string]bool{}
+	var order []string
+	for _, it := range p.Items {
+		if !models[it.Model] {
+			models[it.Model] = true
+			order = append(order, it.Model)
+		}
+	}
+	for _, m := range order {
+		done := p.Count(m, evaluate.StateDone)
+		line := fmt.Sprintf("plan %s: %d conversations: %d reused", m, done+p.ToPlay(m), done)
+		if n := p.Count(m, evaluate.StateTodo); n > 0 {
+			var why []string
+			for _, r := range p.Reasons(m) {
+				why = append(why, r.String())
+			}
+			line += fmt.Sprintf(", %d to play (%s)", n, strings.Join(why, "; "))
+		}
+		if n := p.Count(m, evaluate.StateFailed); n > 0 {
+			line += fmt.Sprintf(", %d failed before, played again", n)
+		}
+		if n := p.Count(m, evaluate.StateDamaged); n > 0 {
+			line += fmt.Sprintf(", %d damaged, played again", n)
+		}
+		fmt.Fprintln(st.Stdout, line)
+	}
+	if n := len(p.Stale); n > 0 {
+		fmt.Fprintf(st.Stdout, "%d items of earlier plans are kept in %s and not counted; `duplexmpe prune %s` removes them\n", n, r.Out, r.Out)
+	}
+	if len(r.Started) == 0 {
+		fmt.Fprintln(st.Stdout, "plugins started: none")
+	} else {
+		fmt.Fprintf(st.Stdout, "plugins started: %s\n", strings.Join(r.Started, ", "))
+	}
 }
 
 func printPlayed(st *State, r *app.PlayResult) {
@@ -103,7 +154,7 @@ func printPlayed(st *State, r *app.PlayResult) {
 			name, c.Planned, c.Reused, c.Done, damaged, c.Failed, c.Restarts)
 	}
 	if r.AllReused() {
-		fmt.Fprintf(st.Stdout, "every conversation was already in %s: no model session started\n", r.Out)
+		fmt.Fprintf(st.Stdout, "every conversation was already in %s: no model plugin started\n", r.Out)
 	}
 	fmt.Fprintf(st.Stdout, "evaluation %s: played in %s -> %s\n", r.Evaluation, r.Elapsed.Round(time.Second), r.Out)
 }
@@ -111,8 +162,33 @@ func printPlayed(st *State, r *app.PlayResult) {
 func printScored(st *State, r *app.ScoreResult) {
 	fmt.Fprintf(st.Stdout, "scored %d conversations (%d now, %d reused); %d judge verdicts, %d unparseable\n",
 		len(r.Items), r.Now, r.Reused, r.JudgeVerdicts, r.Unparseable)
+	started := "none"
+	if len(r.Started) > 0 {
+		started = strings.Join(r.Started, ", ")
+	}
+	fmt.Fprintf(st.Stdout, "scorer calls: %d transcribed (%d transcripts reused), %d judged (%d verdicts reused); plugins started: %s\n",
+		r.Transcribed, r.TranscriptsReused, r.Judged, r.JudgementsReused, started)
 	for _, n := range r.FailedModels {
 		fmt.Fprintf(st.Stdout, "model %s: %d failed conversations are not scored (see their failure.json; `duplexmpe run` retries them)\n", n, r.Failed[n])
+	}
+	if n := len(r.Unscored); n > 0 {
+		fmt.Fprintf(st.Stdout, "%d conversations unscored (a scorer failed; in no rate; the next `duplexmpe score` retries them):\n", n)
+		for _, u := range r.Unscored {
+			fmt.Fprintf(st.Stdout, "  %s\n", u)
+		}
+	}
+	if n := len(r.Missing); n > 0 {
+		fmt.Fprintf(st.Stdout, "%d conversations of the plan are missing from the run store (never played, or on a shard not merged; in no rate):\n", n)
+		for i, e := range r.Missing {
+			if i == 10 {
+				fmt.Fprintf(st.Stdout, "  ... and %d more\n", n-10)
+				break
+			}
+			fmt.Fprintf(st.Stdout, "  %s/%s\n", e.Model, e.ScenarioID)
+		}
+	}
+	if r.Stale > 0 {
+		fmt.Fprintf(st.Stdout, "%d items of earlier plans in the run directory are not counted\n", r.Stale)
 	}
 	fmt.Fprintln(st.Stdout)
 	report.MainTable(st.Stdout, r.Summary)

@@ -140,10 +140,14 @@ func TestRunTwiceReusesEverything(t *testing.T) {
 		t.Fatalf("second run: exit %d\n%s\n%s", code, out, errs)
 	}
 	inOrder(t, "second run", out,
+		"plan silent: 2 conversations: 2 reused",
+		"plan beeper: 2 conversations: 2 reused",
+		"plugins started: none",
 		"model silent: 2 conversations: 2 reused, 0 played, 0 failed",
 		"model beeper: 2 conversations: 2 reused, 0 played, 0 failed",
-		"no model session started",
-		"scored 4 conversations (0 now, 4 reused)")
+		"no model plugin started",
+		"scored 4 conversations (0 now, 4 reused)",
+		"scorer calls: 0 transcribed (0 transcripts reused), 0 judged (0 verdicts reused); plugins started: none")
 
 	// score re-scores from the store alone, with the run file it finds in run.json.
 	code, out, errs = runCLI(t, dir, "score", "runs/e")
@@ -159,8 +163,10 @@ func TestRunTwiceReusesEverything(t *testing.T) {
 	}
 }
 
-// A run directory holds one run: a changed protocol must not resume into it.
-func TestRunRefusesADifferentRunInTheSameDirectory(t *testing.T) {
+// A changed schedule invalidates every item, and the run says so, field by field; the
+// old items stay on disk as stale, are never counted, and prune removes them. A run
+// directory of another evaluation is refused.
+func TestRunReplaysWhatAChangedScheduleInvalidates(t *testing.T) {
 	dir, runFile := runFixture(t, "3s")
 	if code, out, errs := runCLI(t, dir, "run", "--no-score", runFile); code != ExitOK {
 		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
@@ -172,9 +178,32 @@ func TestRunRefusesADifferentRunInTheSameDirectory(t *testing.T) {
 	if err := os.WriteFile(runFile, bytes.Replace(src, []byte(`n4_gap = "3s"`), []byte(`n4_gap = "2s"`), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs := runCLI(t, dir, "run", runFile)
-	if code != ExitDeterministic || !strings.Contains(errs, "protocol") || !strings.Contains(errs, filepath.Join(dir, "runs", "e")) {
-		t.Errorf("a changed protocol resumed into the old run: exit %d\n%s", code, errs)
+	code, out, errs := runCLI(t, dir, "run", runFile)
+	if code != ExitOK {
+		t.Fatalf("run after a schedule change: exit %d\n%s\n%s", code, out, errs)
+	}
+	runDir := filepath.Join(dir, "runs", "e")
+	inOrder(t, "run after a schedule change", out,
+		"plan silent: 2 conversations: 0 reused, 2 to play (2 schedule.n4_gap: 3 -> 2)",
+		"plan beeper: 2 conversations: 0 reused, 2 to play (2 schedule.n4_gap: 3 -> 2)",
+		"4 items of earlier plans are kept in "+runDir+" and not counted; `duplexmpe prune "+runDir+"` removes them",
+		"model silent: 2 conversations: 0 reused, 2 played",
+		"scored 4 conversations (4 now, 0 reused)",
+		"4 items of earlier plans in the run directory are not counted")
+	code, out, errs = runCLI(t, dir, "prune", "runs/e")
+	if code != ExitOK || !strings.Contains(out, "removed 4 items of earlier plans from runs/e; 4 items of the current plan kept") {
+		t.Fatalf("prune: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs = runCLI(t, dir, "score", "runs/e"); code != ExitOK || strings.Contains(out, "earlier plans") || !strings.Contains(out, "scored 4 conversations (0 now, 4 reused)") {
+		t.Errorf("score after prune: exit %d\n%s\n%s", code, out, errs)
+	}
+
+	if err := os.WriteFile(runFile, bytes.Replace(src, []byte(`evaluation "e"`), []byte(`evaluation "f"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, dir, "run", runFile)
+	if code != ExitFailed || !strings.Contains(errs, `holds the run "e", not "f"`) || !strings.Contains(errs, runDir) {
+		t.Errorf("another evaluation in the same directory: exit %d\n%s", code, errs)
 	}
 }
 

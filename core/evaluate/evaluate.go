@@ -99,6 +99,9 @@ type Options struct {
 	// anything else: no bars.
 	Progress io.Writer
 	Logger   hclog.Logger
+	// Plan, when set, is the plan Run plays (PlanAll's items, as the caller surveyed
+	// them) instead of planning again; Run still plays only the items of Shard.
+	Plan []Item
 }
 
 // Item is one planned (model, conversation).
@@ -108,8 +111,17 @@ type Item struct {
 	Scenario *dataset.Scenario
 }
 
+// PlanAll lists every item of ds x models, whatever opts.Shard: the whole run, as its
+// manifest records it on every shard.
+func PlanAll(ds *dataset.Dataset, models []*Model, opts Options) ([]Item, error) {
+	opts.Shard = store.All
+	return Plan(ds, models, opts)
+}
+
 // Plan lists the items of ds x models that fall in opts.Shard, in dataset order per
 // model. It hashes every clip (each file once), so a changed clip changes the item id.
+// A model need not be started to be planned (its Info and Config are enough); Run
+// plays only the items of started ones.
 func Plan(ds *dataset.Dataset, models []*Model, opts Options) ([]Item, error) {
 	if err := checkModels(models); err != nil {
 		return nil, err
@@ -179,8 +191,8 @@ func checkModels(models []*Model) error {
 	}
 	seen := map[string]bool{}
 	for _, m := range models {
-		if m.Name == "" || m.Model == nil {
-			return fmt.Errorf("evaluate: model %q has no name or no model", m.Name)
+		if m.Name == "" {
+			return errors.New("evaluate: a model has no name")
 		}
 		if seen[m.Name] {
 			return fmt.Errorf("evaluate: model %q is listed twice", m.Name)
@@ -275,9 +287,14 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 	if err := opts.Params.Validate(); err != nil {
 		return sum, err
 	}
-	items, err := Plan(ds, models, opts)
-	if err != nil {
-		return sum, err
+	items := opts.Plan
+	if items == nil {
+		var err error
+		if items, err = Plan(ds, models, opts); err != nil {
+			return sum, err
+		}
+	} else if opts.Shard.Count > 1 {
+		items = slices.DeleteFunc(slices.Clone(items), func(it Item) bool { return !opts.Shard.Contains(it.Meta.ID) })
 	}
 	// Before anything plays, so that `merge` knows what a shard owes even when it is
 	// killed at its first conversation.
@@ -308,6 +325,9 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 			c.Damaged++
 			opts.Logger.Warn("a finished conversation is damaged in the run store; playing it again",
 				"model", it.Model.Name, "scenario", it.Meta.ScenarioID, "reason", st.Check(it.Meta.ID))
+		}
+		if it.Model.Model == nil {
+			return sum, fmt.Errorf("evaluate: model %q has items to play but was not started", it.Model.Name)
 		}
 		queues[it.Model.Name] = append(queues[it.Model.Name], it)
 	}

@@ -8,11 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 
+	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/score"
@@ -26,11 +25,22 @@ type Scorers struct {
 	ASR   sdk.ASR
 	Judge sdk.Judge
 	// Records are the provenance records of the ASR and judge plugins (roles asr and
-	// judge): they make the scoring key, and head the report.
+	// judge): they make the scoring key and the call caches' keys, and head the report.
 	Records []provenance.Plugin
-	// Alive reports why the verdicts just given cannot be trusted, when a scorer's
-	// process has stopped meanwhile; nil means all is well. Nil: always alive.
-	Alive func() error
+	// Alive reports a scorer whose process stopped meanwhile (its role, and why), so
+	// that the answers just given are not trusted; a nil error means all is well. Nil:
+	// always alive.
+	Alive func() (role string, err error)
+}
+
+// record is the record of the scorer in role; zero when there is none.
+func (sc Scorers) record(role string) provenance.Plugin {
+	for _, r := range sc.Records {
+		if r.Role == role {
+			return r
+		}
+	}
+	return provenance.Plugin{Role: role}
 }
 
 // ScoreOptions configure Score.
@@ -43,6 +53,14 @@ type ScoreOptions struct {
 	Detector *vad.Detector
 	// Gold maps each scenario id to its gold answer.
 	Gold map[string]string
+	// Plan is what to score: the run's current plan; nil means st.Planned().
+	Plan []store.PlanEntry
+	// Verdicts is where the verdicts of each item are kept and reused: a view directory
+	// (`score --out`); nil means the run store's own items.
+	Verdicts VerdictStore
+	// Transcripts and Judgements, when set, keep the ASR's and the judge's answers
+	// across scorings (CallCache); a verdict reuses them when its inputs are the same.
+	Transcripts, Judgements *CallCache
 	// Workers is how many items are scored at once; 0 means GOMAXPROCS (the ASR
 	// plugin's decoder pool and the VAD session pool bound the real parallelism).
 	Workers int
@@ -54,29 +72,68 @@ type ScoreOptions struct {
 	Warn func(string)
 }
 
+// VerdictStore keeps the verdicts of items by id: the run store (store.Store) or a
+// view directory (store.View).
+type VerdictStore interface {
+	LoadVerdicts(id string, v any) error
+	SaveVerdicts(id string, v any) error
+}
+
 // Progress is told how much work there is and of each unit done (ok: without error).
 type Progress interface {
 	Start(total int)
 	Clip(ok bool)
 }
 
-// ScoreResult is what Score did.
+// ScoreResult is what Score did. Every item of the plan is in exactly one of Items
+// (scored), Failed, Missing and Unscored.
 type ScoreResult struct {
-	// Items are the verdicts of every finished conversation, reused ones first.
+	// Items are the verdicts of every scored item, reused ones first; IDs[i] is the
+	// item id of Items[i].
 	Items []score.Scored
+	IDs   []string
 	// Now counts the items scored by this call, Reused those whose stored verdicts had
 	// the same key.
 	Now, Reused int
 	// Failed counts, per model, the failed conversations: they are not scored.
 	Failed map[string]int
-	// Damaged lists the items found damaged in the store (store.Check): they are not
-	// scored, and count as failed under the model their key names; a run replays them.
+	// Damaged lists the items of the plan found damaged in the store (store.Check): they
+	// are not scored, and count as failed conversations of their model; a run replays
+	// them.
 	Damaged []string
-	// JudgeVerdicts counts the judged spans over all items; Unparseable those whose
-	// verdict could not be parsed.
+	// FailedItems are those conversations.
+	FailedItems []store.PlanEntry
+	// Missing are the planned items the store has no finished record of (never played,
+	// interrupted, or on a shard not merged yet).
+	Missing []store.PlanEntry
+	// Unscored are the items whose scoring a service failure cut short (an ASR or judge
+	// call that failed after its retries): nothing of them is saved or cached, and the
+	// next Score tries them again.
+	Unscored []Unscored
+	// Transcribed and Judged count the ASR and judge calls made; TranscriptsReused and
+	// JudgementsReused the answers taken from the call caches instead.
+	Transcribed, TranscriptsReused, Judged, JudgementsReused int
+	// JudgeVerdicts counts the judged spans over all scored items; Unparseable those
+	// whose verdict could not be parsed.
 	JudgeVerdicts, Unparseable int
 	// Key is the scoring key the verdicts are stored under.
 	Key string
+}
+
+// Complete reports whether every planned item is scored or failed as a conversation.
+func (r *ScoreResult) Complete() bool { return len(r.Missing) == 0 && len(r.Unscored) == 0 }
+
+// Unscored is an item a service failure left unscored.
+type Unscored struct {
+	store.PlanEntry
+	// Service is sdk.KindASR or sdk.KindJudge; Plugin the run file's block name.
+	Service string `json:"service"`
+	Plugin  string `json:"plugin"`
+	Error   string `json:"error"`
+}
+
+func (u Unscored) String() string {
+	return fmt.Sprintf("%s/%s: the %s plugin %q failed: %s", u.Model, u.ScenarioID, u.Service, u.Plugin, u.Error)
 }
 
 // StoredVerdicts is an item's verdicts.json: the verdicts and the key of what produced
@@ -86,48 +143,30 @@ type StoredVerdicts struct {
 	Scored score.Scored `json:"scored"`
 }
 
-// Score scores every finished item of st (protocol sections 4 and 5, ASR and judge on
-// the answer and on speech in silence windows) and saves each item's verdicts. Items
-// already scored under the same key are reused. An error means scoring stopped early:
-// the items scored before are saved, and the next Score reuses them.
+// Score scores every item of the plan that st finished (protocol sections 4 and 5, ASR
+// and judge on the answer and on speech in silence windows) and saves each item's
+// verdicts. Items already scored under the same key are reused. A scorer call that
+// fails leaves its item unscored, and scoring goes on; a returned error means scoring
+// stopped early (cancelled, a store that cannot be written): the items scored before
+// are saved, and the next Score reuses them.
 func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) (ScoreResult, error) {
 	res := ScoreResult{Failed: map[string]int{}, Key: ScoringKey(sc.Records, opts.Params, opts.VAD)}
 	if sc.Alive == nil {
-		sc.Alive = func() error { return nil }
+		sc.Alive = func() (string, error) { return "", nil }
 	}
-	ids, err := st.IDs()
+	if opts.Verdicts == nil {
+		opts.Verdicts = st
+	}
+	plan := opts.Plan
+	if plan == nil {
+		var err error
+		if plan, err = st.Planned(); err != nil {
+			return res, err
+		}
+	}
+	todo, err := scoringTodo(st, plan, opts, &res)
 	if err != nil {
 		return res, err
-	}
-	var todo []string
-	for _, id := range ids {
-		switch st.Status(id) {
-		case store.Failed:
-			if meta, _, err := st.LoadMeta(id); err == nil {
-				res.Failed[meta.Model]++
-			}
-			continue
-		case store.Damaged:
-			res.Damaged = append(res.Damaged, id)
-			if opts.Warn != nil {
-				opts.Warn(fmt.Sprintf("%v; it is not scored", st.Check(id)))
-			}
-			if m, ok := damagedModel(st, id); ok {
-				res.Failed[m]++
-			}
-			continue
-		case store.Missing:
-			continue
-		}
-		var prev StoredVerdicts
-		if err := st.LoadVerdicts(id, &prev); err == nil && prev.Key == res.Key {
-			res.Items = append(res.Items, prev.Scored)
-			res.Reused++
-			continue
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) && opts.Warn != nil {
-			opts.Warn(fmt.Sprintf("item %s: stored verdicts unreadable (%v); scoring it again", id, err))
-		}
-		todo = append(todo, id)
 	}
 
 	if opts.Progress != nil {
@@ -137,8 +176,9 @@ func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	results := make([]score.Scored, len(todo))
-	errs := make([]error, len(todo))
+	calls := &scorerCalls{sc: sc, asrKey: scorerKey(sc.record(sdk.KindASR)), judgeKey: scorerKey(sc.record(sdk.KindJudge)),
+		transcripts: opts.Transcripts, judgements: opts.Judgements}
+	outcomes := make([]itemOutcome, len(todo))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(workers, max(len(todo), 1)) {
@@ -146,9 +186,9 @@ func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) 
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i], errs[i] = scoreItem(ctx, st, todo[i], sc, opts, res.Key)
+				outcomes[i] = scoreItem(ctx, st, todo[i], calls, opts, res.Key)
 				if opts.Progress != nil {
-					opts.Progress.Clip(errs[i] == nil)
+					opts.Progress.Clip(outcomes[i].err == nil && outcomes[i].unscored == nil)
 				}
 			}
 		}()
@@ -161,14 +201,26 @@ func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) 
 	}
 	close(next)
 	wg.Wait()
+	res.Transcribed, res.TranscriptsReused, res.Judged, res.JudgementsReused = calls.counts()
+	var errs []error
+	for i, o := range outcomes {
+		switch {
+		case o.err != nil:
+			errs = append(errs, o.err)
+		case o.unscored != nil:
+			res.Unscored = append(res.Unscored, *o.unscored)
+		case o.done:
+			res.Items = append(res.Items, o.scored)
+			res.IDs = append(res.IDs, todo[i].ID)
+			res.Now++
+		}
+	}
 	if err := errors.Join(errs...); err != nil || ctx.Err() != nil {
 		if err == nil {
 			err = ctx.Err()
 		}
 		return res, fmt.Errorf("scoring stopped (items scored so far are kept): %w", err)
 	}
-	res.Items = append(res.Items, results...)
-	res.Now = len(results)
 	for _, it := range res.Items {
 		u, n := countUnparseable(it)
 		res.Unparseable += u
@@ -177,29 +229,78 @@ func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) 
 	return res, nil
 }
 
-// damagedModel is the model a damaged item belongs to, by the key in its item.json, when
-// that model is one of the run's: the table then counts it as a failed conversation.
-func damagedModel(st *store.Store, id string) (string, bool) {
-	var meta store.Meta
-	b, err := os.ReadFile(filepath.Join(st.ItemDir(id), "item.json"))
-	if err != nil || json.Unmarshal(b, &meta) != nil {
-		return "", false
-	}
-	for _, p := range st.Manifest().Plugins {
-		if p.Role == sdk.KindModel && p.Name == meta.Key.Model.Name {
-			return p.Name, true
+// scoringTodo sorts the plan: items reused (their verdicts under key, into res.Items),
+// failed or missing conversations (counted in res), and the finished items to score now.
+func scoringTodo(st *store.Store, plan []store.PlanEntry, opts ScoreOptions, res *ScoreResult) ([]store.PlanEntry, error) {
+	var todo []store.PlanEntry
+	for _, e := range plan {
+		switch st.Status(e.ID) {
+		case store.Failed:
+			res.Failed[e.Model]++
+			res.FailedItems = append(res.FailedItems, e)
+			continue
+		case store.Damaged:
+			res.Damaged = append(res.Damaged, e.ID)
+			res.Failed[e.Model]++
+			res.FailedItems = append(res.FailedItems, e)
+			if opts.Warn != nil {
+				opts.Warn(fmt.Sprintf("%v; it is not scored", st.Check(e.ID)))
+			}
+			continue
+		case store.Missing:
+			res.Missing = append(res.Missing, e)
+			continue
 		}
+		var prev StoredVerdicts
+		if err := opts.Verdicts.LoadVerdicts(e.ID, &prev); err == nil && prev.Key == res.Key {
+			res.Items = append(res.Items, prev.Scored)
+			res.IDs = append(res.IDs, e.ID)
+			res.Reused++
+			continue
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) && opts.Warn != nil {
+			opts.Warn(fmt.Sprintf("item %s: stored verdicts unreadable (%v); scoring it again", e.ID, err))
+		}
+		todo = append(todo, e)
 	}
-	return "", false
+	return todo, nil
 }
 
-// scoreItem scores one stored conversation and saves its verdicts, unless a scorer
-// stopped meanwhile or a transcription or judge call failed (score.ServiceError,
-// docs/protocol.md section 5.7): such an item is left for the next Score to redo.
-func scoreItem(ctx context.Context, st *store.Store, id string, sc Scorers, opts ScoreOptions, key string) (score.Scored, error) {
-	it, err := st.Load(id)
+// ScoringTodo counts the items of plan that Score would score now with scorers of
+// these records (none reused, none failed or missing): zero means scoring needs no
+// scorer plugin at all.
+func ScoringTodo(st *store.Store, records []provenance.Plugin, opts ScoreOptions) (int, error) {
+	res := ScoreResult{Failed: map[string]int{}, Key: ScoringKey(records, opts.Params, opts.VAD)}
+	if opts.Verdicts == nil {
+		opts.Verdicts = st
+	}
+	opts.Warn = nil // Score warns
+	plan := opts.Plan
+	if plan == nil {
+		var err error
+		if plan, err = st.Planned(); err != nil {
+			return 0, err
+		}
+	}
+	todo, err := scoringTodo(st, plan, opts, &res)
+	return len(todo), err
+}
+
+// itemOutcome is what scoring one item gave: verdicts (done), a service failure
+// (unscored), or an error that stops scoring.
+type itemOutcome struct {
+	scored   score.Scored
+	done     bool
+	unscored *Unscored
+	err      error
+}
+
+// scoreItem scores one stored conversation and saves its verdicts. A scorer call that
+// failed, or a scorer process that died meanwhile, leaves the item unscored: nothing is
+// saved, and the next Score redoes it.
+func scoreItem(ctx context.Context, st *store.Store, e store.PlanEntry, calls *scorerCalls, opts ScoreOptions, key string) itemOutcome {
+	it, err := st.Load(e.ID)
 	if err != nil {
-		return score.Scored{}, err
+		return itemOutcome{err: err}
 	}
 	// Section 4: speech episodes of the audible waveform. The recorded ones came from the
 	// online detector, which gives exactly the offline episodes for the same settings
@@ -208,35 +309,167 @@ func scoreItem(ctx context.Context, st *store.Store, id string, sc Scorers, opts
 	if opts.VAD != st.Manifest().VAD || eps == nil {
 		eps, err = opts.Detector.Episodes(it.Record.Audible, opts.VAD)
 		if err != nil {
-			return score.Scored{}, fmt.Errorf("item %s (%s, %s): %w", id, it.Meta.Model, it.Meta.ScenarioID, err)
+			return itemOutcome{err: fmt.Errorf("item %s (%s, %s): %w", e.ID, it.Meta.Model, it.Meta.ScenarioID, err)}
 		}
 	}
 	gold, ok := opts.Gold[it.Meta.ScenarioID]
 	if !ok {
-		return score.Scored{}, fmt.Errorf("item %s: scenario %s is not in the dataset any more; score with the dataset the run played (rebuild it, or run again)", id, it.Meta.ScenarioID)
+		return itemOutcome{err: fmt.Errorf("item %s: scenario %s is not in the dataset any more; score with the dataset the run played (rebuild it, or run again)", e.ID, it.Meta.ScenarioID)}
 	}
 	in := score.Item{
 		Model: it.Meta.Model, Condition: it.Meta.Condition, PairID: it.Meta.PairID,
 		ScenarioID: it.Meta.ScenarioID, TPosition: it.Meta.TPosition,
 		GoldAnswer: gold, Timeline: it.Record.Timeline, Episodes: eps,
 	}
-	scored, err := score.Judge(ctx, in, it.Record.Audible, sc.ASR, sc.Judge, opts.Params)
+	item := calls.forItem()
+	scored, err := score.Judge(ctx, in, it.Record.Audible, item, item, opts.Params)
+	if f := item.failure(); f != nil {
+		f.PlanEntry = e
+		return itemOutcome{unscored: f}
+	}
 	if err != nil {
-		return score.Scored{}, err
+		return itemOutcome{err: err}
 	}
-	if err := sc.Alive(); err != nil {
-		return score.Scored{}, err
+	if role, err := calls.sc.Alive(); err != nil {
+		return itemOutcome{unscored: &Unscored{PlanEntry: e, Service: role, Plugin: calls.sc.record(role).Name, Error: err.Error()}}
 	}
-	if err := st.SaveVerdicts(id, StoredVerdicts{Key: key, Scored: scored}); err != nil {
-		return score.Scored{}, err
+	if err := opts.Verdicts.SaveVerdicts(e.ID, StoredVerdicts{Key: key, Scored: scored}); err != nil {
+		return itemOutcome{err: err}
 	}
-	return scored, nil
+	return itemOutcome{scored: scored, done: true}
+}
+
+// scorerCalls make the ASR and judge calls of a scoring, through the call caches.
+type scorerCalls struct {
+	sc                      Scorers
+	asrKey, judgeKey        string
+	transcripts, judgements *CallCache
+
+	mu                                                 sync.Mutex
+	transcribed, transcriptsReused, judged, judgesReused int
+}
+
+func (c *scorerCalls) counts() (int, int, int, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.transcribed, c.transcriptsReused, c.judged, c.judgesReused
+}
+
+func (c *scorerCalls) count(n *int) {
+	c.mu.Lock()
+	*n++
+	c.mu.Unlock()
+}
+
+func (c *scorerCalls) forItem() *itemCalls { return &itemCalls{c: c} }
+
+// itemCalls is the ASR and judge of one item's scoring. After the first failed call it
+// answers every call with that failure, so the item ends quickly and unscored.
+type itemCalls struct {
+	c      *scorerCalls
+	mu     sync.Mutex
+	failed *Unscored
+}
+
+func (ic *itemCalls) failure() *Unscored {
+	ic.mu.Lock()
+	defer ic.mu.Unlock()
+	return ic.failed
+}
+
+// fail records the first failed call of the item; a call ended by cancellation is not
+// a service failure.
+func (ic *itemCalls) fail(ctx context.Context, service string, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	ic.mu.Lock()
+	defer ic.mu.Unlock()
+	if ic.failed == nil {
+		ic.failed = &Unscored{Service: service, Plugin: ic.c.sc.record(service).Name, Error: err.Error()}
+	}
+	return err
+}
+
+func (ic *itemCalls) stopped() error {
+	ic.mu.Lock()
+	defer ic.mu.Unlock()
+	if ic.failed != nil {
+		return errors.New(ic.failed.Error)
+	}
+	return nil
+}
+
+func (ic *itemCalls) Transcribe(ctx context.Context, clip sdk.Audio, language string) (string, error) {
+	if err := ic.stopped(); err != nil {
+		return "", err
+	}
+	key := callKey(ic.c.asrKey, "transcribe", language, store.HashPCM(audio.PCM{Samples: clip.Samples, Rate: clip.Rate}))
+	var text string
+	if ic.c.transcripts.Get(key, &text) {
+		ic.c.count(&ic.c.transcriptsReused)
+		return text, nil
+	}
+	text, err := ic.c.sc.ASR.Transcribe(ctx, clip, language)
+	if err != nil {
+		return "", ic.fail(ctx, sdk.KindASR, err)
+	}
+	ic.c.count(&ic.c.transcribed)
+	return text, ic.c.transcripts.Put(key, text)
+}
+
+func (ic *itemCalls) JudgeAnswer(ctx context.Context, q sdk.AnswerQuery) (sdk.Verdict, error) {
+	return ic.judge(ctx, "answer", q, func() (sdk.Verdict, error) { return ic.c.sc.Judge.JudgeAnswer(ctx, q) })
+}
+
+func (ic *itemCalls) ClassifySpeech(ctx context.Context, q sdk.SpeechQuery) (sdk.Verdict, error) {
+	return ic.judge(ctx, "speech", q, func() (sdk.Verdict, error) { return ic.c.sc.Judge.ClassifySpeech(ctx, q) })
+}
+
+// judge asks the judge through the cache. A verdict, parsed or not, is the judge's
+// answer and is kept; a failed call is not.
+func (ic *itemCalls) judge(ctx context.Context, kind string, q any, call func() (sdk.Verdict, error)) (sdk.Verdict, error) {
+	if err := ic.stopped(); err != nil {
+		return sdk.Verdict{}, err
+	}
+	raw, _ := json.Marshal(q)
+	key := callKey(ic.c.judgeKey, kind, string(raw))
+	var v sdk.Verdict
+	if ic.c.judgements.Get(key, &v) {
+		ic.c.count(&ic.c.judgesReused)
+		return v, nil
+	}
+	v, err := call()
+	if err != nil {
+		return v, ic.fail(ctx, sdk.KindJudge, err)
+	}
+	ic.c.count(&ic.c.judged)
+	return v, ic.c.judgements.Put(key, v)
+}
+
+// scorerKey is what identifies a scorer's behaviour: its record less the run file's
+// name for it and its role (a judge renamed in the run file answers as before).
+func scorerKey(r provenance.Plugin) string {
+	r.Name, r.Role = "", ""
+	b, _ := json.Marshal(r)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// callKey is the cache key of one call: the scorer's key and the call's inputs.
+func callKey(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s\x00", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // ScoringKey names everything that changes a verdict besides the recording itself: the
 // scorers (their records less the role, which the key holds beside them), the protocol
-// and the VAD values, and the revision of the scoring rules (protocol.ScoringRevision,
-// docs/protocol.md section 10): verdicts made under other rules are scored again.
+// and VAD values, and the revision of the scoring rules (score.RulesVersion, which is
+// protocol.ScoringRevision; docs/protocol.md section 10): verdicts made under other rules
+// are scored again.
 func ScoringKey(scorers []provenance.Plugin, p protocol.Params, v protocol.VAD) string {
 	type keyed struct {
 		Role   string            `json:"role"`
@@ -253,7 +486,7 @@ func ScoringKey(scorers []provenance.Plugin, p protocol.Params, v protocol.VAD) 
 		Protocol protocol.Params
 		VAD      protocol.VAD
 		Rules    int
-	}{ks, p, v, protocol.ScoringRevision})
+	}{ks, p, v, score.RulesVersion})
 	sum := sha256.Sum256(raw)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }

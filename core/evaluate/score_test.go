@@ -18,9 +18,10 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-// Verdicts produced while a scorer process was dying are not saved: the next Score
-// redoes the item instead of reusing failures that were the plugin's, not the model's.
-// The silent model's items need no ASR or judge call, so nil scorers are never used.
+// Verdicts produced while a scorer process was dying are not saved: the items are
+// unscored, named with the scorer, and the next Score redoes them instead of reusing
+// failures that were the plugin's, not the model's. The silent model's items need no
+// ASR or judge call, so nil scorers are never used.
 func TestScoreDoesNotSaveVerdictsOfADeadScorer(t *testing.T) {
 	ds := smallDataset(t)
 	models := []*evaluate.Model{startModel(t, "silent")}
@@ -45,15 +46,20 @@ func TestScoreDoesNotSaveVerdictsOfADeadScorer(t *testing.T) {
 		return n
 	}
 
-	dead := evaluate.Scorers{Alive: func() error { return errors.New("the asr plugin stopped") }}
-	if _, err := evaluate.Score(context.Background(), st, dead, sopts); err == nil || !strings.Contains(err.Error(), "asr plugin stopped") {
-		t.Fatalf("scoring with a dead scorer: %v", err)
+	dead := evaluate.Scorers{Records: []provenance.Plugin{{Name: "sphinx", Role: "asr"}},
+		Alive: func() (string, error) { return "asr", errors.New("the asr plugin stopped") }}
+	res, err := evaluate.Score(context.Background(), st, dead, sopts)
+	if err != nil || len(res.Unscored) != 4 || len(res.Items) != 0 || res.Complete() {
+		t.Fatalf("scoring with a dead scorer: %+v, %v; want every item unscored", res, err)
+	}
+	if u := res.Unscored[0]; u.Service != "asr" || u.Plugin != "sphinx" || !strings.Contains(u.String(), `the asr plugin "sphinx" failed: the asr plugin stopped`) {
+		t.Errorf("unscored item %+v does not name the scorer and its error", u)
 	}
 	if n := verdicts(); n != 0 {
 		t.Errorf("%d items kept verdicts given while the scorer was dead", n)
 	}
 
-	res, err := evaluate.Score(context.Background(), st, evaluate.Scorers{}, sopts)
+	res, err = evaluate.Score(context.Background(), st, evaluate.Scorers{}, sopts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +89,7 @@ func mustFirstID(t *testing.T, st *store.Store) string {
 	return ids[0]
 }
 
-// The scoring key is the one runs were scored under before the provenance records
+// The scoring key keeps the shape runs were scored under before the provenance records
 // became one type (its scorers as {"role", "plugin": {name, plugin, version, hash,
 // identity}, "config"}), with the revision of the scoring rules after them: a key
 // changes when the rules do, and only then.

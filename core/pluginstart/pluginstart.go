@@ -154,6 +154,9 @@ type Options struct {
 	// LogDir, when set, receives each plugin's whole log (every level, its stdout and
 	// stderr) as LogDir/<plugin>.log: a run's RUN_DIR/logs.
 	LogDir string
+	// IdentityDir, when set, keeps what each plugin described after Configure (Known),
+	// so that Know need not start it again: a run's RUN_DIR/plugins.
+	IdentityDir string
 }
 
 // Starter starts plugins of one run file.

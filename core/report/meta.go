@@ -52,6 +52,13 @@ type Meta struct {
 	// spans and those it could not parse (they count as failures).
 	JudgeVerdicts       int `json:"judge_verdicts,omitempty"`
 	UnparseableVerdicts int `json:"unparseable_verdicts,omitempty"`
+	// Unscored names each conversation a scorer's failure left unscored (model/scenario,
+	// which plugin, which error); Missing each conversation of the run's plan that the
+	// run store has no record of. Neither is in any rate.
+	Unscored []string `json:"unscored,omitempty"`
+	Missing  []string `json:"missing,omitempty"`
+	// StaleItems counts the items of earlier plans kept in the run directory, not counted.
+	StaleItems int `json:"stale_items,omitempty"`
 	// Date of the run or of scoring, as the caller wants it shown (RFC 3339 is best).
 	Date string `json:"date"`
 	// ReferenceDir, when set, is the directory of a text reference run (its

@@ -435,6 +435,15 @@ func metaTable(s score.Summary, m Meta) table {
 	if m.JudgeVerdicts > 0 || m.UnparseableVerdicts > 0 {
 		t.add("judge verdicts", fmt.Sprintf("%d, of which %d unparseable (counted as failures)", m.JudgeVerdicts, m.UnparseableVerdicts))
 	}
+	for _, u := range m.Unscored {
+		t.add("unscored conversation", u+" (in no denominator; score again once the service works)")
+	}
+	for _, u := range m.Missing {
+		t.add("missing conversation", u+" (planned, never played or not merged; in no denominator)")
+	}
+	if m.StaleItems > 0 {
+		t.add("stale items", fmt.Sprintf("%d items of earlier plans are kept in the run directory and not counted", m.StaleItems))
+	}
 	for _, name := range sortedKeys(m.FailedConversations) {
 		t.add("failed conversations", fmt.Sprintf("%s: %d (not scored, in no denominator)", name, m.FailedConversations[name]))
 	}

@@ -38,7 +38,7 @@ func TestRulesVersion(t *testing.T) {
 	regenerate := "make score-rules (go test ./core/score -run TestRulesVersion -update-rules)"
 	if *updateRules {
 		if digest != golden && version == RulesVersion {
-			t.Fatalf("the verdicts changed but RulesVersion is still %d: bump it in core/score/rules.go first, then run %s", RulesVersion, regenerate)
+			t.Fatalf("the verdicts changed but RulesVersion is still %d: bump protocol.ScoringRevision in core/protocol/protocol.go first (score.RulesVersion follows it), then run %s", RulesVersion, regenerate)
 		}
 		text := fmt.Sprintf("# core/score: RulesVersion and the digest of the verdicts TestRulesVersion computes.\n# Regenerate with: %s\nversion %d\n%s\n", regenerate, RulesVersion, digest)
 		if err := os.WriteFile(rulesGolden, []byte(text), 0o644); err != nil {
@@ -49,7 +49,7 @@ func TestRulesVersion(t *testing.T) {
 	switch {
 	case digest != golden && version == RulesVersion:
 		t.Fatalf("the scoring rules changed (the verdicts over the fixed corpus hash to %s, not %s) but RulesVersion is still %d, "+
-			"so stored verdicts would be reused under the new rules: set RulesVersion = %d in core/score/rules.go, then run %s",
+			"so stored verdicts would be reused under the new rules: set protocol.ScoringRevision = %d in core/protocol/protocol.go (score.RulesVersion follows it) and say what changed in docs/protocol.md section 10, then run %s",
 			digest, golden, RulesVersion, RulesVersion+1, regenerate)
 	case version != RulesVersion:
 		t.Fatalf("RulesVersion is %d but %s records %d: run %s", RulesVersion, rulesGolden, version, regenerate)

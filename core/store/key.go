@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -142,4 +143,68 @@ func (s Shard) Contains(id string) bool {
 		return false
 	}
 	return v%uint64(s.Count) == uint64(s.Index)
+}
+
+// Changes names what differs from old to k, one entry per changed leaf of the key's
+// JSON, as "path: old -> new" ("model.config.temperature: 0.7 -> 0.8",
+// "scenario.audio[3]: sha256:... -> sha256:..."; "(none)" for a value one side lacks).
+// It says why an item of an earlier plan does not count for the current one.
+func (k ItemKey) Changes(old ItemKey) []string {
+	var out []string
+	diffJSON("", toTree(old), toTree(k), &out)
+	sort.Strings(out)
+	return out
+}
+
+func toTree(k ItemKey) any {
+	b, _ := json.Marshal(k)
+	var v any
+	_ = json.Unmarshal(b, &v)
+	return v
+}
+
+func diffJSON(path string, a, b any, out *[]string) {
+	ma, aMap := a.(map[string]any)
+	mb, bMap := b.(map[string]any)
+	if aMap && bMap {
+		keys := map[string]bool{}
+		for k := range ma {
+			keys[k] = true
+		}
+		for k := range mb {
+			keys[k] = true
+		}
+		for k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			diffJSON(p, ma[k], mb[k], out)
+		}
+		return
+	}
+	la, aList := a.([]any)
+	lb, bList := b.([]any)
+	if aList && bList && len(la) == len(lb) {
+		for i := range la {
+			diffJSON(fmt.Sprintf("%s[%d]", path, i), la[i], lb[i], out)
+		}
+		return
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		*out = append(*out, fmt.Sprintf("%s: %s -> %s", path, leafText(a), leafText(b)))
+	}
+}
+
+func leafText(v any) string {
+	if v == nil {
+		return "(none)"
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -38,9 +38,13 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-// Manifest says what a run is. Two shards of one run have equal manifests; merge refuses
-// directories whose manifests differ. It holds no transport settings (concurrency,
-// endpoints, retries) and no timestamps, so it is the same wherever a shard ran.
+// Manifest says what a run is now: the run file's current evaluation, with Plan, the
+// items it consists of. A run directory keeps items of earlier plans (another model
+// list, a changed model, a rebuilt scenario) on disk, but only the items of Plan count.
+// Two shards of one run have equal manifests (each plans the whole run, then plays its
+// slice); merge refuses directories whose manifests differ. It holds no transport
+// settings (concurrency, endpoints, retries) and no timestamps, so it is the same
+// wherever a shard ran.
 type Manifest struct {
 	Name    string             `json:"name"`
 	Harness provenance.Harness `json:"harness"`
@@ -51,6 +55,24 @@ type Manifest struct {
 	Seeds   []int64             `json:"seeds"`
 	Params  protocol.Params     `json:"protocol"`
 	VAD     protocol.VAD        `json:"vad"`
+	// Plan is every item of the run in plan order (all shards'); empty in directories
+	// written before plans were recorded, where every item on disk counts.
+	Plan []PlanEntry `json:"plan,omitempty"`
+}
+
+// PlanEntry is one item of a run's plan: its id and which (model, conversation) it is.
+type PlanEntry struct {
+	ID         string `json:"id"`
+	Model      string `json:"model"`
+	ScenarioID string `json:"scenario_id"`
+	PairID     string `json:"pair_id,omitempty"`
+	Condition  string `json:"condition,omitempty"`
+	TPosition  string `json:"t_position,omitempty"`
+}
+
+// Entry is the plan entry of the item m describes.
+func (m Meta) Entry() PlanEntry {
+	return PlanEntry{ID: m.ID, Model: m.Model, ScenarioID: m.ScenarioID, PairID: m.PairID, Condition: m.Condition, TPosition: m.TPosition}
 }
 
 // Diff names the top-level manifest fields in which a and b differ.
@@ -97,10 +119,11 @@ const (
 	markerFailed = "failed"
 )
 
-// Create opens the run directory dir for m, creating it when it does not exist. An
-// existing directory is resumed only when its manifest describes the same run; a newer
-// harness build may resume it (its commit is then updated in the manifest). Temporary
-// files a killed writer left there are removed.
+// Create opens the run directory dir for m, creating it when it does not exist, and
+// records m as its manifest: the run as it is now. An existing directory keeps its
+// items (those m's plan no longer holds are stale, Store.Stale); one that holds another
+// run (another name) is refused. Temporary files a killed writer left there are
+// removed.
 func Create(dir string, m Manifest) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, itemsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("store: creating run directory: %w", err)
@@ -110,16 +133,8 @@ func Create(dir string, m Manifest) (*Store, error) {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return nil, err
-	default:
-		var diff []string
-		for _, f := range Diff(old, m) {
-			if f != "harness" {
-				diff = append(diff, f)
-			}
-		}
-		if len(diff) > 0 {
-			return nil, fmt.Errorf("store: %s holds a run with a different %v than this one; give this run another name, or remove the directory to start over", dir, diff)
-		}
+	case old.Name != m.Name:
+		return nil, fmt.Errorf("store: %s holds the run %q, not %q; give this run another out directory, or remove %s to start over", dir, old.Name, m.Name, dir)
 	}
 	sweepTemps(dir)
 	if err := writeJSON(filepath.Join(dir, manifestFile), m); err != nil {
@@ -305,6 +320,70 @@ func (s *Store) IDs() ([]string, error) {
 		}
 	}
 	return ids, nil
+}
+
+// ReadMeta reads item id's item.json whatever its status: which (model, conversation)
+// it is and its key. Plans compare the keys of items on disk with their own.
+func (s *Store) ReadMeta(id string) (Meta, error) {
+	var m Meta
+	err := readJSON(filepath.Join(s.ItemDir(id), "item.json"), &m)
+	return m, err
+}
+
+// Planned lists the run's plan; for a directory written before plans were recorded,
+// every item on disk that has a readable item.json, in id order.
+func (s *Store) Planned() ([]PlanEntry, error) {
+	if len(s.manifest.Plan) > 0 {
+		return s.manifest.Plan, nil
+	}
+	ids, err := s.IDs()
+	if err != nil {
+		return nil, err
+	}
+	var plan []PlanEntry
+	for _, id := range ids {
+		if m, err := s.ReadMeta(id); err == nil && m.ID == id {
+			plan = append(plan, m.Entry())
+		}
+	}
+	return plan, nil
+}
+
+// Stale lists the items on disk that the run's plan does not hold: played under
+// another model list, model identity or config, scenario or schedule. They are kept
+// (the plan that made them may come back), never counted; RemoveItems removes them.
+func (s *Store) Stale() ([]string, error) {
+	if len(s.manifest.Plan) == 0 {
+		return nil, nil
+	}
+	in := make(map[string]bool, len(s.manifest.Plan))
+	for _, e := range s.manifest.Plan {
+		in[e.ID] = true
+	}
+	ids, err := s.IDs()
+	if err != nil {
+		return nil, err
+	}
+	var stale []string
+	for _, id := range ids {
+		if !in[id] {
+			stale = append(stale, id)
+		}
+	}
+	return stale, nil
+}
+
+// RemoveItems removes the directories of the given items.
+func (s *Store) RemoveItems(ids []string) error {
+	for _, id := range ids {
+		if !idPattern.MatchString(id) {
+			return fmt.Errorf("store: item id %q is not a hex digest", id)
+		}
+		if err := os.RemoveAll(s.ItemDir(id)); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+	}
+	return atomicfile.SyncDir(filepath.Join(s.dir, itemsDir))
 }
 
 // Meta says which (model, conversation) an item is.

@@ -164,24 +164,31 @@ func TestUnmarkedItemIsMissing(t *testing.T) {
 	}
 }
 
-func TestResumeChecksTheManifest(t *testing.T) {
+// The manifest records the run as it is now: a changed run (other plugins, seeds, plan)
+// replaces it, its items stay; a directory of another run is refused.
+func TestResumeRecordsTheCurrentRun(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Create(dir, manifest()); err != nil {
 		t.Fatal(err)
 	}
 	m := manifest()
-	m.Harness.Commit = "def" // a newer build may resume
-	if _, err := Create(dir, m); err != nil {
-		t.Errorf("resume by a newer build refused: %v", err)
-	}
+	m.Harness.Commit = "def"
 	m.Plugins[0].Hash = "sha256:ff"
 	m.Seeds = []int64{2}
-	_, err := Create(dir, m)
-	if err == nil || !strings.Contains(err.Error(), "[plugins seeds]") {
-		t.Errorf("err = %v, want a refusal naming plugins and seeds", err)
+	m.Plan = []PlanEntry{{ID: key().ID(), Model: "moshi", ScenarioID: "p1-explicit"}}
+	if _, err := Create(dir, m); err != nil {
+		t.Fatalf("a changed run refused: %v", err)
 	}
-	if got, _ := Open(dir); got.Manifest().Harness.Commit != "def" {
-		t.Error("a refused resume rewrote the manifest")
+	if got, _ := Open(dir); len(Diff(got.Manifest(), m)) > 0 {
+		t.Errorf("the manifest is not the current run's: differs in %v", Diff(got.Manifest(), m))
+	}
+	m.Name = "other"
+	_, err := Create(dir, m)
+	if err == nil || !strings.Contains(err.Error(), `holds the run "bench", not "other"`) {
+		t.Errorf("err = %v, want a refusal naming both runs", err)
+	}
+	if got, _ := Open(dir); got.Manifest().Name != "bench" {
+		t.Error("a refused run rewrote the manifest")
 	}
 }
 
@@ -388,4 +395,26 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Changes says which leaf of the key moved, so that `run` can say why an item of an
+// earlier plan is not reused.
+func TestKeyChanges(t *testing.T) {
+	old := key()
+	k := key()
+	k.Model.Config = map[string]any{"temperature": 0.7, "device": "cuda"}
+	k.Scenario.Audio = []string{"sha256:a", "sha256:c"}
+	k.Model.Identity = nil
+	got := k.Changes(old)
+	want := []string{
+		"model.config.temperature: 0.8 -> 0.7",
+		"model.identity: {\"weights\":\"abc\"} -> (none)",
+		"scenario.audio[1]: sha256:b -> sha256:c",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Changes = %q\nwant %q", got, want)
+	}
+	if c := old.Changes(old); len(c) != 0 {
+		t.Errorf("no change gives %q", c)
+	}
 }
