@@ -345,7 +345,7 @@ type scorerCalls struct {
 	asrKey, judgeKey        string
 	transcripts, judgements *CallCache
 
-	mu                                                 sync.Mutex
+	mu                                                   sync.Mutex
 	transcribed, transcriptsReused, judged, judgesReused int
 }
 
