@@ -66,6 +66,10 @@ func printBuilt(st *State, r *app.BuildResult) {
 	if n := len(r.Report.Rebuilt); n > 0 {
 		damaged = fmt.Sprintf(", %d of them damaged", n)
 	}
-	fmt.Fprintf(st.Stdout, "dataset %s: %d scenarios (%d pairs), %d clips (%d synthesised%s, %d reused) -> %s\n",
-		r.Block.Name, c.Scenarios, c.Pairs, r.Report.Clips, r.Report.Synthesised, damaged, r.Report.Reused, r.Block.Out)
+	started := ""
+	if !r.Started {
+		started = "; tts plugin not started"
+	}
+	fmt.Fprintf(st.Stdout, "dataset %s: %d scenarios (%d pairs), %d clips (%d synthesised%s, %d reused)%s -> %s\n",
+		r.Block.Name, c.Scenarios, c.Pairs, r.Report.Clips, r.Report.Synthesised, damaged, r.Report.Reused, started, r.Block.Out)
 }

@@ -147,8 +147,7 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 	var chat *chatClient
 	if s.endpoint != "" {
 		chat = newChatClient(s.endpoint, s.model, key, s.llmTimeout)
-		id["endpoint"] = s.endpoint
-		id["endpoint_model"] = s.model
+		id["endpoint_model"] = s.model // the endpoint's URL is transport
 		id["answer"] = "endpoint"
 		sum := sha256.Sum256([]byte(policyPrompt + "\x00" + answerPrompt))
 		id["prompt_sha256"] = hex.EncodeToString(sum[:])

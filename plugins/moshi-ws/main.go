@@ -75,8 +75,9 @@ type plugin struct {
 func (p *plugin) Describe(context.Context) (sdk.Info, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// The server's URL is transport (shards reach it on per-node ports): what it serves
+	// is in its handshake.
 	identity := map[string]string{
-		"url":      p.cfg.url,
 		"protocol": "moshi /api/chat: kind byte, Ogg/Opus 24 kHz mono both ways, text pieces",
 	}
 	for k, v := range p.handshake {

@@ -177,7 +177,7 @@ func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := os.Stat(filepath.Join(dir, ".duplexmpe.lock.hcl")); err != nil || files < 10 {
+	if _, err := os.Stat(filepath.Join(dir, "run.lock.hcl")); err != nil || files < 10 {
 		t.Fatalf("only %d files written, lock file: %v", files, err)
 	}
 }

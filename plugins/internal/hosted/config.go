@@ -130,21 +130,19 @@ func (s Settings) NewClient(logger hclog.Logger, key string) (*Client, error) {
 func Sampled(temperature float64) bool { return temperature > 0 }
 
 // Identity is what changes the plugin's answers: recorded by the host in the manifest
-// and shown in the report. It never holds the key, only the variable's name.
+// and shown in the report. The service's address, the key's variable and the prices are
+// transport (they change where and at what cost a call goes, not its answer), so shards
+// may reach the service through per-node addresses. It never holds the key.
 func (s Settings) Identity(api string) map[string]string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	return map[string]string{
-		"api":                   api,
-		"base_url":              s.BaseURL,
-		"model":                 s.Model,
-		"temperature":           f(s.Temperature),
-		"max_tokens":            strconv.Itoa(s.MaxTokens),
-		"replicate":             s.Replicate,
-		"judge_prompt_version":  judgeprompt.Version,
-		"judge_prompt_sha256":   judgeprompt.Hash(),
-		"api_key_env":           s.APIKeyEnv,
-		"input_price_per_mtok":  f(s.Prices.InputPerMTok),
-		"output_price_per_mtok": f(s.Prices.OutputPerMTok),
+		"api":                  api,
+		"model":                s.Model,
+		"temperature":          f(s.Temperature),
+		"max_tokens":           strconv.Itoa(s.MaxTokens),
+		"replicate":            s.Replicate,
+		"judge_prompt_version": judgeprompt.Version,
+		"judge_prompt_sha256":  judgeprompt.Hash(),
 	}
 }
 

@@ -1,0 +1,288 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// lab is a third party's checkout: a git repository holding its own Go model plugin
+// (a copy of examples/plugin-go, the beeper), built the way `make build` builds plugins,
+// and a run file that uses it beside the shipped plugins.
+type lab struct {
+	t   *testing.T
+	dir string
+}
+
+func newLab(t *testing.T) *lab {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &lab{t: t, dir: t.TempDir()}
+	src, err := os.ReadFile(filepath.Join(root, "examples", "plugin-go", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(l.dir, "beeper", "main.go"), string(src))
+	writeFile(t, filepath.Join(l.dir, "go.sum"), string(sum))
+	writeFile(t, filepath.Join(l.dir, "go.mod"), "module example.com/lab\n\ngo 1.26.8\n\nrequire github.com/duplexmpe/duplexmpe v0.0.0\n\nreplace github.com/duplexmpe/duplexmpe => "+root+"\n")
+	writeFile(t, filepath.Join(l.dir, ".gitignore"), "/bin/\n/runs/\n/build/\n")
+	l.git("init", "-q")
+	l.build() // resolves the module's requirements into go.mod before the first commit
+	l.git("add", ".")
+	l.git("commit", "-q", "-m", "lab")
+	return l
+}
+
+func (l *lab) git(args ...string) {
+	l.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+	cmd.Dir = l.dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		l.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// build is `make build` for the lab's plugin: the Makefile's reproducible flags.
+func (l *lab) build() {
+	l.t.Helper()
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", "bin/beeper", "./beeper")
+	cmd.Dir = l.dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		l.t.Fatalf("building the lab's plugin: %v\n%s", err, out)
+	}
+}
+
+// runFile writes the lab's run file over the first shipped pair with the given models:
+// the lab's beeper (a tone: nothing to transcribe), always-talk (speech everywhere: the
+// ASR and the judge have work), silent; flite speaks the turns, pocketsphinx and the
+// lexical judge score, and a second judge block, "second", is the lexical judge again
+// under another name (plugins/openai's tests swap in a hosted judge).
+func (l *lab) runFile(models string) string {
+	l.t.Helper()
+	bins := map[string]string{"flite": buildFlitePlugin(l.t)}
+	for _, pkg := range []string{"plugins/always-talk", "plugins/silent", "plugins/pocketsphinx", "plugins/lexical-judge"} {
+		bins[filepath.Base(pkg)] = buildPlugin(l.t, pkg)
+	}
+	if _, err := os.Stat(filepath.Join(l.dir, "scenarios", "scenarios.jsonl")); err != nil {
+		raw, err := os.ReadFile("../../examples/scenarios/scenarios.jsonl")
+		if err != nil {
+			l.t.Fatal(err)
+		}
+		lines := strings.SplitN(string(raw), "\n", 3)
+		writeFile(l.t, filepath.Join(l.dir, "scenarios", "scenarios.jsonl"), lines[0]+"\n"+lines[1]+"\n")
+	}
+	path := filepath.Join(l.dir, "run.hcl")
+	writeFile(l.t, path, fmt.Sprintf(`plugin "flite" { source = %q }
+plugin "beeper" { source = "bin/beeper" }
+plugin "talker" { source = %q }
+plugin "silent" { source = %q }
+plugin "pocketsphinx" { source = %q }
+plugin "lexical" { source = %q }
+plugin "second" { source = %q }
+
+dataset "one" {
+  scenarios = "scenarios"
+  tts       = plugin.flite
+  voices    = { A = "kal16", B = "awb", C = "rms", D = "slt" }
+  out       = "build/one"
+}
+
+evaluation "e" {
+  dataset = dataset.one
+  models  = [%s]
+  asr     = plugin.pocketsphinx
+  judge   = plugin.lexical
+  out     = "runs/e"
+}
+`, bins["flite"], bins["always-talk"], bins["silent"], bins["pocketsphinx"], bins["lexical-judge"], bins["lexical-judge"], models))
+	return path
+}
+
+// logSizes are the sizes of the run's plugin logs: a plugin that starts writes to its log.
+func logSizes(t *testing.T, runDir string) map[string]int64 {
+	t.Helper()
+	ents, _ := os.ReadDir(filepath.Join(runDir, "logs"))
+	sizes := map[string]int64{}
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil {
+			sizes[e.Name()] = fi.Size()
+		}
+	}
+	return sizes
+}
+
+// Issue 12's promise, through the CLI with real plugin processes: lock, touch an
+// untracked file, rebuild, run: accepted, nothing replayed and no plugin started; edit
+// the plugin's source: refused with the line to change; add a model to the finished run:
+// only its conversations play; score --judge on the scored run: nothing is transcribed.
+func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin and runs real plugins end to end")
+	}
+	l := newLab(t)
+	runFile := l.runFile("plugin.beeper, plugin.talker")
+	runDir := filepath.Join(l.dir, "runs", "e")
+	if code, out, errs := runCLI(t, l.dir, "lock", runFile); code != ExitOK {
+		t.Fatalf("lock: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs := runCLI(t, l.dir, "run", runFile)
+	if code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "first run", out,
+		"plan beeper: 2 conversations: 0 reused, 2 to play (2 new)",
+		"plan talker: 2 conversations: 0 reused, 2 to play (2 new)",
+		"plugins started: beeper, talker, pocketsphinx, lexical",
+		"scored 4 conversations (4 now, 0 reused)")
+	if m := regexp.MustCompile(`scorer calls: (\d+) transcribed`).FindStringSubmatch(out); m == nil || m[1] == "0" {
+		t.Fatalf("the first run transcribed nothing; the test would prove nothing:\n%s", out)
+	}
+
+	// An untracked file and a rebuild leave the plugin's hash alone: the run is accepted,
+	// nothing plays and no plugin process starts (their logs do not grow).
+	writeFile(t, filepath.Join(l.dir, "screenshot.png"), "an untracked file")
+	l.build()
+	logs := logSizes(t, runDir)
+	code, out, errs = runCLI(t, l.dir, "run", runFile)
+	if code != ExitOK {
+		t.Fatalf("run after an untracked file and a rebuild: exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "run after a rebuild", out,
+		"tts plugin not started",
+		"plan beeper: 2 conversations: 2 reused", "plan talker: 2 conversations: 2 reused",
+		"plugins started: none",
+		"model beeper: 2 conversations: 2 reused, 0 played", "model talker: 2 conversations: 2 reused, 0 played",
+		"scored 4 conversations (0 now, 4 reused)", "plugins started: none")
+	if after := logSizes(t, runDir); fmt.Sprint(after) != fmt.Sprint(logs) {
+		t.Errorf("plugin logs grew in a run with nothing to do: %v, then %v", logs, after)
+	}
+
+	// A change of the plugin's code is refused, naming the run file's line and the fix.
+	src, _ := os.ReadFile(filepath.Join(l.dir, "beeper", "main.go"))
+	changed := strings.Replace(string(src), "440", "660", 1)
+	if changed == string(src) {
+		t.Fatal("the beeper's source has no 440 to change")
+	}
+	oldHash := sha256File(t, filepath.Join(l.dir, "bin", "beeper"))
+	writeFile(t, filepath.Join(l.dir, "beeper", "main.go"), changed)
+	l.build()
+	newHash := sha256File(t, filepath.Join(l.dir, "bin", "beeper"))
+	code, out, errs = runCLI(t, l.dir, "run", runFile)
+	if code != ExitFailed {
+		t.Fatalf("run with a changed plugin: exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "refusal", errs, runFile+`:2: plugin "beeper": its files hash to `+newHash+", but "+filepath.Join(l.dir, "run.lock.hcl")+" pins "+oldHash,
+		"re-pin it with `duplexmpe lock --upgrade "+runFile+"`")
+	writeFile(t, filepath.Join(l.dir, "beeper", "main.go"), string(src))
+	l.build()
+	if got := sha256File(t, filepath.Join(l.dir, "bin", "beeper")); got != oldHash {
+		t.Fatalf("rebuilding the original source gave %s, not %s", got, oldHash)
+	}
+
+	// A model added to the finished run (and pinned: plain lock keeps the other pins)
+	// plays only its own conversations.
+	runFile = l.runFile("plugin.beeper, plugin.talker, plugin.silent")
+	if code, out, errs := runCLI(t, l.dir, "lock", runFile); code != ExitOK || !strings.Contains(out, `plugin "beeper": 0.1.0 `+oldHash+" (unchanged)") {
+		t.Fatalf("lock with a new model: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = runCLI(t, l.dir, "run", runFile)
+	if code != ExitOK {
+		t.Fatalf("run with a new model: exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "run with a new model", out,
+		"plan beeper: 2 conversations: 2 reused", "plan talker: 2 conversations: 2 reused",
+		"plan silent: 2 conversations: 0 reused, 2 to play (2 new)",
+		"plugins started: silent, pocketsphinx, lexical",
+		"model beeper: 2 conversations: 2 reused, 0 played",
+		"model talker: 2 conversations: 2 reused, 0 played",
+		"model silent: 2 conversations: 0 reused, 2 played",
+		"scored 6 conversations (2 now, 4 reused)")
+
+	// Changing one model invalidates only that model's items, and the run says which
+	// field changed.
+	cfg, _ := os.ReadFile(runFile)
+	writeFile(t, runFile, strings.Replace(string(cfg), `plugin "beeper" { source = "bin/beeper" }`, "plugin \"beeper\" {\n  source = \"bin/beeper\"\n  config {\n    tone_hz = 880\n  }\n}", 1))
+	code, out, errs = runCLI(t, l.dir, "run", runFile)
+	if code != ExitOK {
+		t.Fatalf("run with a changed model: exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "run with a changed model", out,
+		"plan beeper: 2 conversations: 0 reused, 2 to play (2 model.config.tone_hz: 440 -> 880)",
+		"plan talker: 2 conversations: 2 reused", "plan silent: 2 conversations: 2 reused",
+		"2 items of earlier plans are kept",
+		"plugins started: beeper, pocketsphinx, lexical",
+		"model beeper: 2 conversations: 0 reused, 2 played", "model talker: 2 conversations: 2 reused, 0 played",
+		"scored 6 conversations (2 now, 4 reused)")
+
+	// Another judge block on the scored run, as a view of its own: every item is scored
+	// again (another judge), and every transcript is reused. (It is the same judge
+	// program, so its verdicts are reused too; plugins/openai swaps in a hosted one.)
+	report, _ := os.ReadFile(filepath.Join(runDir, "report.md"))
+	code, out, errs = runCLI(t, l.dir, "score", "runs/e", "--judge", "second", "--out", "views/second")
+	if code != ExitOK {
+		t.Fatalf("score --judge second: exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "score --judge second", out, "scored 6 conversations (6 now, 0 reused)", "scorer calls: 0 transcribed (")
+	if m := regexp.MustCompile(`0 transcribed \((\d+) transcripts reused\), 0 judged \((\d+) verdicts reused\)`).FindStringSubmatch(out); m == nil || m[1] == "0" || m[2] == "0" {
+		t.Errorf("no transcript or verdict was reused:\n%s", out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(runDir, "report.md")); string(after) != string(report) {
+		t.Error("score --out changed the run's own report")
+	}
+	for _, f := range []string{"report.md", "summary.json", "scored.jsonl", "view.json"} {
+		if _, err := os.Stat(filepath.Join(l.dir, "views", "second", f)); err != nil {
+			t.Errorf("the view has no %s: %v", f, err)
+		}
+	}
+	if ents, _ := filepath.Glob(filepath.Join(l.dir, "views", "second", "*", "*.wav")); len(ents) > 0 {
+		t.Errorf("the view holds audio: %v", ents)
+	}
+
+	code, out, errs = runCLI(t, l.dir, "compare", "runs/e", "views/second")
+	if code != ExitOK {
+		t.Fatalf("compare: exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "compare", out, "A: runs/e (judge lexical)", "B: views/second (judge second)")
+	for _, m := range []string{"beeper", "silent", "talker"} {
+		if !regexp.MustCompile(m + `\s+explicit\s+accuracy\s+1\s+0\s+0\s`).MatchString(out) {
+			t.Errorf("compare does not pair %s's one explicit item, lacking none:\n%s", m, out)
+		}
+	}
+}
+
+// Every plugin a run needs is started and configured before the first conversation
+// plays: a typo in the judge's config fails the run at once, with nothing played.
+func TestRunConfiguresTheJudgeBeforePlaying(t *testing.T) {
+	dir, runFile := runFixture(t, "3s")
+	src, err := os.ReadFile(runFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typo := regexp.MustCompile(`plugin "lexical" \{ source = ("[^"]*") \}`).ReplaceAllString(string(src), "plugin \"lexical\" {\n  source = $1\n  config {\n    strictnes = \"high\"\n  }\n}")
+	if typo == string(src) {
+		t.Fatal("no lexical plugin block to change")
+	}
+	writeFile(t, runFile, typo)
+	code, out, errs := runCLI(t, dir, "run", runFile)
+	if code != ExitFailed || !strings.Contains(errs, "strictnes") {
+		t.Fatalf("run with a typo in the judge's config: exit %d\n%s\n%s", code, out, errs)
+	}
+	if items, _ := os.ReadDir(filepath.Join(dir, "runs", "e", "items")); len(items) > 0 {
+		t.Errorf("%d conversations played before the judge's config was checked", len(items))
+	}
+}
