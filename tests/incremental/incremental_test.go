@@ -1,6 +1,14 @@
-package cli
+// Package incremental tests, through the command line with real plugin processes, that
+// a run directory is incremental and that pins and identities mean behaviour (issue 12):
+// a third party's lab locks its run file, rebuilds, edits its plugin, adds a model,
+// changes one, swaps the judge into a new view and compares.
+package incremental
 
 import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,7 +16,84 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/duplexmpe/duplexmpe/core/cli"
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
+
+// Exit codes of the CLI.
+const (
+	ExitOK     = cli.ExitOK
+	ExitFailed = cli.ExitFailed
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pluginhost.KillAll()
+	plugintest.RemoveBuilt()
+	os.Exit(code)
+}
+
+// runCLI runs the command line in dir, as a user would.
+func runCLI(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	began := time.Now()
+	st := &cli.State{
+		Ctx: context.Background(), Args: args, Env: map[string]string{},
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getwd: func() (string, error) { return dir, nil },
+	}
+	code = cli.Run(st)
+	t.Logf("duplexmpe %s: exit %d in %v", strings.Join(args, " "), code, time.Since(began).Round(time.Millisecond))
+	return code, out.String(), errb.String()
+}
+
+// buildPlugin builds a shipped plugin once for the test process, reproducibly.
+func buildPlugin(t *testing.T, pkg string) string {
+	t.Helper()
+	if filepath.Base(pkg) == "flite" {
+		if _, err := exec.LookPath("flite"); err != nil {
+			t.Skip("flite is not installed (scripts/install-apt.sh)")
+		}
+	}
+	return plugintest.BuildGo(t, filepath.Join("../..", pkg))
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sha256File(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// inOrder checks that text contains each of want, in order.
+func inOrder(t *testing.T, what, text string, want ...string) {
+	t.Helper()
+	rest := text
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Fatalf("%s lacks %q (in order):\n%s", what, w, text)
+		}
+		rest = rest[i+len(w):]
+	}
+}
 
 // lab is a third party's checkout: a git repository holding its own Go model plugin
 // (a copy of examples/plugin-go, the beeper), built the way `make build` builds plugins,
@@ -74,8 +159,8 @@ func (l *lab) build() {
 // under another name (plugins/openai's tests swap in a hosted judge).
 func (l *lab) runFile(models string) string {
 	l.t.Helper()
-	bins := map[string]string{"flite": buildFlitePlugin(l.t)}
-	for _, pkg := range []string{"plugins/always-talk", "plugins/silent", "plugins/pocketsphinx", "plugins/lexical-judge"} {
+	bins := map[string]string{}
+	for _, pkg := range []string{"plugins/flite", "plugins/always-talk", "plugins/silent", "plugins/pocketsphinx", "plugins/lexical-judge"} {
 		bins[filepath.Base(pkg)] = buildPlugin(l.t, pkg)
 	}
 	if _, err := os.Stat(filepath.Join(l.dir, "scenarios", "scenarios.jsonl")); err != nil {
@@ -91,7 +176,12 @@ func (l *lab) runFile(models string) string {
 plugin "beeper" { source = "bin/beeper" }
 plugin "talker" { source = %q }
 plugin "silent" { source = %q }
-plugin "pocketsphinx" { source = %q }
+plugin "pocketsphinx" {
+  source = %q
+  config {
+    fast = true
+  }
+}
 plugin "lexical" { source = %q }
 plugin "second" { source = %q }
 
@@ -108,6 +198,11 @@ evaluation "e" {
   asr     = plugin.pocketsphinx
   judge   = plugin.lexical
   out     = "runs/e"
+  # always-talk never stops, so the wait after T lasts t_wait_cap: keep it short.
+  protocol {
+    t_onset_window = "2s"
+    t_wait_cap     = "3s"
+  }
 }
 `, bins["flite"], bins["always-talk"], bins["silent"], bins["pocketsphinx"], bins["lexical-judge"], bins["lexical-judge"], models))
 	return path
@@ -222,7 +317,7 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 		t.Fatalf("run with a changed model: exit %d\n%s\n%s", code, out, errs)
 	}
 	inOrder(t, "run with a changed model", out,
-		"plan beeper: 2 conversations: 0 reused, 2 to play (2 model.config.tone_hz: 440 -> 880)",
+		"plan beeper: 2 conversations: 0 reused, 2 to play (2 model.config.tone_hz: 440 -> 880; model.identity.tone_hz: 440 -> 880)",
 		"plan talker: 2 conversations: 2 reused", "plan silent: 2 conversations: 2 reused",
 		"2 items of earlier plans are kept",
 		"plugins started: beeper, pocketsphinx, lexical",
@@ -268,7 +363,10 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 // Every plugin a run needs is started and configured before the first conversation
 // plays: a typo in the judge's config fails the run at once, with nothing played.
 func TestRunConfiguresTheJudgeBeforePlaying(t *testing.T) {
-	dir, runFile := runFixture(t, "3s")
+	l := &lab{t: t, dir: t.TempDir()}
+	copyFile(t, "../../examples/plugin-go/main.go", filepath.Join(l.dir, "beeper", "main.go"))
+	copyFile(t, buildPlugin(t, "examples/plugin-go"), filepath.Join(l.dir, "bin", "beeper"))
+	runFile := l.runFile("plugin.beeper, plugin.silent")
 	src, err := os.ReadFile(runFile)
 	if err != nil {
 		t.Fatal(err)
@@ -278,11 +376,24 @@ func TestRunConfiguresTheJudgeBeforePlaying(t *testing.T) {
 		t.Fatal("no lexical plugin block to change")
 	}
 	writeFile(t, runFile, typo)
+	dir := l.dir
 	code, out, errs := runCLI(t, dir, "run", runFile)
 	if code != ExitFailed || !strings.Contains(errs, "strictnes") {
 		t.Fatalf("run with a typo in the judge's config: exit %d\n%s\n%s", code, out, errs)
 	}
 	if items, _ := os.ReadDir(filepath.Join(dir, "runs", "e", "items")); len(items) > 0 {
 		t.Errorf("%d conversations played before the judge's config was checked", len(items))
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, to, string(b))
+	if err := os.Chmod(to, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
