@@ -72,9 +72,7 @@ func Survey(st *store.Store, items []Item) (*RunPlan, error) {
 			p.State = StateDone
 		case store.Failed:
 			p.State = StateFailed
-			if old, err := st.Load(it.Meta.ID); err == nil {
-				p.Why = old.Record.Failure
-			}
+			p.Why, _ = st.Failure(it.Meta.ID)
 		case store.Missing:
 			p.State, p.Why = StateTodo, "new"
 			if prev := earlier[[2]string{it.Meta.Model, it.Meta.ScenarioID}]; len(prev) > 0 {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
@@ -101,8 +102,8 @@ type ScoreResult struct {
 	// are not scored, and count as failed conversations of their model; a run replays
 	// them.
 	Damaged []string
-	// FailedItems are those conversations.
-	FailedItems []store.PlanEntry
+	// FailedItems are those conversations, each with why it failed.
+	FailedItems []FailedItem
 	// Missing are the planned items the store has no finished record of (never played,
 	// interrupted, or on a shard not merged yet).
 	Missing []store.PlanEntry
@@ -122,6 +123,39 @@ type ScoreResult struct {
 
 // Complete reports whether every planned item is scored or failed as a conversation.
 func (r *ScoreResult) Complete() bool { return len(r.Missing) == 0 && len(r.Unscored) == 0 }
+
+// Summarized is every item of the plan as score.Summarize takes it: the scored items,
+// then each failed conversation (Failed: why), each unscored one and each never played
+// (Unscored: why). Only the scored ones enter the rates; the others are counted beside
+// them per model and condition, so no denominator shrinks unseen.
+func (r *ScoreResult) Summarized() []score.Scored {
+	out := slices.Clone(r.Items)
+	left := func(e store.PlanEntry) score.Scored {
+		return score.Scored{Model: e.Model, Condition: e.Condition, PairID: e.PairID, ScenarioID: e.ScenarioID, TPosition: e.TPosition}
+	}
+	for _, f := range r.FailedItems {
+		s := left(f.PlanEntry)
+		s.Failed = f.Why
+		out = append(out, s)
+	}
+	for _, u := range r.Unscored {
+		s := left(u.PlanEntry)
+		s.Unscored = u.String()
+		out = append(out, s)
+	}
+	for _, e := range r.Missing {
+		s := left(e)
+		s.Unscored = "never played: the run store has no record of it"
+		out = append(out, s)
+	}
+	return out
+}
+
+// FailedItem is a planned conversation that failed as it played.
+type FailedItem struct {
+	store.PlanEntry
+	Why string `json:"why"`
+}
 
 // Unscored is an item a service failure left unscored.
 type Unscored struct {
@@ -237,14 +271,22 @@ func scoringTodo(st *store.Store, plan []store.PlanEntry, opts ScoreOptions, res
 		switch st.Status(e.ID) {
 		case store.Failed:
 			res.Failed[e.Model]++
-			res.FailedItems = append(res.FailedItems, e)
+			why := "the conversation failed"
+			if f, err := st.Failure(e.ID); err == nil && f != "" {
+				why = f
+			}
+			res.FailedItems = append(res.FailedItems, FailedItem{PlanEntry: e, Why: why})
 			continue
 		case store.Damaged:
 			res.Damaged = append(res.Damaged, e.ID)
 			res.Failed[e.Model]++
-			res.FailedItems = append(res.FailedItems, e)
+			why := "its files in the run store are damaged"
+			if err := st.Check(e.ID); err != nil {
+				why = err.Error()
+			}
+			res.FailedItems = append(res.FailedItems, FailedItem{PlanEntry: e, Why: why})
 			if opts.Warn != nil {
-				opts.Warn(fmt.Sprintf("%v; it is not scored", st.Check(e.ID)))
+				opts.Warn(why + "; it is not scored")
 			}
 			continue
 		case store.Missing:

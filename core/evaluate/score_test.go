@@ -15,6 +15,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
+	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
@@ -54,6 +55,12 @@ func TestScoreDoesNotSaveVerdictsOfADeadScorer(t *testing.T) {
 	}
 	if u := res.Unscored[0]; u.Service != "asr" || u.Plugin != "sphinx" || !strings.Contains(u.String(), `the asr plugin "sphinx" failed: the asr plugin stopped`) {
 		t.Errorf("unscored item %+v does not name the scorer and its error", u)
+	}
+	// The summary counts them beside the rates, per model and condition.
+	for _, e := range score.Summarize(res.Summarized(), opts.Params).Entries {
+		if e.Items != 0 || e.Unscored != 2 {
+			t.Errorf("%s %s: %d in the rates, %d unscored; want 0 and 2", e.Model, e.Condition, e.Items, e.Unscored)
+		}
 	}
 	if n := verdicts(); n != 0 {
 		t.Errorf("%d items kept verdicts given while the scorer was dead", n)

@@ -322,6 +322,16 @@ func (s *Store) IDs() ([]string, error) {
 	return ids, nil
 }
 
+// Failure is why item id failed (its failure.json); "" for an item that did not fail.
+func (s *Store) Failure(id string) (string, error) {
+	if s.Status(id) != Failed {
+		return "", nil
+	}
+	var f failureInfo
+	err := readJSON(filepath.Join(s.ItemDir(id), "failure.json"), &f)
+	return f.Failure, err
+}
+
 // ReadMeta reads item id's item.json whatever its status: which (model, conversation)
 // it is and its key. Plans compare the keys of items on disk with their own.
 func (s *Store) ReadMeta(id string) (Meta, error) {

@@ -397,3 +397,41 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// A conversation of the plan that the store lacks (never played, or on a shard not
+// merged yet) is never dropped silently from the denominators: score names it, counts
+// it in the report, and exits 1; the next run plays it alone.
+func TestScoreCountsMissingConversations(t *testing.T) {
+	l := &lab{t: t, dir: t.TempDir()}
+	copyFile(t, buildPlugin(t, "examples/plugin-go"), filepath.Join(l.dir, "bin", "beeper"))
+	runFile := l.runFile("plugin.beeper, plugin.silent")
+	if code, out, errs := runCLI(t, l.dir, "run", "--no-score", runFile); code != ExitOK {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+	}
+	items, _ := filepath.Glob(filepath.Join(l.dir, "runs", "e", "items", "*", "item.json"))
+	if len(items) != 4 {
+		t.Fatalf("%d items played, want 4", len(items))
+	}
+	raw, _ := os.ReadFile(items[0])
+	m := regexp.MustCompile(`"model": "(\w+)",\s*"scenario_id": "([\w-]+)"`).FindStringSubmatch(string(raw))
+	if m == nil {
+		t.Fatalf("item.json without model and scenario:\n%s", raw)
+	}
+	if err := os.RemoveAll(filepath.Dir(items[0])); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, l.dir, "score", "runs/e")
+	if code != ExitFailed {
+		t.Fatalf("score with a conversation missing: exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "score", out, "scored 3 conversations", "1 conversations of the plan are missing from the run store", m[1]+"/"+m[2], "(1 unscored)")
+	inOrder(t, "score's error", errs, "1 conversations of the run's plan are not in", m[1]+"/"+m[2], "duplexmpe run "+runFile)
+	if rep, _ := os.ReadFile(filepath.Join(l.dir, "runs", "e", "report.md")); !strings.Contains(string(rep), "missing conversation | "+m[1]+"/"+m[2]) {
+		t.Errorf("the report does not name the missing conversation:\n%s", rep)
+	}
+	code, out, errs = runCLI(t, l.dir, "run", runFile)
+	if code != ExitOK {
+		t.Fatalf("run again: exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "run again", out, "plan "+m[1]+": 2 conversations: 1 reused, 1 to play (1 new)", "scored 4 conversations (1 now, 3 reused)")
+}
