@@ -96,7 +96,7 @@ func inOrder(t *testing.T, what, text string, want ...string) {
 }
 
 // lab is a third party's checkout: a git repository holding its own Go model plugin
-// (a copy of examples/plugin-go, the beeper), built the way `make build` builds plugins,
+// (a copy of examples/plugin-go, the speaker), built the way `make build` builds plugins,
 // and a run file that uses it beside the shipped plugins.
 type lab struct {
 	t   *testing.T
@@ -121,7 +121,7 @@ func newLab(t *testing.T) *lab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(l.dir, "beeper", "main.go"), string(src))
+	writeFile(t, filepath.Join(l.dir, "speaker", "main.go"), string(src))
 	writeFile(t, filepath.Join(l.dir, "go.sum"), string(sum))
 	writeFile(t, filepath.Join(l.dir, "go.mod"), "module example.com/lab\n\ngo 1.26.8\n\nrequire github.com/duplexmpe/duplexmpe v0.0.0\n\nreplace github.com/duplexmpe/duplexmpe => "+root+"\n")
 	writeFile(t, filepath.Join(l.dir, ".gitignore"), "/bin/\n/runs/\n/build/\n")
@@ -144,7 +144,7 @@ func (l *lab) git(args ...string) {
 // build is `make build` for the lab's plugin: the Makefile's reproducible flags.
 func (l *lab) build() {
 	l.t.Helper()
-	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", "bin/beeper", "./beeper")
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", "bin/speaker", "./speaker")
 	cmd.Dir = l.dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -153,7 +153,7 @@ func (l *lab) build() {
 }
 
 // runFile writes the lab's run file over the first shipped pair with the given models:
-// the lab's beeper (a tone: nothing to transcribe), always-talk (speech everywhere: the
+// the lab's speaker (one sentence, by flite, when the room goes quiet), always-talk (speech everywhere: the
 // ASR and the judge have work), silent; flite speaks the turns, pocketsphinx and the
 // lexical judge score, and a second judge block, "second", is the lexical judge again
 // under another name (plugins/openai's tests swap in a hosted judge).
@@ -173,7 +173,7 @@ func (l *lab) runFile(models string) string {
 	}
 	path := filepath.Join(l.dir, "run.hcl")
 	writeFile(l.t, path, fmt.Sprintf(`plugin "flite" { source = %q }
-plugin "beeper" { source = "bin/beeper" }
+plugin "speaker" { source = "bin/speaker" }
 plugin "talker" { source = %q }
 plugin "silent" { source = %q }
 plugin "pocketsphinx" {
@@ -230,7 +230,7 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 		t.Skip("builds a plugin and runs real plugins end to end")
 	}
 	l := newLab(t)
-	runFile := l.runFile("plugin.beeper, plugin.talker")
+	runFile := l.runFile("plugin.speaker, plugin.talker")
 	runDir := filepath.Join(l.dir, "runs", "e")
 	if code, out, errs := runCLI(t, l.dir, "lock", runFile); code != ExitOK {
 		t.Fatalf("lock: exit %d\n%s\n%s", code, out, errs)
@@ -240,9 +240,9 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
 	}
 	inOrder(t, "first run", out,
-		"plan beeper: 2 conversations: 0 reused, 2 to play (2 new)",
+		"plan speaker: 2 conversations: 0 reused, 2 to play (2 new)",
 		"plan talker: 2 conversations: 0 reused, 2 to play (2 new)",
-		"plugins started: beeper, talker, pocketsphinx, lexical",
+		"plugins started: speaker, talker, pocketsphinx, lexical",
 		"scored 4 conversations (4 now, 0 reused)")
 	if m := regexp.MustCompile(`scorer calls: (\d+) transcribed`).FindStringSubmatch(out); m == nil || m[1] == "0" {
 		t.Fatalf("the first run transcribed nothing; the test would prove nothing:\n%s", out)
@@ -259,40 +259,40 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 	}
 	inOrder(t, "run after a rebuild", out,
 		"tts plugin not started",
-		"plan beeper: 2 conversations: 2 reused", "plan talker: 2 conversations: 2 reused",
+		"plan speaker: 2 conversations: 2 reused", "plan talker: 2 conversations: 2 reused",
 		"plugins started: none",
-		"model beeper: 2 conversations: 2 reused, 0 played", "model talker: 2 conversations: 2 reused, 0 played",
+		"model speaker: 2 conversations: 2 reused, 0 played", "model talker: 2 conversations: 2 reused, 0 played",
 		"scored 4 conversations (0 now, 4 reused)", "plugins started: none")
 	if after := logSizes(t, runDir); fmt.Sprint(after) != fmt.Sprint(logs) {
 		t.Errorf("plugin logs grew in a run with nothing to do: %v, then %v", logs, after)
 	}
 
 	// A change of the plugin's code is refused, naming the run file's line and the fix.
-	src, _ := os.ReadFile(filepath.Join(l.dir, "beeper", "main.go"))
-	changed := strings.Replace(string(src), "440", "660", 1)
+	src, _ := os.ReadFile(filepath.Join(l.dir, "speaker", "main.go"))
+	changed := strings.Replace(string(src), "I heard you.", "I hear you.", 1)
 	if changed == string(src) {
-		t.Fatal("the beeper's source has no 440 to change")
+		t.Fatal("the speaker's source has no answer to change")
 	}
-	oldHash := sha256File(t, filepath.Join(l.dir, "bin", "beeper"))
-	writeFile(t, filepath.Join(l.dir, "beeper", "main.go"), changed)
+	oldHash := sha256File(t, filepath.Join(l.dir, "bin", "speaker"))
+	writeFile(t, filepath.Join(l.dir, "speaker", "main.go"), changed)
 	l.build()
-	newHash := sha256File(t, filepath.Join(l.dir, "bin", "beeper"))
+	newHash := sha256File(t, filepath.Join(l.dir, "bin", "speaker"))
 	code, out, errs = runCLI(t, l.dir, "run", runFile)
 	if code != ExitFailed {
 		t.Fatalf("run with a changed plugin: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "refusal", errs, runFile+`:2: plugin "beeper": its files hash to `+newHash+", but "+filepath.Join(l.dir, "run.lock.hcl")+" pins "+oldHash,
+	inOrder(t, "refusal", errs, runFile+`:2: plugin "speaker": its files hash to `+newHash+", but "+filepath.Join(l.dir, "run.lock.hcl")+" pins "+oldHash,
 		"re-pin it with `duplexmpe lock --upgrade "+runFile+"`")
-	writeFile(t, filepath.Join(l.dir, "beeper", "main.go"), string(src))
+	writeFile(t, filepath.Join(l.dir, "speaker", "main.go"), string(src))
 	l.build()
-	if got := sha256File(t, filepath.Join(l.dir, "bin", "beeper")); got != oldHash {
+	if got := sha256File(t, filepath.Join(l.dir, "bin", "speaker")); got != oldHash {
 		t.Fatalf("rebuilding the original source gave %s, not %s", got, oldHash)
 	}
 
 	// A model added to the finished run (and pinned: plain lock keeps the other pins)
 	// plays only its own conversations.
-	runFile = l.runFile("plugin.beeper, plugin.talker, plugin.silent")
-	if code, out, errs := runCLI(t, l.dir, "lock", runFile); code != ExitOK || !strings.Contains(out, `plugin "beeper": 0.1.0 `+oldHash+" (unchanged)") {
+	runFile = l.runFile("plugin.speaker, plugin.talker, plugin.silent")
+	if code, out, errs := runCLI(t, l.dir, "lock", runFile); code != ExitOK || !strings.Contains(out, `plugin "speaker": 0.2.0 `+oldHash+" (unchanged)") {
 		t.Fatalf("lock with a new model: exit %d\n%s\n%s", code, out, errs)
 	}
 	code, out, errs = runCLI(t, l.dir, "run", runFile)
@@ -300,10 +300,10 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 		t.Fatalf("run with a new model: exit %d\n%s\n%s", code, out, errs)
 	}
 	inOrder(t, "run with a new model", out,
-		"plan beeper: 2 conversations: 2 reused", "plan talker: 2 conversations: 2 reused",
+		"plan speaker: 2 conversations: 2 reused", "plan talker: 2 conversations: 2 reused",
 		"plan silent: 2 conversations: 0 reused, 2 to play (2 new)",
 		"plugins started: silent, pocketsphinx, lexical",
-		"model beeper: 2 conversations: 2 reused, 0 played",
+		"model speaker: 2 conversations: 2 reused, 0 played",
 		"model talker: 2 conversations: 2 reused, 0 played",
 		"model silent: 2 conversations: 0 reused, 2 played",
 		"scored 6 conversations (2 now, 4 reused)")
@@ -311,17 +311,17 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 	// Changing one model invalidates only that model's items, and the run says which
 	// field changed.
 	cfg, _ := os.ReadFile(runFile)
-	writeFile(t, runFile, strings.Replace(string(cfg), `plugin "beeper" { source = "bin/beeper" }`, "plugin \"beeper\" {\n  source = \"bin/beeper\"\n  config {\n    tone_hz = 880\n  }\n}", 1))
+	writeFile(t, runFile, strings.Replace(string(cfg), `plugin "speaker" { source = "bin/speaker" }`, "plugin \"speaker\" {\n  source = \"bin/speaker\"\n  config {\n    pause_s = 2\n  }\n}", 1))
 	code, out, errs = runCLI(t, l.dir, "run", runFile)
 	if code != ExitOK {
 		t.Fatalf("run with a changed model: exit %d\n%s\n%s", code, out, errs)
 	}
 	inOrder(t, "run with a changed model", out,
-		"plan beeper: 2 conversations: 0 reused, 2 to play (2 model.config.tone_hz: 440 -> 880; model.identity.tone_hz: 440 -> 880)",
+		"plan speaker: 2 conversations: 0 reused, 2 to play (2 model.config.pause_s: 1 -> 2; model.identity.pause_s: 1 -> 2)",
 		"plan talker: 2 conversations: 2 reused", "plan silent: 2 conversations: 2 reused",
 		"2 items of earlier plans are kept",
-		"plugins started: beeper, pocketsphinx, lexical",
-		"model beeper: 2 conversations: 0 reused, 2 played", "model talker: 2 conversations: 2 reused, 0 played",
+		"plugins started: speaker, pocketsphinx, lexical",
+		"model speaker: 2 conversations: 0 reused, 2 played", "model talker: 2 conversations: 2 reused, 0 played",
 		"scored 6 conversations (2 now, 4 reused)")
 
 	// Another judge block on the scored run, as a view of its own: every item is scored
@@ -353,7 +353,7 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 		t.Fatalf("compare: exit %d\n%s\n%s", code, out, errs)
 	}
 	inOrder(t, "compare", out, "A: runs/e (judge lexical)", "B: views/second (judge second)")
-	for _, m := range []string{"beeper", "silent", "talker"} {
+	for _, m := range []string{"speaker", "silent", "talker"} {
 		if !regexp.MustCompile(m + `\s+explicit\s+accuracy\s+1\s+0\s+0\s`).MatchString(out) {
 			t.Errorf("compare does not pair %s's one explicit item, lacking none:\n%s", m, out)
 		}
@@ -364,9 +364,9 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 // plays: a typo in the judge's config fails the run at once, with nothing played.
 func TestRunConfiguresTheJudgeBeforePlaying(t *testing.T) {
 	l := &lab{t: t, dir: t.TempDir()}
-	copyFile(t, "../../examples/plugin-go/main.go", filepath.Join(l.dir, "beeper", "main.go"))
-	copyFile(t, buildPlugin(t, "examples/plugin-go"), filepath.Join(l.dir, "bin", "beeper"))
-	runFile := l.runFile("plugin.beeper, plugin.silent")
+	copyFile(t, "../../examples/plugin-go/main.go", filepath.Join(l.dir, "speaker", "main.go"))
+	copyFile(t, buildPlugin(t, "examples/plugin-go"), filepath.Join(l.dir, "bin", "speaker"))
+	runFile := l.runFile("plugin.speaker, plugin.silent")
 	src, err := os.ReadFile(runFile)
 	if err != nil {
 		t.Fatal(err)
@@ -403,8 +403,8 @@ func copyFile(t *testing.T, from, to string) {
 // it in the report, and exits 1; the next run plays it alone.
 func TestScoreCountsMissingConversations(t *testing.T) {
 	l := &lab{t: t, dir: t.TempDir()}
-	copyFile(t, buildPlugin(t, "examples/plugin-go"), filepath.Join(l.dir, "bin", "beeper"))
-	runFile := l.runFile("plugin.beeper, plugin.silent")
+	copyFile(t, buildPlugin(t, "examples/plugin-go"), filepath.Join(l.dir, "bin", "speaker"))
+	runFile := l.runFile("plugin.speaker, plugin.silent")
 	if code, out, errs := runCLI(t, l.dir, "run", "--no-score", runFile); code != ExitOK {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
 	}
