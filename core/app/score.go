@@ -314,7 +314,7 @@ func incomplete(res *ScoreResult, j scoreJob) error {
 			n, j.st.Dir(), res.Missing[0].Model, res.Missing[0].ScenarioID, j.file.Path))
 	}
 	if n := len(res.Damaged); n > 0 {
-		reasons = append(reasons, fmt.Sprintf("%d conversations are damaged in %s and were not scored (the report counts them as failed): run `duplexmpe run %s` to play them again, then score",
+		reasons = append(reasons, fmt.Sprintf("%d conversations are damaged in %s and were not scored (the report counts them as failed): run `duplexmpe run` on %s to play them again, then score",
 			n, j.st.Dir(), j.file.Path))
 	}
 	if len(reasons) == 0 {
