@@ -13,6 +13,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -76,12 +77,13 @@ func (s *Starter) WithIdentities(dir string) *Starter {
 // Start would check before running anything are checked here (the lock file, the
 // checksum), and the version pins against the recorded version.
 func (s *Starter) Know(ctx context.Context, b *config.PluginBlock) (*Known, error) {
+	// Refusals are deterministic failures (core/fault), as in Start.
 	hash, err := Hash(b.Spec)
 	if err != nil {
-		return nil, err
+		return nil, fault.Deterministic(err)
 	}
 	if err := s.Pins.CheckFiles(b, hash); err != nil {
-		return nil, err
+		return nil, fault.Deterministic(err)
 	}
 	k := &Known{Block: b, Hash: hash, s: s}
 	if hash != "" && s.Opts.IdentityDir != "" {
@@ -91,13 +93,13 @@ func (s *Starter) Know(ctx context.Context, b *config.PluginBlock) (*Known, erro
 	}
 	if rec, ok := k.readRecord(); ok {
 		if err := pluginhost.VerifyChecksum(b.Spec); err != nil {
-			return nil, err
+			return nil, fault.Deterministic(err)
 		}
 		if err := s.Pins.CheckVersion(b, rec.Info.Version); err != nil {
-			return nil, err
+			return nil, fault.Deterministic(err)
 		}
 		if v := b.Spec.Version; v != "" && v != rec.Info.Version {
-			return nil, fmt.Errorf("plugin %q: version %q is pinned, but the plugin is version %q", b.Name, v, rec.Info.Version)
+			return nil, fault.Deterministicf("plugin %q: version %q is pinned, but the plugin is version %q", b.Name, v, rec.Info.Version)
 		}
 		k.Info, k.Config, k.Voices, k.FromRecord = rec.Info, rec.Config, rec.Voices, true
 		return k, nil

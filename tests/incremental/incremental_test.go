@@ -27,6 +27,9 @@ import (
 const (
 	ExitOK     = cli.ExitOK
 	ExitFailed = cli.ExitFailed
+	// ExitDeterministic: the run file or a plugin's files must change (a refused pin,
+	// a config the plugin's schema rejects).
+	ExitDeterministic = cli.ExitDeterministic
 )
 
 func TestMain(m *testing.M) {
@@ -278,7 +281,7 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 	l.build()
 	newHash := sha256File(t, filepath.Join(l.dir, "bin", "speaker"))
 	code, out, errs = runCLI(t, l.dir, "run", runFile)
-	if code != ExitFailed {
+	if code != ExitDeterministic {
 		t.Fatalf("run with a changed plugin: exit %d\n%s\n%s", code, out, errs)
 	}
 	inOrder(t, "refusal", errs, runFile+`:2: plugin "speaker": its files hash to `+newHash+", but "+filepath.Join(l.dir, "run.lock.hcl")+" pins "+oldHash,
@@ -378,7 +381,7 @@ func TestRunConfiguresTheJudgeBeforePlaying(t *testing.T) {
 	writeFile(t, runFile, typo)
 	dir := l.dir
 	code, out, errs := runCLI(t, dir, "run", runFile)
-	if code != ExitFailed || !strings.Contains(errs, "strictnes") {
+	if code != ExitDeterministic || !strings.Contains(errs, "strictnes") {
 		t.Fatalf("run with a typo in the judge's config: exit %d\n%s\n%s", code, out, errs)
 	}
 	if items, _ := os.ReadDir(filepath.Join(dir, "runs", "e", "items")); len(items) > 0 {
