@@ -287,6 +287,9 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 	if err := writeScored(dir, sr); err != nil {
 		return nil, err
 	}
+	if err := report.Save(dir, res.Summary, res.Meta); err != nil {
+		return nil, err
+	}
 	findings, err := report.Write(dir, res.Summary, res.Meta)
 	if err != nil {
 		return nil, err
