@@ -7,7 +7,7 @@ loader from local checkpoints.
 Opt-in (DUPLEXMPE_UPSTREAM_SLOW=1): Voila fixes its AudioTransformer at 4 layers of 1024
 (about 50 M parameters, not set by the model config), and every model step runs it over
 the 4 codebooks. Measured on a 2-core machine: about 0.09 s of CPU per step, 2.4 steps
-per 40 ms frame with the tiny model, so hand-08's ~1,900 frames need about 7-8 min of
+per 40 ms frame with the tiny model, so hand-08's ~1,900 frames need about 8 min of
 CPU, which on a loaded 2-core machine did not finish within half an hour. `make
 test-adapters` skips it, saying so, unless the variable is set."""
 
@@ -24,8 +24,8 @@ SLOW = "DUPLEXMPE_UPSTREAM_SLOW"
 
 pytestmark = pytest.mark.skipif(
     os.environ.get(SLOW) != "1",
-    reason=f"{SLOW} is not 1: Voila's shipped conversation (hand-08, about 1,900 steps of its fixed 50 M-parameter "
-           f"AudioTransformer, 7-8 min of CPU) is opt-in; run `{SLOW}=1 make test-adapters` on a machine with "
+    reason=f"{SLOW} is not 1: Voila's shipped conversation (hand-08: about 1,900 frames, each at least one step of its fixed "
+           f"50 M-parameter AudioTransformer, about 8 min of CPU) is opt-in; run `{SLOW}=1 make test-adapters` on a machine with "
            "spare cores to play it")
 
 
