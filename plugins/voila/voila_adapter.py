@@ -37,8 +37,8 @@ NAME = "voila"
 VERSION = "0.1.0"
 # What this adapter was verified against, for README.md and Describe.
 VERIFIED = ("Voila 6ba63bf's own code with tiny random models on CPU (make test-adapters): the step function "
-            "equals run_generate token for token; a shipped conversation through this plugin is tested there but has not "
-            "yet finished on a 2-core machine; never run on "
+            "equals run_generate token for token; a shipped conversation through this plugin is an opt-in test there "
+            "(DUPLEXMPE_UPSTREAM_SLOW=1) that has not yet finished on a 2-core machine; never run on "
             "a GPU with the real weights. Deviations from infer.py: input encoded per 40 ms frame with 1 s of context "
             "and output decoded per frame (not whole files); the model waits for input not yet heard; pyannote's "
             "speaker checkpoint loads with torch's weights_only off.")
