@@ -160,7 +160,7 @@ func sampleRateCode(rate int) (code uint64, extra uint64, extraBits uint) {
 func (e *frameEncoder) frame(num uint64, blk []int32) []byte {
 	w := &e.bw
 	w.reset()
-	w.write(0xFFF8, 16) // sync code, reserved bit, fixed block size
+	w.write(0xFFF8, 16)    // sync code, reserved bit, fixed block size
 	var bsCode uint64 = 12 // 4096
 	if len(blk) != flacBlockSize {
 		bsCode = 7 // 16-bit (block size - 1) after the header
