@@ -4,14 +4,15 @@
 //	runs/<name>/items/<id>/item.json  which (model, conversation) this is, and its id key
 //	                      timeline.json   the actual preamble and turn spans (session.Record.Timeline)
 //	                      episodes.json   model speech episodes on the audible output (protocol section 4)
-//	                      audible.wav     the audible output, 32-bit float, sample-aligned with the timeline
+//	                      audible.flac    the audible output, 16-bit FLAC, sample-aligned with the timeline
+//	                                      (audible.wav, 32-bit float, in runs written before: audible.go)
 //	                      text.json       the model's text channel pieces
 //	                      session.json    format, frames, per-frame latency, the wait after T
 //	                      failure.json    why the conversation failed (failed items only)
 //	                      verdicts.json   written later by scoring
 //	                      done | failed   the marker, written last
 //
-// Every file, audible.wav included, is written atomically and durably (core/atomicfile:
+// Every file, the audio included, is written atomically and durably (core/atomicfile:
 // a temporary file in the same folder, fsynced, renamed, then the folder fsynced), and the
 // marker goes last: a crash never leaves an item that looks finished. An item
 // without a marker is treated as never run. Resuming a run reuses done items and runs
@@ -30,7 +31,6 @@ import (
 	"sort"
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
-	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/session"
@@ -392,8 +392,8 @@ func (s *Store) Save(meta Meta, rec *session.Record) error {
 		}
 	}
 	if rec.Audible.Rate > 0 {
-		if err := audio.WriteWAVAs(filepath.Join(dir, "audible.wav"), rec.Audible, audio.Float32); err != nil {
-			return fmt.Errorf("store: %w", err)
+		if err := writeAudible(dir, rec.Audible); err != nil {
+			return err
 		}
 	}
 	marker := markerDone
@@ -439,11 +439,11 @@ func (s *Store) Load(id string) (*Item, error) {
 	it.Record.ConversationID = it.Meta.ScenarioID
 	it.Record.Format, it.Record.Frames, it.Record.Latency, it.Record.TWait = info.Format, info.Frames, info.Latency, info.TWait
 	it.Record.Failure = fail.Failure
-	if wav := filepath.Join(dir, "audible.wav"); exists(wav) {
-		pcm, err := audio.ReadWAV(wav)
-		if err != nil {
-			return nil, fmt.Errorf("store: item %s: %w", id, err)
-		}
+	pcm, ok, err := readAudible(dir)
+	if err != nil {
+		return nil, fmt.Errorf("store: item %s: %w", id, err)
+	}
+	if ok {
 		it.Record.Audible = pcm
 	}
 	return it, nil
