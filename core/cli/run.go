@@ -33,7 +33,8 @@ func newRunCmd(st *State) *cobra.Command {
 			"The main table is printed at the end.\n\n" +
 			"Re-running resumes: finished conversations are reused, failed ones retried. With\n" +
 			"--shard i/N only a deterministic slice is played (and nothing is scored); combine\n" +
-			"shard directories with `duplexmpe merge`, then `duplexmpe score`.",
+			"shard directories with `duplexmpe merge`, then `duplexmpe score`. What the run will\n" +
+			"cost is printed first (see `duplexmpe plan`).",
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			shard := store.All
@@ -67,6 +68,12 @@ func newRunCmd(st *State) *cobra.Command {
 					continue
 				}
 				found = true
+				// What the run will cost, before anything starts (`duplexmpe plan`).
+				if p, err := app.Plan(f, ev, app.PlanOptions{Shard: shard}); err == nil {
+					printPlan(st.Stdout, p)
+				} else {
+					fmt.Fprintf(st.Stderr, "warning: no plan for evaluation %q: %v\n", ev.Name, err)
+				}
 				res, err := app.Evaluate(st.Ctx, s, ev, opts, ui)
 				if err != nil {
 					return reported(st, f, args[0], err)
