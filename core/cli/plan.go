@@ -165,8 +165,8 @@ func printPlan(w io.Writer, r *app.PlanResult) {
 		shard = ", shard " + r.Shard.String()
 	}
 	fmt.Fprintf(w, "Plan: evaluation %q -> %s%s\n", r.Evaluation, r.Out, shard)
-	fmt.Fprintf(w, "  %d models x %d conversations x %d %s = %d items: %d done, %d to play (%d failed, %d damaged, %d stale among them)\n",
-		r.Models, r.Conversations, r.Repeats, pluralWord(r.Repeats, "repeat"), t.Items, t.Done, t.ToPlay(), t.Failed, t.Damaged, t.Stale)
+	fmt.Fprintf(w, "  %d %s x %d conversations x %d %s = %d items: %d done, %d to play (%d failed, %d damaged, %d stale among them)\n",
+		r.Models, pluralWord(r.Models, "model"), r.Conversations, r.Repeats, pluralWord(r.Repeats, "repeat"), t.Items, t.Done, t.ToPlay(), t.Failed, t.Damaged, t.Stale)
 	fmt.Fprintf(w, "  conversation lengths: %s\n\n", r.DurationsFrom)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  model\titems\tdone\tto play\taudio h\tdisk\tplay time\tscore time\trates from")
