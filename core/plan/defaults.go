@@ -5,15 +5,23 @@ package plan
 const SecondsPerWord = 0.375
 
 // Defaults are the rates of a model with no measurement of its own, measured on the
-// 2-core development machine (docs/scale.md): the harness's own play cost per
-// conversation with the silent baseline (make bench-scale), the JSON files of an item,
-// the scoring of a conversation with speech in it (pocketsphinx and the lexical judge,
-// the baselines run), and as the audio an upper bound: 16-bit FLAC of a model that
-// talks the whole conversation at 24 kHz. A model's RTF is never assumed.
+// 2-core development machine (docs/scale.md, "Measured"):
+//
+//   - PlayOverheadS: the harness's own host CPU per conversation, playing the silent
+//     baseline over 1,000 generated conversations (make bench-scale);
+//   - DiskPerItem: an item's files other than its audio, verdicts included;
+//   - DiskPerAudioS: the most audio per second of conversation of the baselines
+//     measured, 16-bit FLAC of the beeper (a 440 Hz tone two thirds of the time, at
+//     24 kHz): 7.8 KB/s. A model that talks more, or whose silence is noise rather than
+//     zeros, takes more: measure a pilot run (--measured);
+//   - ScorePerItemS: scoring a conversation of the shipped baselines with one worker
+//     (pocketsphinx and the lexical judge).
+//
+// A model's RTF is never assumed.
 var Defaults = Rates{
 	PlayOverheadS: 1.3,
 	DiskPerItem:   18e3,
-	DiskPerAudioS: 28.8e3,
-	ScorePerItemS: 2.5,
+	DiskPerAudioS: 7.8e3,
+	ScorePerItemS: 5,
 	Source:        "defaults measured on the development machine (docs/scale.md)",
 }
