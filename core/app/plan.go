@@ -137,7 +137,7 @@ func planScenarios(ds *config.Dataset) ([]dataset.Scenario, float64, string, err
 		return d.Scenarios, pre, "the built dataset " + ds.Out, nil
 	}
 	preWords := len(strings.Fields(construct.DefaultPreamble))
-	from := fmt.Sprintf("words at %.2f s each (flite, measured); build the dataset for exact lengths", plan.SecondsPerWord)
+	from := fmt.Sprintf("words at %.3f s each (flite, measured); build the dataset for exact lengths", plan.SecondsPerWord)
 	switch {
 	case ds.Generate == nil:
 		d, err := dataset.Load(ds.Scenarios)
