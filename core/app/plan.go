@@ -59,6 +59,11 @@ func (r *PlanResult) Fits() bool {
 // the audio hours, the disk, and the time to play and score, per model. Item statuses
 // are matched by model and scenario: an item finished by a plugin that has changed since
 // counts as done here, though `run` plays it again (its id differs).
+//
+// When the store exposes the plan as data (items with their ids and statuses done,
+// todo, failed, damaged, stale), storeStatuses and everyNth give way to it: each of its
+// items becomes a plan.Item with AudioS from conversationSeconds, and a shard is the
+// items whose id it contains.
 func Plan(f *config.File, ev *config.Evaluation, opts PlanOptions) (*PlanResult, error) {
 	ds := f.Dataset(ev.Dataset)
 	if ds == nil {
