@@ -394,22 +394,93 @@ type FLACInfo struct {
 	Samples              int64 // per channel; 0 when unknown
 }
 
-// StatFLAC reads only the STREAMINFO of the FLAC file at path.
+// StatFLAC reads the STREAMINFO of the FLAC file at path and checks, without decoding
+// the stream, that it is complete: its last frame ends the file, both its CRCs hold, and
+// it ends at the sample count STREAMINFO declares. A cut file is an error wrapping
+// ErrFLAC, as a cut WAV is for StatWAV. (A bit flipped inside an earlier frame is found
+// only by decoding: DecodeFLAC.)
 func StatFLAC(path string) (FLACInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return FLACInfo{}, err
 	}
 	defer f.Close()
-	var b [42]byte
-	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return FLACInfo{}, fmt.Errorf("%s: %w", path, flacErrorf("too short for a FLAC header"))
+	fi, err := f.Stat()
+	if err != nil {
+		return FLACInfo{}, err
 	}
-	info, err := parseStreamInfo(b[:])
+	info, err := statFLAC(f, fi.Size())
 	if err != nil {
 		return info, fmt.Errorf("%s: %w", path, err)
 	}
 	return info, nil
+}
+
+func statFLAC(r io.ReaderAt, size int64) (FLACInfo, error) {
+	var b [42]byte
+	if _, err := r.ReadAt(b[:], 0); err != nil {
+		return FLACInfo{}, flacErrorf("too short for a FLAC header")
+	}
+	info, err := parseStreamInfo(b[:])
+	if err != nil {
+		return info, err
+	}
+	// The frames start after the last metadata block.
+	pos := int64(4)
+	for {
+		var h [4]byte
+		if _, err := r.ReadAt(h[:], pos); err != nil {
+			return info, flacErrorf("truncated metadata")
+		}
+		pos += 4 + int64(h[1])<<16 | int64(h[2])<<8 | int64(h[3])
+		if pos > size {
+			return info, flacErrorf("truncated metadata block of type %d", h[0]&0x7F)
+		}
+		if h[0]&0x80 != 0 {
+			break
+		}
+	}
+	if pos == size {
+		if info.Samples != 0 {
+			return info, flacErrorf("truncated: STREAMINFO declares %d samples and the file has no frames", info.Samples)
+		}
+		return info, nil
+	}
+	if info.Samples == 0 {
+		return info, nil // a stream of unknown length: nothing to check its end against
+	}
+	// The last frame is at most STREAMINFO's largest frame (when known) from the end.
+	span := size - pos
+	if maxFrame := int64(b[15])<<16 | int64(b[16])<<8 | int64(b[17]); maxFrame > 0 {
+		span = min(span, maxFrame)
+	} else {
+		span = min(span, 1<<20)
+	}
+	tail := make([]byte, span)
+	if _, err := r.ReadAt(tail, size-span); err != nil {
+		return info, err
+	}
+	dec := frameDecoder{info: info}
+	minBlock := int64(binary.BigEndian.Uint16(b[8:10]))
+	for p := range len(tail) - 1 {
+		if tail[p] != 0xFF || tail[p+1]&0xFE != 0xF8 {
+			continue
+		}
+		chans := make([][]int32, info.Channels)
+		n, err := dec.frame(tail[p:], chans)
+		if err != nil || p+n != len(tail) {
+			continue
+		}
+		first := int64(dec.number) // the first sample's number in a variable-block stream
+		if !dec.variable {
+			first *= minBlock
+		}
+		if end := first + int64(len(chans[0])); end != info.Samples {
+			return info, flacErrorf("truncated: STREAMINFO declares %d samples, the last frame ends at sample %d", info.Samples, end)
+		}
+		return info, nil
+	}
+	return info, flacErrorf("truncated: the file does not end with a complete frame")
 }
 
 func parseStreamInfo(b []byte) (FLACInfo, error) {
@@ -585,6 +656,10 @@ func samplesMD5(chans [][]int32, bitsPerSample int) []byte {
 
 type frameDecoder struct {
 	info FLACInfo
+	// Of the frame decoded last: its number (of a sample when variable, else of a
+	// frame) and whether the stream has variable block sizes.
+	number   uint64
+	variable bool
 }
 
 // frame decodes one frame at the start of b, appending its samples to chans, and
@@ -594,13 +669,15 @@ func (d *frameDecoder) frame(b []byte, chans [][]int32) (int, error) {
 	if r.bits(15) != 0x7FFC {
 		return 0, flacErrorf("lost frame sync")
 	}
-	r.bits(1) // blocking strategy: the frame number is read and not needed
+	d.variable = r.bits(1) == 1
 	bsCode, rateCode := r.bits(4), r.bits(4)
 	chCode, sizeCode := r.bits(4), r.bits(3)
 	r.bits(1)
-	if err := r.utf8(); err != nil {
+	num, err := r.utf8()
+	if err != nil {
 		return 0, err
 	}
+	d.number = num
 	var bs int
 	switch {
 	case bsCode == 0:
@@ -732,18 +809,25 @@ func (r *bitReader) unary() uint64 {
 
 func (r *bitReader) align() { r.pos = (r.pos + 7) &^ 7 }
 
-func (r *bitReader) utf8() error {
+// utf8 reads a frame or sample number in FLAC's extended UTF-8 coding.
+func (r *bitReader) utf8() (uint64, error) {
 	first := r.bits(8)
 	n := bits.LeadingZeros8(^uint8(first))
 	if n == 1 || n > 7 {
-		return flacErrorf("malformed frame number")
+		return 0, flacErrorf("malformed frame number")
+	}
+	v := first
+	if n > 1 {
+		v &= 1<<(7-n) - 1
 	}
 	for i := 1; i < n; i++ {
-		if r.bits(8)&0xC0 != 0x80 {
-			return flacErrorf("malformed frame number")
+		c := r.bits(8)
+		if c&0xC0 != 0x80 {
+			return 0, flacErrorf("malformed frame number")
 		}
+		v = v<<6 | c&0x3F
 	}
-	return r.err
+	return v, r.err
 }
 
 func (r *bitReader) subframe(bs, bps int) ([]int64, error) {

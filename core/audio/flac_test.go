@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -168,6 +169,18 @@ func TestDecodeFLACReadsDebianFlac(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", in.name, level, err)
 			}
+			// flac's own streams (seek table, padding, 1152-sample blocks) end where
+			// their STREAMINFO says; cut, they do not.
+			if info, err := StatFLAC(out); err != nil || info.Samples != n || info.Channels != in.channels || info.Bits != in.bits {
+				t.Fatalf("%s %s: StatFLAC = %+v, %v", in.name, level, info, err)
+			}
+			cut := filepath.Join(dir, "cut.flac")
+			if err := os.WriteFile(cut, b[:len(b)-len(b)/5], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := StatFLAC(cut); !errors.Is(err, ErrFLAC) {
+				t.Fatalf("%s %s: StatFLAC of a cut stream: %v, want ErrFLAC", in.name, level, err)
+			}
 			if p.Rate != 16000 || len(p.Samples) != n {
 				t.Fatalf("%s %s: %d Hz, %d samples", in.name, level, p.Rate, len(p.Samples))
 			}
@@ -280,9 +293,32 @@ func TestDecodeFLACRefusesDamage(t *testing.T) {
 		"flipped header bit":    flip(good, 60),
 		"flipped STREAMINFO md": flip(good, 30),
 	}
+	dir := t.TempDir()
 	for name, b := range cases {
 		if _, _, err := DecodeFLAC(b); !errors.Is(err, ErrFLAC) {
 			t.Errorf("%s: err = %v, want ErrFLAC", name, err)
+		}
+		// StatFLAC reads only the header and the last frame, so it finds a cut
+		// stream (and not a bit flipped inside an earlier frame).
+		if strings.HasPrefix(name, "flipped") && name != "flipped sample bit" {
+			continue
+		}
+		path := filepath.Join(dir, "damaged.flac")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := StatFLAC(path); !errors.Is(err, ErrFLAC) {
+			t.Errorf("StatFLAC, %s: err = %v, want ErrFLAC", name, err)
+		}
+	}
+	// A cut at every byte of the last frames, and one block's worth short.
+	path := filepath.Join(dir, "cut.flac")
+	for cut := 1; cut < 600; cut += 7 {
+		if err := os.WriteFile(path, good[:len(good)-cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := StatFLAC(path); !errors.Is(err, ErrFLAC) {
+			t.Fatalf("StatFLAC with %d bytes cut: err = %v, want ErrFLAC", cut, err)
 		}
 	}
 }
