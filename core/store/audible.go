@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -75,6 +76,30 @@ func quantisation(p audio.PCM) (exact bool, clipped int, maxErr float64) {
 		}
 	}
 	return exact, clipped, maxErr
+}
+
+// checkAudible checks, without decoding it, that the audio file at path is complete and
+// in the format the store writes there (16-bit mono FLAC; 32-bit float mono WAV in older
+// runs) at rate, and returns its length in samples.
+func checkAudible(path string, rate int) (int64, error) {
+	if filepath.Base(path) == AudibleFLAC {
+		fi, err := audio.StatFLAC(path)
+		if err != nil {
+			return 0, errors.Unwrap(err) // without the path: the caller names the item
+		}
+		if fi.Bits != 16 || fi.Channels != 1 || fi.Rate != rate {
+			return 0, fmt.Errorf("it is %d-bit, %d channels at %d Hz, not 16-bit mono at the model's %d Hz", fi.Bits, fi.Channels, fi.Rate, rate)
+		}
+		return fi.Samples, nil
+	}
+	w, err := audio.StatWAV(path)
+	if err != nil {
+		return 0, err
+	}
+	if !w.Float || w.Bits != 32 || w.Channels != 1 || w.Rate != rate {
+		return 0, fmt.Errorf("it is %s, not 32-bit float mono at the model's %d Hz", w.Describe(), rate)
+	}
+	return w.Frames, nil
 }
 
 // readAudible reads the audio of item directory dir, whichever format it is in; ok is

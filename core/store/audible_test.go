@@ -23,6 +23,7 @@ func TestAudibleIsStoredAs16BitFLAC(t *testing.T) {
 	}
 	float[10], float[11] = 1.5, -2 // beyond full scale
 	rec.Audible = audio.PCM{Samples: float, Rate: 24000}
+	rec.Frames = len(float) / rec.Format.FrameSize // Check wants the audio as long as the frames played
 	must(t, s.Save(meta(id), rec))
 	dir := s.ItemDir(id)
 	if AudibleFile(dir) != filepath.Join(dir, AudibleFLAC) || exists(filepath.Join(dir, AudibleWAV)) {
@@ -92,6 +93,12 @@ func TestOldFloatWAVItemsStillLoad(t *testing.T) {
 	}
 	if !slices.Equal(it.Record.Audible.Samples, float) || it.Record.Audible.Rate != 24000 {
 		t.Fatal("the float32 audio of an old item did not load exactly")
+	}
+	// Verified as before: a cut audible.wav is damaged.
+	wav, _ := os.ReadFile(filepath.Join(dir, AudibleWAV))
+	must(t, os.WriteFile(filepath.Join(dir, AudibleWAV), wav[:len(wav)-400], 0o644))
+	if st, err := s.Status(id), s.Check(id); st != Damaged || err == nil || !strings.Contains(err.Error(), "audible.wav") {
+		t.Errorf("a cut audible.wav: status %v, %v", st, err)
 	}
 	// A damaged audio file is an error naming the item, never a shorter clip.
 	must(t, s.Save(meta(id), rec))

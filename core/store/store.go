@@ -205,8 +205,9 @@ func statusOf(dir string) Status {
 // Check verifies a marked item as it is read: one marker only; every file there and
 // parseable; item.json naming this id, and (when it carries its key) a key that hashes
 // to it with the model and scenario it names, so an item is never scored under another
-// model; audible.wav complete, float mono at the model's output rate, and for a done
-// item exactly as long as the frames played. It returns nil for a sound item, and for a
+// model; the audible output (audible.flac, or audible.wav in older runs: audible.go)
+// complete, mono at the model's output rate, and for a done item exactly as long as the
+// frames played. It returns nil for a sound item, and for a
 // missing one.
 func (s *Store) Check(id string) error {
 	dir := s.ItemDir(id)
@@ -262,26 +263,27 @@ func (s *Store) Check(id string) error {
 	if st == Failed && fail.Failure == "" {
 		return damaged("failure.json says no reason")
 	}
-	wav := filepath.Join(dir, "audible.wav")
 	f := info.Format
 	if f.OutputRate <= 0 {
 		return nil // failed before the model declared its format: nothing was heard
 	}
-	w, err := audio.StatWAV(wav)
-	if err != nil {
-		if st == Failed && errors.Is(err, fs.ErrNotExist) {
+	path := AudibleFile(dir)
+	if path == "" {
+		if st == Failed {
 			return nil
 		}
-		return damaged("audible.wav: %v", err)
+		return damaged("%s: it is missing", AudibleFLAC)
 	}
-	if !w.Float || w.Bits != 32 || w.Channels != 1 || w.Rate != f.OutputRate {
-		return damaged("audible.wav is %s, not 32-bit float mono at the model's %d Hz", w.Describe(), f.OutputRate)
+	name := filepath.Base(path)
+	samples, err := checkAudible(path, f.OutputRate)
+	if err != nil {
+		return damaged("%s: %v", name, err)
 	}
 	if st == Done && f.InputRate > 0 {
 		want := int64(info.Frames) * int64(f.FrameSize) * int64(f.OutputRate) / int64(f.InputRate)
-		if w.Frames != want {
-			return damaged("audible.wav holds %d samples, but %d frames of %d at %d Hz make %d at %d Hz",
-				w.Frames, info.Frames, f.FrameSize, f.InputRate, want, f.OutputRate)
+		if samples != want {
+			return damaged("%s holds %d samples, but %d frames of %d at %d Hz make %d at %d Hz",
+				name, samples, info.Frames, f.FrameSize, f.InputRate, want, f.OutputRate)
 		}
 	}
 	return nil
