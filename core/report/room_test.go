@@ -248,6 +248,10 @@ func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
 	if !strings.Contains(diag, "<td>tone <b>(no speech in any conversation)</b></td><td>1</td><td>1</td><td>1</td>") || strings.Contains(diag, "<td>ear") {
 		t.Errorf("the no-speech diagnostic reads:\n%s", diag)
 	}
+	// It points at the file the store wrote (audible.flac), which duplexmpe vad reads.
+	if !strings.Contains(diag, `/audible.flac">`) {
+		t.Errorf("the no-speech diagnostic does not link the item's audible.flac:\n%s", diag)
+	}
 
 	// Re-rendering reuses every recording; an item that is gone loses its files.
 	wav := filepath.Join(runDir, ViewerDir, ids[0]+".wav")
