@@ -35,6 +35,22 @@ func TestPlanOfThePaperRun(t *testing.T) {
 		"minicpm_o", "4000", "moshi", "flm_audio", "voila", "freeze_omni", "cascade", "total", "24000",
 		"disk when done:", "note: model minicpm_o: no measured play rate", "--rtf minicpm_o=")
 
+	// The whole paper run (2,000 pairs, 24,000 items) fits well under 30 GB at the
+	// default disk rate (the beeper's FLAC audio, the most of the baselines measured).
+	code, out, errs = runInDir(t, t.TempDir(), nil, "plan", paper, "--json")
+	var whole []struct {
+		Total struct {
+			Items     int      `json:"items"`
+			DiskBytes *float64 `json:"disk_bytes"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(out), &whole); code != ExitOK || err != nil || len(whole) != 1 {
+		t.Fatalf("--json: exit %d, %v\n%s\n%s", code, err, out, errs)
+	}
+	if w := whole[0].Total; w.Items != 24000 || w.DiskBytes == nil || *w.DiskBytes <= 0 || *w.DiskBytes > 30e9 {
+		t.Fatalf("the paper run: %d items, disk %v; want 24000 items in well under 30 GB", w.Items, w.DiskBytes)
+	}
+
 	code, out, errs = runInDir(t, t.TempDir(), nil, "plan", paper, "--json", "--rtf", "moshi=0.5", "--shard", "1/4")
 	if code != ExitOK {
 		t.Fatalf("--json: exit %d\n%s", code, errs)
