@@ -60,10 +60,13 @@ func (r *PlanResult) Fits() bool {
 // are matched by model and scenario: an item finished by a plugin that has changed since
 // counts as done here, though `run` plays it again (its id differs).
 //
-// When the store exposes the plan as data (items with their ids and statuses done,
-// todo, failed, damaged, stale), storeStatuses and everyNth give way to it: each of its
-// items becomes a plan.Item with AudioS from conversationSeconds, and a shard is the
-// items whose id it contains.
+// When the store exposes the plan as data (a-app's evaluate.Survey: a RunPlan of
+// PlannedItems, each a store.PlanEntry with its state done, todo, failed, damaged or
+// stale), storeStatuses and everyNth give way to it: each PlannedItem becomes a
+// plan.Item (Model, ScenarioID, its state as a plan.Status, AudioS from
+// conversationSeconds), the stale ones are counted and not estimated, and a shard is the
+// items whose id it contains (store.Shard.Contains), not every Nth. The disk check
+// before playing should then ask this estimate (16-bit FLAC rates) for what it needs.
 func Plan(f *config.File, ev *config.Evaluation, opts PlanOptions) (*PlanResult, error) {
 	ds := f.Dataset(ev.Dataset)
 	if ds == nil {
