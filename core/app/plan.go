@@ -47,9 +47,15 @@ type PlanResult struct {
 	Notes []string
 }
 
-// Fits reports whether the run store, when finished, fits the free disk; false when
-// either is unknown.
+// Fits reports whether the run store and the report, when finished, fit the free disk;
+// false when either is unknown.
 func (r *PlanResult) Fits() bool {
+	d := r.Estimate.Total.DiskBytes + r.Estimate.Total.ReportBytes
+	return r.FreeBytes > 0 && d == d && d < float64(r.FreeBytes)
+}
+
+// StoreFits reports whether the run store alone, when finished, fits the free disk.
+func (r *PlanResult) StoreFits() bool {
 	d := r.Estimate.Total.DiskBytes
 	return r.FreeBytes > 0 && d == d && d < float64(r.FreeBytes)
 }

@@ -115,7 +115,8 @@ type jsonPlan struct {
 	Repeats       int         `json:"repeats"`
 	DurationsFrom string      `json:"durations_from"`
 	FreeBytes     uint64      `json:"free_bytes,omitempty"`
-	Fits          bool        `json:"fits"`
+	Fits          bool        `json:"fits"`       // the run store and the report
+	StoreFits     bool        `json:"store_fits"` // the run store alone
 	PerModel      []jsonModel `json:"per_model"`
 	Total         jsonModel   `json:"total"`
 	Notes         []string    `json:"notes,omitempty"`
@@ -127,6 +128,7 @@ type jsonModel struct {
 	AudioHours       float64    `json:"audio_hours"`
 	AudioHoursToPlay float64    `json:"audio_hours_to_play"`
 	DiskBytes        *float64   `json:"disk_bytes"`
+	ReportBytes      float64    `json:"report_bytes"`
 	PlaySeconds      *float64   `json:"play_s"`
 	ScoreSeconds     *float64   `json:"score_s"`
 	Rates            plan.Rates `json:"rates"`
@@ -141,12 +143,12 @@ func jsonPlans(rs []*app.PlanResult) []jsonPlan {
 	}
 	model := func(m plan.Model) jsonModel {
 		return jsonModel{Model: m.Model, Counts: m.Counts, AudioHours: m.AudioHours, AudioHoursToPlay: m.AudioHoursToPlay,
-			DiskBytes: orNull(m.DiskBytes), PlaySeconds: orNull(m.PlaySeconds), ScoreSeconds: orNull(m.ScoreSeconds), Rates: m.Rates}
+			DiskBytes: orNull(m.DiskBytes), ReportBytes: m.ReportBytes, PlaySeconds: orNull(m.PlaySeconds), ScoreSeconds: orNull(m.ScoreSeconds), Rates: m.Rates}
 	}
 	var out []jsonPlan
 	for _, r := range rs {
 		p := jsonPlan{Evaluation: r.Evaluation, Out: r.Out, Shard: r.Shard.String(), Models: r.Models, Conversations: r.Conversations,
-			Repeats: r.Repeats, DurationsFrom: r.DurationsFrom, FreeBytes: r.FreeBytes, Fits: r.Fits(), Notes: r.Notes,
+			Repeats: r.Repeats, DurationsFrom: r.DurationsFrom, FreeBytes: r.FreeBytes, Fits: r.Fits(), StoreFits: r.StoreFits(), Notes: r.Notes,
 			Total: model(r.Estimate.Total)}
 		for _, m := range r.Estimate.Models {
 			p.PerModel = append(p.PerModel, model(m))
@@ -182,14 +184,18 @@ func printPlan(w io.Writer, r *app.PlanResult) {
 	fits := "unknown"
 	if r.FreeBytes > 0 {
 		fits = fmt.Sprintf("%s free: ", humanBytes(float64(r.FreeBytes)))
-		if r.Fits() {
+		switch {
+		case r.Fits():
 			fits += "fits"
-		} else {
+		case r.StoreFits():
+			fits += "the run store fits, the report DOES NOT"
+		default:
 			fits += "DOES NOT FIT"
 		}
 	}
-	fmt.Fprintf(w, "\n  disk when done: %s (%s); play time is one conversation at a time per model, models side by side\n",
-		bytesOrUnknown(t.DiskBytes), fits)
+	fmt.Fprintf(w, "\n  disk when done: %s for the run store + %s for the report's conversation viewer (a 16-bit stereo recording of each conversation) (%s)\n",
+		bytesOrUnknown(t.DiskBytes), humanBytes(t.ReportBytes), fits)
+	fmt.Fprintf(w, "  play time is one conversation at a time per model, models side by side\n")
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}

@@ -82,6 +82,15 @@ func (r Rates) merge(o Rates) Rates {
 	return r
 }
 
+// What the report adds per conversation once the run is scored: the conversation
+// viewer's recording (viewer/<id>.wav, 16-bit stereo at 16 kHz: core/report) for every
+// second of it, and its page. The report writes them for every conversation, so at paper
+// scale they, not the run store, decide whether a run fits (docs/scale.md).
+const (
+	ReportBytesPerAudioS = 16000 * 2 * 2
+	ReportBytesPerItem   = 32e3
+)
+
 // Counts are items by status.
 type Counts struct {
 	Items   int `json:"items"`
@@ -119,6 +128,7 @@ type Model struct {
 	AudioHours       float64 `json:"audio_hours"`         // every item
 	AudioHoursToPlay float64 `json:"audio_hours_to_play"` // the items a run plays
 	DiskBytes        float64 `json:"disk_bytes"`          // the run store when every item is done
+	ReportBytes      float64 `json:"report_bytes"`        // the report's viewer/ when every item is scored
 	PlaySeconds      float64 `json:"play_s"`              // to play what is left, one conversation at a time
 	ScoreSeconds     float64 `json:"score_s"`             // to score every item from nothing
 	Rates            Rates   `json:"rates"`
@@ -148,6 +158,7 @@ func EstimateItems(items []Item, rates map[string]Rates, defaults Rates) Estimat
 		m.AudioHours += it.AudioS / 3600
 		m.DiskBytes += known(r.DiskPerItem, r.DiskPerAudioS) * (r.DiskPerItem + it.AudioS*r.DiskPerAudioS)
 		m.ScoreSeconds += known(r.ScorePerItemS) * r.ScorePerItemS
+		m.ReportBytes += ReportBytesPerItem + it.AudioS*ReportBytesPerAudioS
 		if it.Status != Done {
 			m.AudioHoursToPlay += it.AudioS / 3600
 			m.PlaySeconds += known(r.RTF) * (it.AudioS*r.RTF + r.PlayOverheadS)
@@ -165,6 +176,7 @@ func EstimateItems(items []Item, rates map[string]Rates, defaults Rates) Estimat
 		t.AudioHours += m.AudioHours
 		t.AudioHoursToPlay += m.AudioHoursToPlay
 		t.DiskBytes += m.DiskBytes
+		t.ReportBytes += m.ReportBytes
 		t.PlaySeconds += m.PlaySeconds
 		t.ScoreSeconds += m.ScoreSeconds
 	}

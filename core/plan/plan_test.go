@@ -47,6 +47,9 @@ func TestEstimateSumsRatesOverItems(t *testing.T) {
 	if !near(a.DiskBytes, 3*10+240*1000) || !near(a.ScoreSeconds, 9) {
 		t.Errorf("disk %v, score %v", a.DiskBytes, a.ScoreSeconds)
 	}
+	if !near(a.ReportBytes, 3*ReportBytesPerItem+240*ReportBytesPerAudioS) || !near(est.Total.ReportBytes, 5*ReportBytesPerItem+420*ReportBytesPerAudioS) {
+		t.Errorf("report bytes %v, total %v: every item's viewer recording counts", a.ReportBytes, est.Total.ReportBytes)
+	}
 	if !near(a.PlaySeconds, (80*0.5+2)+(60*0.5+2)) {
 		t.Errorf("play %v: the done item must not count, the failed one must", a.PlaySeconds)
 	}
