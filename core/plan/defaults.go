@@ -8,7 +8,8 @@ const SecondsPerWord = 0.375
 // 2-core development machine (docs/scale.md, "Measured"):
 //
 //   - PlayOverheadS: the harness's own host CPU per conversation, playing the silent
-//     baseline over 1,000 generated conversations (make bench-scale);
+//     baseline over 1,000 generated conversations of 84 s (make bench-scale: 0.270 s,
+//     and 0.279 s over 100). The VAD costs more on a model that talks;
 //   - DiskPerItem: an item's files other than its audio, verdicts included;
 //   - DiskPerAudioS: the most audio per second of conversation of the baselines
 //     measured, 16-bit FLAC of the beeper (a 440 Hz tone two thirds of the time, at
@@ -19,7 +20,7 @@ const SecondsPerWord = 0.375
 //
 // A model's RTF is never assumed.
 var Defaults = Rates{
-	PlayOverheadS: 1.3,
+	PlayOverheadS: 0.27,
 	DiskPerItem:   18e3,
 	DiskPerAudioS: 7.8e3,
 	ScorePerItemS: 5,
