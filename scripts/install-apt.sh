@@ -3,7 +3,7 @@
 # (or sudo) the first time; later runs do nothing. With arguments, installs those
 # packages instead (mk/viewer.mk: chromium, for the browser tests only).
 set -euo pipefail
-pkgs=(flite pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev sox protobuf-compiler libopus-dev libopusfile-dev pkg-config)
+pkgs=(flite pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev sox protobuf-compiler libopus-dev libopusfile-dev pkg-config flac)
 if [ $# -gt 0 ]; then
   pkgs=("$@")
 fi

@@ -42,7 +42,8 @@ func newRunCmd(st *State) *cobra.Command {
 			"finished run starts none; otherwise every plugin the run needs is started and\n" +
 			"configured before the first conversation plays. With --shard i/N only a\n" +
 			"deterministic slice is played (and nothing is scored); combine shard directories\n" +
-			"with `duplexmpe merge`, then `duplexmpe score`.",
+			"with `duplexmpe merge`, then `duplexmpe score`. What the run will\n" +
+			"cost is printed first (see `duplexmpe plan`).",
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			shard := store.All
@@ -77,6 +78,12 @@ func newRunCmd(st *State) *cobra.Command {
 					continue
 				}
 				found = true
+				// What the run will cost, before anything starts (`duplexmpe plan`).
+				if p, err := app.Plan(f, ev, app.PlanOptions{Shard: shard}); err == nil {
+					printPlan(st.Stdout, p)
+				} else {
+					fmt.Fprintf(st.Stderr, "warning: no plan for evaluation %q: %v\n", ev.Name, err)
+				}
 				res, err := app.Evaluate(st.Ctx, s, ev, opts, ui)
 				if err != nil {
 					return reported(st, f, args[0], err)

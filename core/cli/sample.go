@@ -29,7 +29,7 @@ func newSampleCmd(st *State) *cobra.Command {
 			"acknowledgements and intrusions of every model and condition are all represented;\n" +
 			"the draw is seeded. Writes DIR/sheet.csv (reviewers fill the reviewer column; add\n" +
 			"reviewer_2, ... for more), DIR/sheet.html (plays each clip) and DIR/clips/ (the model\n" +
-			"audio the judge heard, cut from audible.wav). Then `duplexmpe agreement DIR/sheet.csv`.\n" +
+			"audio the judge heard, cut from the item's audible output). Then `duplexmpe agreement DIR/sheet.csv`.\n" +
 			"Gold answers come from --dataset, or from the dataset of the run file that made the run.",
 		Args: exactArgs(1, "one run directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {

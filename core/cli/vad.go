@@ -35,17 +35,17 @@ func newVADCmd(st *State) *cobra.Command {
 		probs, asJSON                  bool
 	)
 	cmd := &cobra.Command{
-		Use:   "vad FILE.wav",
-		Short: "Find the speech episodes in a WAV file with Silero VAD (protocol section 4)",
-		Long: `Runs Silero VAD on FILE.wav (any sample rate, resampled to 16 kHz; several channels are
-averaged) and prints the speech episodes in seconds, with the protocol's rules: speech
+		Use:   "vad FILE",
+		Short: "Find the speech episodes in a WAV or FLAC file with Silero VAD (protocol section 4)",
+		Long: `Runs Silero VAD on FILE, a WAV or FLAC file such as a run store's items/<id>/audible.flac
+(any sample rate, resampled to 16 kHz; several channels are averaged) and prints the speech episodes in seconds, with the protocol's rules: speech
 starts at probability >= threshold, ends after merge-pause below threshold - 0.15,
 episodes shorter than min-speech are dropped.
 
 The ONNX Runtime library and the models come from .cache/vad/ (make deps), or from
 $` + vad.EnvLibrary + ` and $` + vad.EnvModel + ` (a model file or a folder with silero_vad_v5.onnx and
 silero_vad_v6.onnx).`,
-		Args: exactArgs(1, "one WAV file"),
+		Args: exactArgs(1, "one WAV or FLAC file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s.MinSpeech, s.MergePause, s.SpeechPad = minSpeech.Seconds(), mergePause.Seconds(), padding.Seconds()
 			if err := s.Validate(); err != nil {
@@ -57,7 +57,7 @@ silero_vad_v6.onnx).`,
 					path = filepath.Join(wd, path)
 				}
 			}
-			pcm, err := audio.ReadWAV(path)
+			pcm, err := audio.ReadFile(path)
 			if err != nil {
 				return err
 			}

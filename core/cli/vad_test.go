@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,6 +81,15 @@ func TestVADCommandEpisodes(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "2 episodes, 7.680 s of speech") || !strings.Contains(out, "     0.928      7.488      6.560") {
 		t.Errorf("text output (exit %d):\n%s", code, out)
 	}
+
+	// The same 16-bit samples as a run store keeps them (FLAC): the same episodes.
+	flac := filepath.Join(t.TempDir(), "audible.flac")
+	if err := audio.WriteFLAC(flac, pcm); err != nil {
+		t.Fatal(err)
+	}
+	if f := vadJSON(t, flac, "--model", "silero-v6", "--threshold", "0.4", "--min-speech", "250ms", "--merge-pause", "300ms", "--speech-pad", "50ms"); !slices.Equal(f.Episodes, r.Episodes) || f.Rate != 16000 {
+		t.Errorf("from FLAC: %d Hz, episodes %v; from the WAV %v", f.Rate, f.Episodes, r.Episodes)
+	}
 }
 
 // At 24 kHz and 44.1 kHz the command finds the episodes it finds on the same audio
@@ -113,7 +123,7 @@ func TestVADCommandErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{nil, ExitUsage, "expects one WAV file"},
+		{nil, ExitUsage, "expects one WAV or FLAC file"},
 		{[]string{"x.wav", "--threshold", "1.2"}, ExitUsage, "threshold = 1.2 must be between 0 and 1"},
 		{[]string{"x.wav", "--model", "silero-v4"}, ExitUsage, `model = "silero-v4"`},
 		{[]string{"x.wav", "--min-speech", "-1s"}, ExitUsage, "min_speech = -1 must not be negative"},

@@ -211,7 +211,7 @@ func noSpeechDiagnostic(convs []*conv, audio map[string]audioInfo) []NoSpeech {
 			ns.WithoutSpeech++
 			if ns.Example == "" {
 				ns.Example, ns.Peak = c.Row.ID, fmt.Sprintf("%.1f", a.PeakDBFS)
-				ns.ExampleFileHref = itemsDir + "/" + c.Row.ID + "/audible.wav"
+				ns.ExampleFileHref = itemsDir + "/" + c.Row.ID + "/" + a.File
 			}
 		}
 	}

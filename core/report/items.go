@@ -21,7 +21,7 @@ const itemsDir = "items"
 var itemID = regexp.MustCompile(`^[0-9a-f]{16,64}$`)
 
 // itemFiles are the files an item row links to, when present.
-var itemFiles = []string{"item.json", "timeline.json", "episodes.json", "verdicts.json", "text.json", "session.json", "failure.json", "audible.wav"}
+var itemFiles = []string{"item.json", "timeline.json", "episodes.json", "verdicts.json", "text.json", "session.json", "failure.json", "audible.flac", "audible.wav"}
 
 // itemRow is one (model, conversation) of the run for the HTML drill-down.
 type itemRow struct {

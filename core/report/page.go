@@ -327,14 +327,14 @@ var convTemplate = template.Must(template.New("conversation").Funcs(template.Fun
 {{if .Failure}}<p class="note bad"><b>The conversation failed:</b> {{.Failure}}. It is in no denominator; a resumed run plays it again.</p>
 {{end}}{{if .Unscored}}<p class="note bad"><b>Not scored:</b> {{.Unscored}}. A scoring service failed, so the conversation is in no denominator; <code>duplexmpe score</code> tries it again.</p>
 {{end}}{{range .Problems}}<p class="note bad">Could not read {{.}}</p>
-{{end}}{{if .NoSpeech}}<p class="note" id="no-speech">The model emitted audio (peak {{printf "%.1f" .Audio.PeakDBFS}} dBFS) but the VAD found no speech in it, so every measure treats it as silent. Listen to the right channel, and check what Silero hears with <code>duplexmpe vad</code> on <a href="../items/{{.ID}}/audible.wav">items/{{.ID}}/audible.wav</a> (tones and noise are not speech to Silero).</p>
+{{end}}{{if .NoSpeech}}<p class="note" id="no-speech">The model emitted audio (peak {{printf "%.1f" .Audio.PeakDBFS}} dBFS) but the VAD found no speech in it, so every measure treats it as silent. Listen to the right channel, and check what Silero hears with <code>duplexmpe vad</code> on <a href="../items/{{.ID}}/{{.Audio.File}}">items/{{.ID}}/{{.Audio.File}}</a> (tones and noise are not speech to Silero).</p>
 {{end}}<div class="scroll"><table class="facts"><tbody>
 {{range .Facts}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
 {{end}}<tr><td>stored files</td><td>{{range .Files}}<a href="{{.Href}}">{{.Text}}</a> {{end}}</td></tr>
 </tbody></table></div>
 <h2 id="listen">Listen</h2>
 {{if .Wav}}<div class="player"><audio id="player" controls preload="metadata" src="{{.Wav}}"></audio><span id="clock" class="muted">t = 0.00 s</span></div>
-<p class="muted">Stereo, 16 kHz: left, the room (the preamble and the human turns{{if .Audio.Room}}: not available, see below{{else}}, rebuilt from the dataset's clips at the recorded times{{end}}); right, the model's audible output (audible.wav). Click the timeline to jump; the red line follows the recording.</p>
+<p class="muted">Stereo, 16 kHz: left, the room (the preamble and the human turns{{if .Audio.Room}}: not available, see below{{else}}, rebuilt from the dataset's clips at the recorded times{{end}}); right, the model's audible output ({{.Audio.File}}). Click the timeline to jump; the red line follows the recording.</p>
 {{else}}<p class="note">No recording: {{.Audio.Problem}}{{if .Audio.Room}}; {{.Audio.Room}}{{end}}.</p>
 {{end}}{{if .Audio.Room}}<p class="note" id="room-note">The left channel is silent: {{.Audio.Room}}.</p>
 {{end}}{{if .GoldNote}}<p class="note">{{.GoldNote}}</p>

@@ -13,6 +13,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
+	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/store"
@@ -248,9 +249,17 @@ func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
 	if !strings.Contains(diag, "<td>tone <b>(no speech in any conversation)</b></td><td>1</td><td>1</td><td>1</td>") || strings.Contains(diag, "<td>ear") {
 		t.Errorf("the no-speech diagnostic reads:\n%s", diag)
 	}
+	// It points at the file the store wrote (audible.flac), which duplexmpe vad reads.
+	if !strings.Contains(diag, `/audible.flac">`) {
+		t.Errorf("the no-speech diagnostic does not link the item's audible.flac:\n%s", diag)
+	}
 
 	// Re-rendering reuses every recording; an item that is gone loses its files.
 	wav := filepath.Join(runDir, ViewerDir, ids[0]+".wav")
+	// duplexmpe plan counts the recordings at the rate they are written.
+	if w, err := audio.StatWAV(wav); err != nil || w.Rate*w.Channels*w.Bits/8 != plan.ReportBytesPerAudioS {
+		t.Errorf("the recording is %+v (%v): %d bytes a second, plan counts %d", w, err, w.Rate*w.Channels*w.Bits/8, plan.ReportBytesPerAudioS)
+	}
 	before, _ := os.Stat(wav)
 	if err := WriteAll(runDir, score.Summarize(items, p), meta); err != nil {
 		t.Fatal(err)

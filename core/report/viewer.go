@@ -19,6 +19,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
 // The viewer is a directory next to report.html: one page per conversation
@@ -34,15 +35,17 @@ const (
 	viewerRate = 16000
 	// viewerAudioVersion changes when the recordings are made differently, so that
 	// recordings cached from an older harness are made again.
-	viewerAudioVersion = "1"
+	viewerAudioVersion = "2"
 )
 
 // audioInfo is what the viewer knows of a conversation's sound, stored beside its
 // recording (viewer/<id>.audio.json) so that re-rendering does not redo the audio.
 type audioInfo struct {
 	Key string `json:"key"`
-	// Audible: the item has an audible.wav. PeakDBFS and Seconds describe it.
+	// Audible: the item has its audible output (File: audible.flac, or audible.wav in
+	// runs written before the FLAC store). PeakDBFS and Seconds describe it.
 	Audible  bool    `json:"audible"`
+	File     string  `json:"file,omitempty"`
 	PeakDBFS float64 `json:"peak_dbfs"`
 	Seconds  float64 `json:"seconds"`
 	// Recording is set when viewer/<id>.wav was written.
@@ -138,10 +141,11 @@ func recording(vdir string, c *conv, room *roomSource) (audioInfo, error) {
 	}
 	info := audioInfo{Key: key}
 	var model audio.PCM
-	if wav := filepath.Join(c.Dir, "audible.wav"); exists(wav) {
-		pcm, err := audio.ReadWAV(wav)
+	if path := store.AudibleFile(c.Dir); path != "" {
+		info.File = filepath.Base(path)
+		pcm, err := audio.ReadFile(path)
 		if err != nil {
-			info.Problem = "audible.wav: " + err.Error()
+			info.Problem = info.File + ": " + err.Error()
 		} else {
 			model = pcm
 			info.Audible, info.PeakDBFS, info.Seconds = true, pcm.PeakdBFS(), pcm.Duration()
@@ -150,7 +154,7 @@ func recording(vdir string, c *conv, room *roomSource) (audioInfo, error) {
 			}
 		}
 	} else {
-		info.Problem = "the item has no audible.wav"
+		info.Problem = "the item has no " + store.AudibleFLAC
 	}
 	left, err := room.rebuild(c)
 	if err != nil {
@@ -176,8 +180,10 @@ func recording(vdir string, c *conv, room *roomSource) (audioInfo, error) {
 func recordingKey(c *conv, room *roomSource) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "viewer audio %s\n", viewerAudioVersion)
-	if fi, err := os.Stat(filepath.Join(c.Dir, "audible.wav")); err == nil {
-		fmt.Fprintf(h, "audible %d %d\n", fi.Size(), fi.ModTime().UnixNano())
+	if path := store.AudibleFile(c.Dir); path != "" {
+		if fi, err := os.Stat(path); err == nil {
+			fmt.Fprintf(h, "audible %s %d %d\n", filepath.Base(path), fi.Size(), fi.ModTime().UnixNano())
+		}
 	}
 	for _, f := range []string{"item.json", "timeline.json", "session.json"} {
 		b, _ := os.ReadFile(filepath.Join(c.Dir, f))

@@ -161,7 +161,7 @@ func less(a, b Row) bool {
 	return a.Turn < b.Turn
 }
 
-// Clips cuts each row's audio from its item's audible.wav into dir/clips/<id>.wav and
+// Clips cuts each row's audio from its item's audible output into dir/clips/<id>.wav and
 // sets Row.Audio to that path relative to dir.
 func Clips(s *store.Store, dir string, rows []Row) error {
 	if err := os.MkdirAll(filepath.Join(dir, "clips"), 0o755); err != nil {
@@ -172,7 +172,7 @@ func Clips(s *store.Store, dir string, rows []Row) error {
 		r := &rows[i]
 		pcm, ok := audible[r.Item]
 		if !ok {
-			p, err := audio.ReadWAV(filepath.Join(s.ItemDir(r.Item), "audible.wav"))
+			p, err := audio.ReadFile(store.AudibleFile(s.ItemDir(r.Item)))
 			if err != nil {
 				return fmt.Errorf("item %s: %w", r.Item, err)
 			}

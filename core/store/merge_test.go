@@ -204,8 +204,8 @@ func TestMergeRefusesConflictingItems(t *testing.T) {
 	out := filepath.Join(root, "out")
 	_, err := Merge(out, []string{a.Dir(), b.Dir()})
 	var ce *ConflictError
-	if !errors.As(err, &ce) || len(ce.Conflicts) != 1 || ce.Conflicts[0].ID != id || ce.Conflicts[0].File != "audible.wav" {
-		t.Fatalf("err = %v, want one conflict on %s in audible.wav", err, id)
+	if !errors.As(err, &ce) || len(ce.Conflicts) != 1 || ce.Conflicts[0].ID != id || ce.Conflicts[0].File != AudibleFLAC {
+		t.Fatalf("err = %v, want one conflict on %s in %s", err, id, AudibleFLAC)
 	}
 	for _, w := range []string{a.ItemDir(id), b.ItemDir(id), "nothing was merged", "remove the other item directory"} {
 		if !strings.Contains(err.Error(), w) {

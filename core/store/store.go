@@ -4,14 +4,15 @@
 //	runs/<name>/items/<id>/item.json  which (model, conversation) this is, and its id key
 //	                      timeline.json   the actual preamble and turn spans (session.Record.Timeline)
 //	                      episodes.json   model speech episodes on the audible output (protocol section 4)
-//	                      audible.wav     the audible output, 32-bit float, sample-aligned with the timeline
+//	                      audible.flac    the audible output, 16-bit FLAC, sample-aligned with the timeline
+//	                                      (audible.wav, 32-bit float, in runs written before: audible.go)
 //	                      text.json       the model's text channel pieces
 //	                      session.json    format, frames, per-frame latency, the wait after T
 //	                      failure.json    why the conversation failed (failed items only)
 //	                      verdicts.json   written later by scoring
 //	                      done | failed   the marker, written last
 //
-// Every file, audible.wav included, is written atomically and durably (core/atomicfile:
+// Every file, the audio included, is written atomically and durably (core/atomicfile:
 // a temporary file in the same folder, fsynced, renamed, then the folder fsynced), and the
 // marker goes last: a crash never leaves an item that looks finished. An item
 // without a marker is treated as never run. Resuming a run reuses done items and runs
@@ -30,7 +31,6 @@ import (
 	"sort"
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
-	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/session"
@@ -220,8 +220,9 @@ func statusOf(dir string) Status {
 // Check verifies a marked item as it is read: one marker only; every file there and
 // parseable; item.json naming this id, and (when it carries its key) a key that hashes
 // to it with the model and scenario it names, so an item is never scored under another
-// model; audible.wav complete, float mono at the model's output rate, and for a done
-// item exactly as long as the frames played. It returns nil for a sound item, and for a
+// model; the audible output (audible.flac, or audible.wav in older runs: audible.go)
+// complete, mono at the model's output rate, and for a done item exactly as long as the
+// frames played. It returns nil for a sound item, and for a
 // missing one.
 func (s *Store) Check(id string) error {
 	dir := s.ItemDir(id)
@@ -277,26 +278,27 @@ func (s *Store) Check(id string) error {
 	if st == Failed && fail.Failure == "" {
 		return damaged("failure.json says no reason")
 	}
-	wav := filepath.Join(dir, "audible.wav")
 	f := info.Format
 	if f.OutputRate <= 0 {
 		return nil // failed before the model declared its format: nothing was heard
 	}
-	w, err := audio.StatWAV(wav)
-	if err != nil {
-		if st == Failed && errors.Is(err, fs.ErrNotExist) {
+	path := AudibleFile(dir)
+	if path == "" {
+		if st == Failed {
 			return nil
 		}
-		return damaged("audible.wav: %v", err)
+		return damaged("%s: it is missing", AudibleFLAC)
 	}
-	if !w.Float || w.Bits != 32 || w.Channels != 1 || w.Rate != f.OutputRate {
-		return damaged("audible.wav is %s, not 32-bit float mono at the model's %d Hz", w.Describe(), f.OutputRate)
+	name := filepath.Base(path)
+	samples, err := checkAudible(path, f.OutputRate)
+	if err != nil {
+		return damaged("%s: %v", name, err)
 	}
 	if st == Done && f.InputRate > 0 {
 		want := int64(info.Frames) * int64(f.FrameSize) * int64(f.OutputRate) / int64(f.InputRate)
-		if w.Frames != want {
-			return damaged("audible.wav holds %d samples, but %d frames of %d at %d Hz make %d at %d Hz",
-				w.Frames, info.Frames, f.FrameSize, f.InputRate, want, f.OutputRate)
+		if samples != want {
+			return damaged("%s holds %d samples, but %d frames of %d at %d Hz make %d at %d Hz",
+				name, samples, info.Frames, f.FrameSize, f.InputRate, want, f.OutputRate)
 		}
 	}
 	return nil
@@ -481,8 +483,8 @@ func (s *Store) Save(meta Meta, rec *session.Record) error {
 		}
 	}
 	if rec.Audible.Rate > 0 {
-		if err := audio.WriteWAVAs(filepath.Join(dir, "audible.wav"), rec.Audible, audio.Float32); err != nil {
-			return fmt.Errorf("store: %w", err)
+		if err := writeAudible(dir, rec.Audible); err != nil {
+			return err
 		}
 	}
 	marker := markerDone
@@ -528,11 +530,11 @@ func (s *Store) Load(id string) (*Item, error) {
 	it.Record.ConversationID = it.Meta.ScenarioID
 	it.Record.Format, it.Record.Frames, it.Record.Latency, it.Record.TWait = info.Format, info.Frames, info.Latency, info.TWait
 	it.Record.Failure = fail.Failure
-	if wav := filepath.Join(dir, "audible.wav"); exists(wav) {
-		pcm, err := audio.ReadWAV(wav)
-		if err != nil {
-			return nil, fmt.Errorf("store: item %s: %w", id, err)
-		}
+	pcm, ok, err := readAudible(dir)
+	if err != nil {
+		return nil, fmt.Errorf("store: item %s: %w", id, err)
+	}
+	if ok {
 		it.Record.Audible = pcm
 	}
 	return it, nil

@@ -13,16 +13,16 @@ func keyedMeta(model, scenario string) Meta {
 	return Meta{ID: k.ID(), Model: model, ScenarioID: scenario, Key: k}
 }
 
-// Before, one damaged finished item (a cut audible.wav, garbage JSON, a stray done
+// Before, one damaged finished item (a cut recording, garbage JSON, a stray done
 // marker) stopped scoring for the whole run and was never replayed, and a relabelled
 // item.json was scored under the wrong model. Now each reads as Damaged, says why, is
 // never Done, and a new Save replaces it.
 func TestDamagedItemsAreCaughtOnRead(t *testing.T) {
 	want := map[string]string{
-		"truncated audible.wav": "audible.wav",
-		"garbage timeline.json": "timeline.json does not parse",
-		"stray done marker":     "episodes.json",
-		"relabelled item.json":  `names model "silent-relabelled"`,
+		"truncated audible audio": "audible.flac: bad FLAC: truncated",
+		"garbage timeline.json":   "timeline.json does not parse",
+		"stray done marker":       "episodes.json",
+		"relabelled item.json":    `names model "silent-relabelled"`,
 	}
 	for _, d := range damage.Items {
 		t.Run(d.Name, func(t *testing.T) {

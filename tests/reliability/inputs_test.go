@@ -52,7 +52,8 @@ func TestDamagedInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, _, _ := duplexmpe(t, dir, "dataset", "validate", ds)
-		c.check("clip "+d.Name, code == 1 && strings.Contains(out, rel), "dataset validate: exit %d\n%s", code, out)
+		// Exit 3: the dataset is wrong as it stands, so a scheduler does not retry it.
+		c.check("clip "+d.Name, code == 3 && strings.Contains(out, rel), "dataset validate: exit %d\n%s", code, out)
 		// `run` builds first: the damaged clip is re-synthesised before anything plays.
 		code, out, _, _ = duplexmpe(t, dir, "run", "--no-score", runFile)
 		c.check("clip "+d.Name, code == 0 && strings.Contains(out, rel) && strings.Contains(out, "synthesised it again"),
@@ -94,16 +95,17 @@ func TestDamagedInputs(t *testing.T) {
 		code, out, _, _ := duplexmpe(t, dir, args...)
 		c.check(what, code == wantCode && strings.Contains(out, want), "%v: exit %d, want %d and %q:\n%s", args, code, wantCode, want, out)
 	}
-	expect("empty run file", 1, "Empty run file", "validate", write("empty.hcl", nil))
+	// Bad input is a deterministic failure: exit 3 (docs/scale.md).
+	expect("empty run file", 3, "Empty run file", "validate", write("empty.hcl", nil))
 	rf, _ := os.ReadFile(runFile)
 	expect("run file with a BOM", 0, "ok", "validate", write("bom.hcl", append([]byte("\xef\xbb\xbf"), rf...)))
 	src, _ := os.ReadFile(filepath.Join(scen, "scenarios.jsonl"))
 	expect("scenarios with a BOM", 0, "valid", "dataset", "validate", write("bom.jsonl", append([]byte("\xef\xbb\xbf"), src...)))
 	latin1 := strings.Replace(string(src), "e", "\xe9", 1)
-	expect("scenarios in Latin-1", 1, "latin1.jsonl:1: [parse] byte", "dataset", "validate", write("latin1.jsonl", []byte(latin1)))
+	expect("scenarios in Latin-1", 3, "latin1.jsonl:1: [parse] byte", "dataset", "validate", write("latin1.jsonl", []byte(latin1)))
 	built, _ := os.ReadFile(filepath.Join(ds, "scenarios.jsonl"))
 	escaped := strings.Replace(string(built), `"clip":"clips/`, `"clip":"/etc/hostname#`, 1)
-	expect("a clip outside the dataset", 1, "outside the dataset directory", "dataset", "validate", write("escape.jsonl", []byte(escaped)))
+	expect("a clip outside the dataset", 3, "outside the dataset directory", "dataset", "validate", write("escape.jsonl", []byte(escaped)))
 	x := make([]float64, 16000)
 	x[5] = math.NaN()
 	expect("NaN samples given to vad", 1, "not a finite number", "vad", write("nan.wav", damage.WAV(true, 32, 1, 16000, x)))

@@ -54,7 +54,7 @@ evaluation "e" {
 }
 
 // itemFiles are compared byte for byte (session.json without its wall-clock latency).
-var itemFiles = []string{"item.json", "timeline.json", "episodes.json", "text.json", "audible.wav", "verdicts.json", "done"}
+var itemFiles = []string{"item.json", "timeline.json", "episodes.json", "text.json", "audible.flac", "audible.wav", "verdicts.json", "done"}
 
 // compareRuns counts the reference's items missing from got (or not done there) and
 // those whose files differ, and says how.

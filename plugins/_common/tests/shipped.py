@@ -145,6 +145,25 @@ def _read_float_wav(path: Path) -> tuple[np.ndarray, int]:
     return samples, rate
 
 
+def _read_flac(path: Path) -> tuple[np.ndarray, int]:
+    """audible.flac (16-bit mono, the run store's format), decoded by Debian's flac."""
+    head = path.read_bytes()[:26]
+    assert head[:4] == b"fLaC", f"{path}: not a FLAC file"
+    rate = int.from_bytes(head[18:26], "big") >> 44
+    raw = subprocess.run(["flac", "--decode", "--silent", "--stdout", "--force-raw-format", "--endian=little",
+                          "--sign=signed", str(path)], check=True, capture_output=True).stdout
+    return np.frombuffer(raw, dtype="<i2").astype(np.float32) / 32768, rate
+
+
+def _read_audible(d: Path) -> tuple[np.ndarray, int]:
+    """The item's audible output: audible.flac, or audible.wav in runs written before it."""
+    if (d / "audible.flac").exists():
+        return _read_flac(d / "audible.flac")
+    if (d / "audible.wav").exists():
+        return _read_float_wav(d / "audible.wav")
+    return np.zeros(0, np.float32), 1
+
+
 def items(run_dir: Path) -> list[Item]:
     out = []
     for d in sorted((run_dir / "items").iterdir()) if (run_dir / "items").exists() else ():
@@ -154,7 +173,7 @@ def items(run_dir: Path) -> list[Item]:
         item = json.loads((d / "item.json").read_text())
         failure = (d / "failure.json").read_text() if (d / "failure.json").exists() else ""
         load = lambda name, default: json.loads((d / name).read_text()) if (d / name).exists() else default  # noqa: E731
-        audible, rate = _read_float_wav(d / "audible.wav") if (d / "audible.wav").exists() else (np.zeros(0, np.float32), 1)
+        audible, rate = _read_audible(d)
         out.append(Item(item["scenario_id"], status, failure, load("session.json", {}), load("timeline.json", {}),
                         load("text.json", []), audible, rate))
     return out

@@ -61,14 +61,14 @@ type Item struct {
 // Items: a cut recording, a JSON file overwritten with garbage, a done marker beside a
 // record that never finished, and an item.json relabelled to another model.
 var Items = []Item{
-	{"truncated audible.wav", func(dir string) error { return truncate(filepath.Join(dir, "audible.wav")) }},
+	{"truncated audible audio", func(dir string) error { return truncate(audibleFile(dir)) }},
 	{"garbage timeline.json", func(dir string) error {
 		return os.WriteFile(filepath.Join(dir, "timeline.json"), []byte("\x00\x17garbage{"), 0o644)
 	}},
 	{"stray done marker", func(dir string) error {
 		// What a crash between writes would leave if the marker were not written last:
 		// the marker, but not all of the record.
-		for _, f := range []string{"episodes.json", "session.json", "audible.wav"} {
+		for _, f := range []string{"episodes.json", "session.json", "audible.flac", "audible.wav"} {
 			if err := os.Remove(filepath.Join(dir, f)); err != nil && !os.IsNotExist(err) {
 				return err
 			}
@@ -92,6 +92,20 @@ var Items = []Item{
 		}
 		return os.WriteFile(path, out, 0o644)
 	}},
+}
+
+// audibleFile is the item's recording: audible.flac, or audible.wav in runs written
+// before the FLAC store.
+func audibleFile(dir string) string {
+	if p := filepath.Join(dir, "audible.flac"); fileExists(p) {
+		return p
+	}
+	return filepath.Join(dir, "audible.wav")
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func truncate(path string) error {

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/plan"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/provenance"
+	"github.com/duplexmpe/duplexmpe/core/session"
+	"github.com/duplexmpe/duplexmpe/core/store"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// The paper's run file: 2,000 generated pairs for six models, planned without starting
+// any plugin (its GPU models are not even installed here).
+func TestPlanOfThePaperRun(t *testing.T) {
+	paper, err := filepath.Abs("../../examples/runs/paper.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runInDir(t, t.TempDir(), nil, "plan", paper)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "plan", out,
+		`Plan: evaluation "paper"`,
+		"6 models x 4000 conversations x 1 repeat = 24000 items: 0 done, 24000 to play",
+		"model", "items", "done", "to play", "audio h", "disk", "play time", "score time",
+		"minicpm_o", "4000", "moshi", "flm_audio", "voila", "freeze_omni", "cascade", "total", "24000",
+		"disk when done:", "note: model minicpm_o: no measured play rate", "--rtf minicpm_o=")
+
+	// The whole paper run (2,000 pairs, 24,000 items) fits well under 30 GB at the
+	// default disk rate (the beeper's FLAC audio, the most of the baselines measured).
+	code, out, errs = runInDir(t, t.TempDir(), nil, "plan", paper, "--json")
+	var whole []struct {
+		Total struct {
+			Items       int      `json:"items"`
+			DiskBytes   *float64 `json:"disk_bytes"`
+			ReportBytes float64  `json:"report_bytes"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(out), &whole); code != ExitOK || err != nil || len(whole) != 1 {
+		t.Fatalf("--json: exit %d, %v\n%s\n%s", code, err, out, errs)
+	}
+	if w := whole[0].Total; w.Items != 24000 || w.DiskBytes == nil || *w.DiskBytes <= 0 || *w.DiskBytes > 30e9 {
+		t.Fatalf("the paper run: %d items, disk %v; want 24000 items in well under 30 GB", w.Items, w.DiskBytes)
+	}
+	// The report's viewer recordings are counted apart: at 64 kB a second of
+	// conversation they are most of the disk at this scale.
+	if w := whole[0].Total; w.ReportBytes < 4**w.DiskBytes {
+		t.Errorf("the paper run's report: %.0f bytes, beside %.0f for the store", w.ReportBytes, *w.DiskBytes)
+	}
+
+	code, out, errs = runInDir(t, t.TempDir(), nil, "plan", paper, "--json", "--rtf", "moshi=0.5", "--shard", "1/4")
+	if code != ExitOK {
+		t.Fatalf("--json: exit %d\n%s", code, errs)
+	}
+	var plans []struct {
+		Shard    string `json:"shard"`
+		Fits     bool   `json:"fits"`
+		PerModel []struct {
+			Model       string   `json:"model"`
+			Items       int      `json:"items"`
+			AudioHours  float64  `json:"audio_hours"`
+			DiskBytes   *float64 `json:"disk_bytes"`
+			PlaySeconds *float64 `json:"play_s"`
+			Rates       plan.Rates
+		} `json:"per_model"`
+		Total struct {
+			Items       int      `json:"items"`
+			DiskBytes   *float64 `json:"disk_bytes"`
+			PlaySeconds *float64 `json:"play_s"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(out), &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	p := plans[0]
+	if p.Shard != "1/4" || p.Total.Items != 6000 || p.Total.DiskBytes == nil || p.Total.PlaySeconds != nil {
+		t.Fatalf("shard %s: %d items, disk %v, play %v; want 6000 items, a disk, an unknown play time", p.Shard, p.Total.Items, p.Total.DiskBytes, p.Total.PlaySeconds)
+	}
+	for _, m := range p.PerModel {
+		if m.Items != 1000 || m.DiskBytes == nil || *m.DiskBytes <= 0 {
+			t.Errorf("%s: %d items, disk %v", m.Model, m.Items, m.DiskBytes)
+		}
+		if m.Model == "moshi" {
+			want := m.AudioHours*3600*0.5 + float64(m.Items)*plan.Defaults.PlayOverheadS
+			if m.PlaySeconds == nil || math.Abs(*m.PlaySeconds-want) > 1e-6*want {
+				t.Errorf("moshi play %v s with --rtf 0.5, want %.0f", m.PlaySeconds, want)
+			}
+		}
+	}
+}
+
+// A run store that already holds some conversations: plan counts them, and measures
+// the model's rates on them.
+func TestPlanCountsWhatTheStoreHolds(t *testing.T) {
+	dir := t.TempDir()
+	scenarios, err := filepath.Abs("../../examples/scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "run.hcl"), `
+plugin "flite" { source = "bin/flite" }
+plugin "silent" { source = "bin/silent" }
+plugin "asr" { source = "bin/asr" }
+plugin "judge" { source = "bin/judge" }
+dataset "shipped" {
+  scenarios = "`+scenarios+`"
+  tts       = plugin.flite
+  voices    = { A = "kal16", B = "awb", C = "rms", D = "slt" }
+  out       = "build/none"
+}
+evaluation "e" {
+  dataset = dataset.shipped
+  models  = [plugin.silent]
+  asr     = plugin.asr
+  judge   = plugin.judge
+  out     = "runs/e"
+}
+`)
+	st, err := store.Create(filepath.Join(dir, "runs", "e"), store.Manifest{Name: "e", Harness: provenance.Harness{Version: "x"}, Params: protocol.Defaults(), VAD: protocol.DefaultVAD()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := func(failure string) *session.Record {
+		return &session.Record{Format: sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1280},
+			Timeline: timeline.Timeline{Duration: 80}, Audible: audio.PCM{Samples: make([]float32, 1000*1280), Rate: 16000},
+			Frames: 1000, Latency: session.Latency{Frames: 1000, Mean: 0.001}, Failure: failure}
+	}
+	for i, sc := range []string{"hand-01-explicit", "hand-01-implicit", "hand-02-explicit", "hand-02-implicit"} {
+		id := strings.Repeat("0", 31) + string(rune('1'+i))
+		failure := ""
+		if i == 3 {
+			failure = "plugin exited"
+		}
+		if err := st.Save(store.Meta{ID: id, Model: "silent", ScenarioID: sc}, rec(failure)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := runInDir(t, dir, nil, "plan", "run.hcl")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	inOrder(t, "plan", out, "1 model x 24 conversations x 1 repeat = 24 items: 3 done, 21 to play (1 failed",
+		"silent", "24", "3", "21", "measured on 3 items", "fits")
+	if strings.Contains(out, "no measured play rate") {
+		t.Errorf("the stored conversations gave no play rate:\n%s", out)
+	}
+}

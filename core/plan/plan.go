@@ -1,0 +1,328 @@
+// Package plan estimates what a run will cost before it spends anything, like
+// `terraform plan`: given the items a run expands to (one per model and conversation,
+// each with its status in the run store and the length of its conversation) and each
+// model's rates, it counts what is done and what is left, and estimates the audio
+// hours, the disk of the run store, and the time to play and to score, per model and in
+// total. Rates are measured on past run directories (Measure: the frames and the step
+// latency in session.json, the size of every item's files) or configured; a figure
+// whose rate is unknown is reported as unknown, never guessed silently.
+//
+// The package knows nothing of run files or plugins: core/app builds the items
+// (app.Plan) and the CLI prints the estimate (`duplexmpe plan`, and `run` before it
+// starts).
+package plan
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+)
+
+// Status of an item in the run store.
+type Status string
+
+const (
+	Todo    Status = "todo"    // never played, or interrupted
+	Done    Status = "done"    // finished: reused
+	Failed  Status = "failed"  // played and failed: a resumed run plays it again
+	Damaged Status = "damaged" // its files do not read back: played again
+	Stale   Status = "stale"   // finished under another identity (a changed plugin): played again
+)
+
+// Item is one (model, conversation) of the run.
+type Item struct {
+	Model    string
+	Scenario string
+	Status   Status
+	// AudioS is the length of the conversation as played, in seconds: the preamble,
+	// the turns, the protocol's gaps and waits.
+	AudioS float64
+}
+
+// Rates are one model's costs. A zero rate is unknown.
+type Rates struct {
+	// RTF is the model's compute per second of conversation (the summed step latency
+	// over the played length): play time is AudioS x RTF, plus PlayOverheadS per
+	// conversation (the harness: VAD, scheduling, saving).
+	RTF           float64 `json:"rtf,omitempty"`
+	PlayOverheadS float64 `json:"play_overhead_s,omitempty"`
+	// DiskPerAudioS and DiskPerItem make the bytes of one item: its audio grows with
+	// its length, its JSON files per item.
+	DiskPerAudioS float64 `json:"disk_per_audio_s,omitempty"`
+	DiskPerItem   float64 `json:"disk_per_item,omitempty"`
+	// ScorePerItemS is the time to score one conversation (VAD, ASR, judge).
+	ScorePerItemS float64 `json:"score_per_item_s,omitempty"`
+	// Source says where the rates come from, e.g. "measured: 48 items of runs/x".
+	Source string `json:"source,omitempty"`
+}
+
+// merge fills the unknown rates of r from o.
+func (r Rates) merge(o Rates) Rates {
+	fill := func(a *float64, b float64) {
+		if *a == 0 {
+			*a = b
+		}
+	}
+	fill(&r.RTF, o.RTF)
+	fill(&r.PlayOverheadS, o.PlayOverheadS)
+	fill(&r.DiskPerAudioS, o.DiskPerAudioS)
+	fill(&r.DiskPerItem, o.DiskPerItem)
+	fill(&r.ScorePerItemS, o.ScorePerItemS)
+	if r.Source == "" {
+		r.Source = o.Source
+	} else if o.Source != "" && o.Source != r.Source {
+		r.Source += "; " + o.Source
+	}
+	return r
+}
+
+// What the report adds per conversation once the run is scored: the conversation
+// viewer's recording (viewer/<id>.wav, 16-bit stereo at 16 kHz: core/report) for every
+// second of it, and its page. The report writes them for every conversation, so at paper
+// scale they, not the run store, decide whether a run fits (docs/scale.md).
+const (
+	ReportBytesPerAudioS = 16000 * 2 * 2
+	ReportBytesPerItem   = 32e3
+)
+
+// Counts are items by status.
+type Counts struct {
+	Items   int `json:"items"`
+	Done    int `json:"done"`
+	Todo    int `json:"todo"`
+	Failed  int `json:"failed"`
+	Damaged int `json:"damaged"`
+	Stale   int `json:"stale"`
+}
+
+// ToPlay is how many items a run plays: everything not done.
+func (c Counts) ToPlay() int { return c.Items - c.Done }
+
+func (c *Counts) add(s Status) {
+	c.Items++
+	switch s {
+	case Done:
+		c.Done++
+	case Failed:
+		c.Failed++
+	case Damaged:
+		c.Damaged++
+	case Stale:
+		c.Stale++
+	default:
+		c.Todo++
+	}
+}
+
+// Model is the estimate for one model (or, as Estimate.Total, for all). A figure is NaN
+// when a rate it needs is unknown.
+type Model struct {
+	Model string `json:"model"`
+	Counts
+	AudioHours       float64 `json:"audio_hours"`         // every item
+	AudioHoursToPlay float64 `json:"audio_hours_to_play"` // the items a run plays
+	DiskBytes        float64 `json:"disk_bytes"`          // the run store when every item is done
+	ReportBytes      float64 `json:"report_bytes"`        // the report's viewer/ when every item is scored
+	PlaySeconds      float64 `json:"play_s"`              // to play what is left, one conversation at a time
+	ScoreSeconds     float64 `json:"score_s"`             // to score every item from nothing
+	Rates            Rates   `json:"rates"`
+}
+
+// Estimate is the plan's summary.
+type Estimate struct {
+	Models []Model `json:"models"` // in the order models first appear in the items
+	Total  Model   `json:"total"`
+}
+
+// EstimateItems sums items per model with rates[model], whose unknown rates fall back to
+// defaults.
+func EstimateItems(items []Item, rates map[string]Rates, defaults Rates) Estimate {
+	var est Estimate
+	index := map[string]int{}
+	for _, it := range items {
+		i, ok := index[it.Model]
+		if !ok {
+			i = len(est.Models)
+			index[it.Model] = i
+			est.Models = append(est.Models, Model{Model: it.Model, Rates: rates[it.Model].merge(defaults)})
+		}
+		m := &est.Models[i]
+		m.add(it.Status)
+		r := m.Rates
+		m.AudioHours += it.AudioS / 3600
+		m.DiskBytes += known(r.DiskPerItem, r.DiskPerAudioS) * (r.DiskPerItem + it.AudioS*r.DiskPerAudioS)
+		m.ScoreSeconds += known(r.ScorePerItemS) * r.ScorePerItemS
+		m.ReportBytes += ReportBytesPerItem + it.AudioS*ReportBytesPerAudioS
+		if it.Status != Done {
+			m.AudioHoursToPlay += it.AudioS / 3600
+			m.PlaySeconds += known(r.RTF) * (it.AudioS*r.RTF + r.PlayOverheadS)
+		}
+	}
+	est.Total.Model = "total"
+	for _, m := range est.Models {
+		t := &est.Total
+		t.Items += m.Items
+		t.Done += m.Done
+		t.Todo += m.Todo
+		t.Failed += m.Failed
+		t.Damaged += m.Damaged
+		t.Stale += m.Stale
+		t.AudioHours += m.AudioHours
+		t.AudioHoursToPlay += m.AudioHoursToPlay
+		t.DiskBytes += m.DiskBytes
+		t.ReportBytes += m.ReportBytes
+		t.PlaySeconds += m.PlaySeconds
+		t.ScoreSeconds += m.ScoreSeconds
+	}
+	return est
+}
+
+// known is 1 when every rate is known, NaN otherwise, so that a sum over an unknown
+// rate stays unknown.
+func known(rates ...float64) float64 {
+	for _, r := range rates {
+		if r == 0 {
+			return math.NaN()
+		}
+	}
+	return 1
+}
+
+// sessionFile is what Measure reads of an item's session.json.
+type sessionFile struct {
+	Format struct {
+		InputRate, FrameSize int
+	} `json:"format"`
+	Frames  int `json:"frames"`
+	Latency struct {
+		Frames int     `json:"frames"`
+		Mean   float64 `json:"mean"`
+	} `json:"latency"`
+}
+
+// Measure reads the finished items of run directories and returns each model's
+// measured rates: its RTF (the summed step latency over the conversation played), the
+// bytes of its audio per second played, and the bytes of its other files per item.
+// The audio of a run written before the FLAC store (audible.wav, float32) is encoded to
+// measure it, on up to wavSample items per model. Directories that do not exist are
+// skipped.
+func Measure(dirs ...string) (map[string]Rates, error) {
+	type acc struct {
+		items                     int
+		audioS, computeS, other   float64
+		audioSampledS, audioBytes float64
+		wavSampled                int
+		dirs                      []string
+	}
+	accs := map[string]*acc{}
+	for _, dir := range dirs {
+		ents, err := os.ReadDir(filepath.Join(dir, "items"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("plan: %w", err)
+		}
+		for _, e := range ents {
+			item := filepath.Join(dir, "items", e.Name())
+			if _, err := os.Stat(filepath.Join(item, "done")); err != nil {
+				continue
+			}
+			var meta struct {
+				Model string `json:"model"`
+			}
+			var s sessionFile
+			if readJSON(filepath.Join(item, "item.json"), &meta) != nil || readJSON(filepath.Join(item, "session.json"), &s) != nil || s.Format.InputRate <= 0 {
+				continue // damaged: not a measurement
+			}
+			a := accs[meta.Model]
+			if a == nil {
+				a = &acc{}
+				accs[meta.Model] = a
+			}
+			if len(a.dirs) == 0 || a.dirs[len(a.dirs)-1] != dir {
+				a.dirs = append(a.dirs, dir)
+			}
+			audioS := float64(s.Frames*s.Format.FrameSize) / float64(s.Format.InputRate)
+			a.items++
+			a.audioS += audioS
+			a.computeS += s.Latency.Mean * float64(s.Latency.Frames)
+			var other, audioBytes float64
+			haveAudio := false
+			files, _ := os.ReadDir(item)
+			for _, f := range files {
+				fi, err := f.Info()
+				if err != nil || !fi.Mode().IsRegular() {
+					continue
+				}
+				switch f.Name() {
+				case "audible.flac":
+					audioBytes, haveAudio = float64(fi.Size()), true
+				case "audible.wav":
+					// A run written before the FLAC store: what its audio takes as FLAC
+					// now, measured on a sample of its items.
+					if a.wavSampled < wavSample {
+						if n, err := flacSize(filepath.Join(item, f.Name())); err == nil {
+							audioBytes, haveAudio = float64(n), true
+							a.wavSampled++
+						}
+					}
+				default:
+					other += float64(fi.Size())
+				}
+			}
+			a.other += other
+			if haveAudio {
+				a.audioSampledS += audioS
+				a.audioBytes += audioBytes
+			}
+		}
+	}
+	out := map[string]Rates{}
+	for model, a := range accs {
+		r := Rates{Source: fmt.Sprintf("measured on %d items of %v", a.items, a.dirs)}
+		if a.audioS > 0 {
+			r.RTF = a.computeS / a.audioS
+		}
+		if a.audioSampledS > 0 {
+			r.DiskPerAudioS = max(a.audioBytes/a.audioSampledS, math.SmallestNonzeroFloat64)
+		}
+		r.DiskPerItem = a.other / float64(a.items)
+		out[model] = r
+	}
+	return out, nil
+}
+
+const wavSample = 16
+
+// flacSize is the size the run store gives the audio of a WAV file now.
+func flacSize(path string) (int, error) {
+	p, err := audio.ReadWAV(path)
+	if err != nil {
+		return 0, err
+	}
+	var n countWriter
+	err = audio.EncodeFLAC(&n, p)
+	return int(n), err
+}
+
+type countWriter int
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	*c += countWriter(len(b))
+	return len(b), nil
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
