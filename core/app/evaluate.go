@@ -107,7 +107,7 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 		Params: ev.Protocol, VAD: ev.VAD, Detector: det, Seed: ev.Seed,
 		// The deadlines are the plugin blocks' (pluginhost enforces them and kills a
 		// wedged plugin, which the loop then restarts).
-		Shard: shard, Concurrency: ev.Concurrency, Progress: ui.PlayProgress,
+		Shard: shard, Concurrency: ev.PlayConcurrency(), Progress: ui.PlayProgress,
 		Logger: ui.Logger,
 	}
 	man, err := evaluate.NewManifest(ev.Name, ds, models, lopts)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -123,6 +124,8 @@ type Evaluation struct {
 	Models      []string // plugin names
 	ASR         string   // plugin name
 	Judge       string   // plugin name
+	// Concurrency bounds the conversations played at once over all models; 0 (the
+	// default) is one per CPU core (PlayConcurrency).
 	Concurrency int
 	Seed        int64
 	Out         string // absolute
@@ -132,6 +135,15 @@ type Evaluation struct {
 	Protocol  protocol.Params
 	VAD       protocol.VAD
 	DeclRange hcl.Range
+}
+
+// PlayConcurrency is how many conversations the evaluation plays at once: Concurrency,
+// or one per CPU core when it is 0. It is transport: no result depends on it.
+func (e *Evaluation) PlayConcurrency() int {
+	if e.Concurrency > 0 {
+		return e.Concurrency
+	}
+	return runtime.NumCPU()
 }
 
 // Reference is a reference block: a text reference run (protocol section 7).
