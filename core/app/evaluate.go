@@ -123,6 +123,7 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 		return res, err
 	}
 
+	ui.notef("evaluation %s: %s\n", ev.Name, concurrencyNote(lopts.Concurrency, models))
 	began := time.Now()
 	sum, runErr := evaluate.Run(ctx, ds, models, st, lopts)
 	play := &PlayResult{Evaluation: ev.Name, Out: ev.Out, Total: sum.Total, Elapsed: time.Since(began)}
@@ -147,6 +148,20 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	}
 	res.Score, err = scoreStore(ctx, s, ev, st, det, ev.Judge, ui)
 	return res, err
+}
+
+// concurrencyNote says how many conversations play at once: "playing up to 2
+// conversations at once (silent 4, cascade 2)".
+func concurrencyNote(total int, models []*evaluate.Model) string {
+	per := make([]string, len(models))
+	for i, m := range models {
+		per[i] = fmt.Sprintf("%s %d", m.Name, evaluate.ModelConcurrency(m))
+	}
+	unit := "conversations"
+	if total == 1 {
+		unit = "conversation"
+	}
+	return fmt.Sprintf("playing up to %d %s at once (per model: %s)", total, unit, strings.Join(per, ", "))
 }
 
 // startModels starts every model plugin of ev the checked way; on error it returns those
