@@ -119,11 +119,11 @@ var Generators = []string{"procedural", "llm"}
 // Evaluation is an evaluation block, with the protocol and VAD settings filled in from
 // defaults and overrides and validated.
 type Evaluation struct {
-	Name        string
-	Dataset     string   // dataset name
-	Models      []string // plugin names
-	ASR         string   // plugin name
-	Judge       string   // plugin name
+	Name    string
+	Dataset string   // dataset name
+	Models  []string // plugin names
+	ASR     string   // plugin name
+	Judge   string   // plugin name
 	// Concurrency bounds the conversations played at once over all models; 0 (the
 	// default) is one per CPU core (PlayConcurrency).
 	Concurrency int
