@@ -119,14 +119,12 @@ var Generators = []string{"procedural", "llm"}
 // Evaluation is an evaluation block, with the protocol and VAD settings filled in from
 // defaults and overrides and validated.
 type Evaluation struct {
-	Name    string
-	Dataset string   // dataset name
-	Models  []string // plugin names
-	ASR     string   // plugin name
-	Judge   string   // plugin name
-	// Concurrency bounds the conversations played at once over all models; 0 (the
-	// default) is one per CPU core (PlayConcurrency).
-	Concurrency int
+	Name        string
+	Dataset     string   // dataset name
+	Models      []string // plugin names
+	ASR         string   // plugin name
+	Judge       string   // plugin name
+	Concurrency int      // conversations at once over all models; 0: one per CPU core (PlayConcurrency)
 	Seed        int64
 	Out         string // absolute
 	// Reference names the reference block whose result the report shows beside the
