@@ -95,8 +95,9 @@ type Options struct {
 	// Concurrency bounds the conversations played at once over all models; 0 means no
 	// bound beyond each model's own.
 	Concurrency int
-	// Progress receives one progress bar per model when it is a terminal; nil or
-	// anything else: no bars.
+	// Progress shows the playing: on a terminal a bar per model with its rate and time
+	// left; anything else gets a line at the start, at least every 30 s and at the end;
+	// nil: nothing.
 	Progress io.Writer
 	Logger   hclog.Logger
 }
