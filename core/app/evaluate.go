@@ -123,9 +123,28 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 		return res, err
 	}
 
+	// Scoring overlaps playing: each conversation is scored as soon as it is played
+	// (evaluate.ScoreEarly), and the scoring after playing finds it done. When the
+	// scorers cannot start now, playing goes on and the scoring after it says why.
+	var (
+		scorers *scorerPlugins
+		early   *evaluate.Early
+	)
+	if opts.Score && shard.Count <= 1 {
+		if scorers, err = startScorers(ctx, s, ev, ev.Judge); err == nil {
+			defer scorers.kill()
+			early = evaluate.ScoreEarly(ctx, st, scorers.scorers, evaluate.ScoreOptions{
+				Params: ev.Protocol, VAD: ev.VAD, Detector: det, Gold: goldAnswers(ds)})
+			lopts.Played = early.Add
+		}
+	}
 	ui.notef("evaluation %s: %s\n", ev.Name, concurrencyNote(lopts.Concurrency, models))
 	began := time.Now()
 	sum, runErr := evaluate.Run(ctx, ds, models, st, lopts)
+	scoredEarly := 0
+	if early != nil {
+		scoredEarly = early.Wait()
+	}
 	play := &PlayResult{Evaluation: ev.Name, Out: ev.Out, Total: sum.Total, Elapsed: time.Since(began)}
 	for _, m := range models {
 		play.Models = append(play.Models, m.Name)
@@ -146,7 +165,11 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	if !opts.Score || shard.Count > 1 {
 		return res, nil
 	}
-	res.Score, err = scoreStore(ctx, s, ev, st, det, ev.Judge, ui)
+	if scorers == nil {
+		res.Score, err = scoreStore(ctx, s, ev, st, det, ev.Judge, ui)
+	} else {
+		res.Score, err = scoreWith(ctx, f, ev, st, det, scorers, scoredEarly, ui)
+	}
 	return res, err
 }
 

@@ -105,39 +105,53 @@ func Score(ctx context.Context, req ScoreRequest, ui UI) (*ScoreResult, error) {
 // scoreStore scores every finished item of st with the evaluation's asr plugin and the
 // given judge plugin, then writes RUN_DIR/summary.json and the report.
 func scoreStore(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation, st *store.Store, det *vad.Detector, judgeName string, ui UI) (*ScoreResult, error) {
-	f := s.File
-	dsBlock := f.Dataset(ev.Dataset)
-	if dsBlock == nil {
-		return nil, fmt.Errorf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
-	}
-	ds, err := dataset.Load(dsBlock.Out)
+	sp, err := startScorers(ctx, s, ev, judgeName)
 	if err != nil {
-		return nil, fmt.Errorf("evaluation %q: %w (build it with `duplexmpe build`)", ev.Name, err)
+		return nil, err
 	}
-	gold := map[string]string{}
-	for _, sc := range ds.Scenarios {
-		gold[sc.ScenarioID] = sc.GoldAnswer
-	}
+	defer sp.kill()
+	return scoreWith(ctx, s.File, ev, st, det, sp, 0, ui)
+}
 
+// scorerPlugins are the started asr and judge plugins of a scoring.
+type scorerPlugins struct {
+	asr, judge *pluginstart.Plugin
+	scorers    evaluate.Scorers
+}
+
+func (p *scorerPlugins) kill() {
+	for _, pl := range []*pluginstart.Plugin{p.asr, p.judge} {
+		if pl != nil {
+			pl.Kill()
+		}
+	}
+}
+
+// startScorers starts the evaluation's asr plugin and the given judge plugin.
+func startScorers(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation, judgeName string) (*scorerPlugins, error) {
+	sp := &scorerPlugins{}
 	asrPlugin, err := startBlock(ctx, s, ev.ASR, fmt.Errorf("evaluation %q: asr plugin %q is not declared", ev.Name, ev.ASR))
 	if err != nil {
 		return nil, err
 	}
-	defer asrPlugin.Kill()
+	sp.asr = asrPlugin
 	asr, err := asrPlugin.ASR()
 	if err != nil {
+		sp.kill()
 		return nil, err
 	}
 	judgePlugin, err := startBlock(ctx, s, judgeName, fmt.Errorf("evaluation %q: judge plugin %q is not declared", ev.Name, judgeName))
 	if err != nil {
+		sp.kill()
 		return nil, err
 	}
-	defer judgePlugin.Kill()
+	sp.judge = judgePlugin
 	judge, err := judgePlugin.Judge()
 	if err != nil {
+		sp.kill()
 		return nil, err
 	}
-	scorers := evaluate.Scorers{
+	sp.scorers = evaluate.Scorers{
 		ASR: asr, Judge: judge,
 		Records: []provenance.Plugin{asrPlugin.Record(sdk.KindASR), judgePlugin.Record(sdk.KindJudge)},
 		Alive: func() error {
@@ -149,6 +163,34 @@ func scoreStore(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluati
 			return nil
 		},
 	}
+	return sp, nil
+}
+
+// goldAnswers maps each scenario of ds to its gold answer.
+func goldAnswers(ds *dataset.Dataset) map[string]string {
+	gold := map[string]string{}
+	for _, sc := range ds.Scenarios {
+		gold[sc.ScenarioID] = sc.GoldAnswer
+	}
+	return gold
+}
+
+// scoreWith scores every finished item of st with the started scorers, then writes
+// RUN_DIR/summary.json and the report. early items were scored (and their verdicts
+// saved) by this command while it played: Score finds them done, and they count as
+// scored now, not reused.
+func scoreWith(ctx context.Context, f *config.File, ev *config.Evaluation, st *store.Store, det *vad.Detector, sp *scorerPlugins, early int, ui UI) (*ScoreResult, error) {
+	dsBlock := f.Dataset(ev.Dataset)
+	if dsBlock == nil {
+		return nil, fmt.Errorf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
+	}
+	ds, err := dataset.Load(dsBlock.Out)
+	if err != nil {
+		return nil, fmt.Errorf("evaluation %q: %w (build it with `duplexmpe build`)", ev.Name, err)
+	}
+	gold := goldAnswers(ds)
+	scorers := sp.scorers
+	asrPlugin, judgePlugin := sp.asr, sp.judge
 
 	bar := ui.progress("scoring", ev.Name, "conversations")
 	sr, err := evaluate.Score(ctx, st, scorers, evaluate.ScoreOptions{
@@ -159,6 +201,8 @@ func scoreStore(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluati
 	if err != nil {
 		return nil, err
 	}
+	early = min(early, sr.Reused)
+	sr.Now, sr.Reused = sr.Now+early, sr.Reused-early
 	res := &ScoreResult{ScoreResult: sr, Dir: st.Dir()}
 	for n := range sr.Failed {
 		res.FailedModels = append(res.FailedModels, n)

@@ -100,6 +100,9 @@ type Options struct {
 	// nil: nothing.
 	Progress io.Writer
 	Logger   hclog.Logger
+	// Played, when set, is called with each item saved as finished (not failed), from
+	// the goroutine that played it: ScoreEarly's Add scores it while others play.
+	Played func(id string)
 }
 
 // Item is one planned (model, conversation).
@@ -470,6 +473,9 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	r.bar.increment()
 	if !rec.Failed() {
 		c.Done++
+		if r.opts.Played != nil {
+			r.opts.Played(it.Meta.ID)
+		}
 		log.Debug("conversation done", "frames", rec.Frames, "episodes", len(rec.Episodes))
 		if r.m.Client != nil && r.m.Client.Exited() {
 			// It finished but the plugin did not close it in time and was killed.
