@@ -33,15 +33,15 @@ func newProgress(w io.Writer, models []*Model, counts map[string]*Counts) *progr
 	if w == nil {
 		return pr
 	}
-	var planned, reused int
 	var parts []prog.Part
+	var meters []*prog.Meter
 	for _, m := range models {
 		c := counts[m.Name]
-		planned, reused = planned+c.Planned, reused+c.Reused
 		pr.meters[m.Name] = prog.NewMeter(time.Now, c.Planned, c.Reused)
 		parts = append(parts, prog.Part{Name: m.Name, Meter: pr.meters[m.Name]})
+		meters = append(meters, pr.meters[m.Name])
 	}
-	pr.total = prog.NewMeter(time.Now, planned, reused)
+	pr.total = prog.Sum(time.Now, meters...)
 	if f, ok := w.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
 		pr.log = prog.NewLog(w, time.Now, "playing", "conversations", pr.total, parts...)
 		pr.stop = prog.Ticking(time.Second, pr.log.Tick)
@@ -80,7 +80,6 @@ func (b progressBar) increment() {
 		return
 	}
 	p.meters[b.model].Add(1)
-	p.total.Add(1)
 	if bar := p.bars[b.model]; bar != nil {
 		bar.Increment()
 	}

@@ -25,11 +25,20 @@ type Meter struct {
 	done    int // units done, reused included
 	reused  int // units done before Start
 	started time.Time
+	parts   []*Meter // a Sum's
 }
 
 // NewMeter is a meter of total units, reused of them already done, started now.
 func NewMeter(now func() time.Time, total, reused int) *Meter {
 	return &Meter{now: now, total: total, done: reused, reused: reused, started: now()}
+}
+
+// Sum is the meter of parts that run side by side (a model's conversations each): its
+// counts are theirs added up, and its time left is the longest of the time left at its
+// own rate and theirs, since the phase ends with its slowest part (a fast part done
+// early would otherwise make the whole look nearly done). Add is not used on it.
+func Sum(now func() time.Time, parts ...*Meter) *Meter {
+	return &Meter{now: now, started: now(), parts: parts}
 }
 
 // Add counts n more units done.
@@ -53,14 +62,39 @@ type Snapshot struct {
 
 // Read reads the meter now.
 func (m *Meter) Read() Snapshot {
+	if m.parts != nil {
+		return m.readSum()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := Snapshot{Done: m.done, Total: m.total, Elapsed: m.now().Sub(m.started)}
-	worked := m.done - m.reused
+	return read(m.done, m.total, m.reused, m.now().Sub(m.started))
+}
+
+func (m *Meter) readSum() Snapshot {
+	var done, total, reused int
+	var left time.Duration
+	for _, p := range m.parts {
+		p.mu.Lock()
+		done, total, reused = done+p.done, total+p.total, reused+p.reused
+		p.mu.Unlock()
+		if ps := p.Read(); ps.Known {
+			left = max(left, ps.Left)
+		}
+	}
+	s := read(done, total, reused, m.now().Sub(m.started))
+	if s.Known {
+		s.Left = max(s.Left, left)
+	}
+	return s
+}
+
+func read(done, total, reused int, elapsed time.Duration) Snapshot {
+	s := Snapshot{Done: done, Total: total, Elapsed: elapsed}
+	worked := done - reused
 	if s.Elapsed > 0 && worked > 0 {
 		s.Rate = float64(worked) / s.Elapsed.Seconds()
 	}
-	switch rest := m.total - m.done; {
+	switch rest := total - done; {
 	case rest <= 0:
 		s.Known = true
 	case s.Rate > 0:

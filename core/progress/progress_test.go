@@ -112,3 +112,32 @@ func TestLogLineAtLeastEvery30s(t *testing.T) {
 		t.Fatalf("the end: %q", got)
 	}
 }
+
+// A phase whose parts run side by side ends with its slowest part: its time left is the
+// longest of theirs, not what its overall rate says.
+func TestSumEndsWithItsSlowestPart(t *testing.T) {
+	c := newClock()
+	fast, slow := NewMeter(c.now, 24, 4), NewMeter(c.now, 24, 0)
+	sum := Sum(c.now, fast, slow)
+	if s := sum.Read(); s.Done != 4 || s.Total != 48 || s.Known {
+		t.Errorf("at start: %+v", s)
+	}
+	c.advance(time.Minute)
+	fast.Add(20) // the fast part is done: 20/min
+	slow.Add(2)  // 2/min: 22 left, 11 min
+	s := sum.Read()
+	// Overall: 22 done in 1 min, 22 left: 1 min at the overall rate; the slow part says 11.
+	if s.Done != 26 || s.Rate*60 != 22 || !s.Known || s.Left != 11*time.Minute {
+		t.Errorf("sum: %+v, want 26/48 at 22/min with 11m0s left", s)
+	}
+	unknown := NewMeter(c.now, 5, 0)
+	s = Sum(c.now, fast, unknown).Read()
+	if s.Known || s.LeftText() != "time left unknown" {
+		t.Errorf("nothing worked since the sum started, yet %q", s.LeftText())
+	}
+	c.advance(10 * time.Minute)
+	slow.Add(22)
+	if s := sum.Read(); s.Done != 48 || s.Left != 0 || s.LeftText() != "done" {
+		t.Errorf("all done: %+v", s)
+	}
+}
