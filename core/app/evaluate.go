@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/config"
@@ -141,7 +142,7 @@ func PlanEvaluation(ctx context.Context, s *pluginstart.Starter, ev *config.Eval
 		}
 		pl.Models = append(pl.Models, m)
 	}
-	pl.opts = evaluate.Options{Params: ev.Protocol, VAD: ev.VAD, Seed: ev.Seed, Concurrency: ev.Concurrency}
+	pl.opts = evaluate.Options{Params: ev.Protocol, VAD: ev.VAD, Seed: ev.Seed, Concurrency: ev.PlayConcurrency()}
 	if _, err := os.Stat(filepath.Join(ev.Out, "manifest.json")); err == nil {
 		if pl.Store, err = store.Open(ev.Out); err != nil {
 			pl.Kill()
@@ -330,6 +331,7 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 		ui.Planned(play)
 	}
 
+	ui.notef("evaluation %s: %s\n", ev.Name, concurrencyNote(lopts.Concurrency, pl.Models))
 	began := time.Now()
 	sum, runErr := evaluate.Run(ctx, ds, pl.Models, st, lopts)
 	play.Total, play.Elapsed = sum.Total, time.Since(began)
@@ -425,4 +427,18 @@ func loadDataset(f *config.File, ev *config.Evaluation) (*dataset.Dataset, error
 		return nil, fmt.Errorf("evaluation %q: %w (build it with `duplexmpe build`)", ev.Name, err)
 	}
 	return ds, nil
+}
+
+// concurrencyNote says how many conversations play at once: "playing up to 2
+// conversations at once (per model: silent 4, cascade 2)".
+func concurrencyNote(total int, models []*evaluate.Model) string {
+	per := make([]string, len(models))
+	for i, m := range models {
+		per[i] = fmt.Sprintf("%s %d", m.Name, evaluate.ModelConcurrency(m))
+	}
+	unit := "conversations"
+	if total == 1 {
+		unit = "conversation"
+	}
+	return fmt.Sprintf("playing up to %d %s at once (per model: %s)", total, unit, strings.Join(per, ", "))
 }

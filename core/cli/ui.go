@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/vbauerster/mpb/v8"
@@ -16,6 +17,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+	"github.com/duplexmpe/duplexmpe/core/progress"
 )
 
 // pluginLogger passes plugins' warnings and errors on to stderr; their chatter stays out.
@@ -66,8 +68,9 @@ func reported(st *State, f *config.File, arg string, err error) error {
 	return err
 }
 
-// progressBar counts units of work (clips synthesised, conversations scored): a bar on a
-// terminal, a few plain lines otherwise (logs, CI, tests).
+// progressBar counts units of work (clips synthesised, conversations scored): a bar with
+// the rate and time left on a terminal; otherwise (logs, CI, tests) a line at the start,
+// at least every 30 s (core/progress.LogEvery) and at the end.
 type progressBar struct {
 	ctx   context.Context
 	w     io.Writer
@@ -75,53 +78,54 @@ type progressBar struct {
 	name  string
 	unit  string // "clips"
 	mu    sync.Mutex
+	meter *progress.Meter
 	p     *mpb.Progress
 	bar   *mpb.Bar
-	total int
-	done  int
-	made  int
-	step  int
+	log   *progress.Log
+	stop  func() // stops the log's ticker
 }
 
 // newCountBar counts units of work: a bar on a terminal, a few plain lines otherwise.
 func newCountBar(ctx context.Context, w io.Writer, verb, name, unit string) *progressBar {
-	return &progressBar{ctx: ctx, w: w, verb: verb, name: name, unit: unit}
+	return &progressBar{ctx: ctx, w: w, verb: verb, name: name, unit: unit, stop: func() {}}
 }
 
 func (b *progressBar) Start(total int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.total = total
+	b.meter = progress.NewMeter(time.Now, total, 0)
 	if tty, _ := terminal(b.w); tty {
 		b.p = mpb.NewWithContext(b.ctx, mpb.WithOutput(b.w), mpb.WithWidth(40))
 		b.bar = b.p.AddBar(int64(total),
 			mpb.PrependDecorators(decor.Name(b.verb+" "+b.name+" "), decor.CountersNoUnit("%d/%d "+b.unit)),
-			mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.EwmaETA(decor.ET_STYLE_GO, 30)))
+			mpb.AppendDecorators(progress.Decorator(b.meter)))
 		return
 	}
-	fmt.Fprintf(b.w, "%s %s: %d %s\n", b.verb, b.name, total, b.unit)
+	b.log = progress.NewLog(b.w, time.Now, b.verb+" "+b.name, b.unit, b.meter)
+	b.stop = progress.Ticking(time.Second, b.log.Tick)
 }
 
-func (b *progressBar) Clip(synthesised bool) {
+func (b *progressBar) Clip(bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.done++
-	if synthesised {
-		b.made++
+	if b.meter == nil {
+		return
 	}
+	b.meter.Add(1)
 	if b.bar != nil {
 		b.bar.Increment()
 		return
 	}
-	if q := 4 * b.done / max(b.total, 1); q > b.step && b.done < b.total {
-		b.step = q
-		fmt.Fprintf(b.w, "%s %s: %d/%d %s (%d new)\n", b.verb, b.name, b.done, b.total, b.unit, b.made)
-	}
+	b.log.Tick()
 }
 
 func (b *progressBar) Finish(ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.stop()
+	if b.log != nil {
+		b.log.Finish()
+	}
 	if b.p == nil {
 		return
 	}

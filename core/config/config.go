@@ -9,6 +9,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"runtime"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -124,7 +125,7 @@ type Evaluation struct {
 	Models      []string // plugin names
 	ASR         string   // plugin name
 	Judge       string   // plugin name
-	Concurrency int
+	Concurrency int      // conversations at once over all models; 0: one per CPU core (PlayConcurrency)
 	Seed        int64
 	Out         string // absolute
 	// Reference names the reference block whose result the report shows beside the
@@ -133,6 +134,15 @@ type Evaluation struct {
 	Protocol  protocol.Params
 	VAD       protocol.VAD
 	DeclRange hcl.Range
+}
+
+// PlayConcurrency is how many conversations the evaluation plays at once: Concurrency,
+// or one per CPU core when it is 0. It is transport: no result depends on it.
+func (e *Evaluation) PlayConcurrency() int {
+	if e.Concurrency > 0 {
+		return e.Concurrency
+	}
+	return runtime.NumCPU()
 }
 
 // Reference is a reference block: a text reference run (protocol section 7).

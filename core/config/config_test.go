@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -213,7 +214,8 @@ evaluation "second" {
 		t.Errorf("vad = %+v, want %+v", ev.VAD, wantV)
 	}
 	second := f.Evaluation("second")
-	if second.Protocol != protocol.Defaults() || second.VAD != protocol.DefaultVAD() || second.Concurrency != 1 ||
+	if second.Protocol != protocol.Defaults() || second.VAD != protocol.DefaultVAD() || second.Concurrency != 0 ||
+		second.PlayConcurrency() != runtime.NumCPU() || ev.PlayConcurrency() != 4 ||
 		second.Seed != 1 || second.Out != filepath.Join(dir, "runs/second") {
 		t.Errorf("defaults not applied: %+v", second)
 	}
@@ -283,7 +285,7 @@ func TestErrors(t *testing.T) {
 		{"models not a list", base + strings.Replace(goodEval, "[plugin.silent, plugin.always_talk]", "plugin.silent", 1), Options{}, "Invalid models", "", 15},
 		{"empty models", base + strings.Replace(goodEval, "[plugin.silent, plugin.always_talk]", "[]", 1), Options{}, "No models", "", 15},
 		{"missing judge", base + strings.Replace(goodEval, "judge   = plugin.lexical", "", 1), Options{}, "Missing required argument", `"judge"`, 13},
-		{"zero concurrency", base + strings.Replace(goodEval, "judge   = plugin.lexical", "judge = plugin.lexical\n  concurrency = 0", 1), Options{}, "Invalid concurrency", "", 18},
+		{"negative concurrency", base + strings.Replace(goodEval, "judge   = plugin.lexical", "judge = plugin.lexical\n  concurrency = -1", 1), Options{}, "Invalid concurrency", "", 18},
 		{"bad protocol duration", base + strings.Replace(goodEval, "judge   = plugin.lexical", "judge = plugin.lexical\n  protocol {\n    n4_gap = \"3 s\"\n  }", 1), Options{}, "Invalid duration", "n4_gap", 19},
 		{"negative protocol duration", base + strings.Replace(goodEval, "judge   = plugin.lexical", "judge = plugin.lexical\n  protocol {\n    turn_gap = \"-1s\"\n  }", 1), Options{}, "Invalid duration", "negative", 19},
 		{"unknown protocol field", base + strings.Replace(goodEval, "judge   = plugin.lexical", "judge = plugin.lexical\n  protocol {\n    t_onset_windw = \"1s\"\n  }", 1), Options{}, "Unsupported argument", `Did you mean "t_onset_window"?`, 19},

@@ -764,7 +764,7 @@ func (l *loader) reference(b *hcl.Block, plugins, datasets []string) {
 
 func (l *loader) evaluation(b *hcl.Block, plugins, datasets, references []string) {
 	content, once := l.content(b.Body, Spec.Block("evaluation"))
-	ev := &Evaluation{Name: b.Labels[0], DeclRange: b.DefRange, Concurrency: 1, Seed: 1,
+	ev := &Evaluation{Name: b.Labels[0], DeclRange: b.DefRange, Seed: 1,
 		Protocol: protocol.Defaults(), VAD: protocol.DefaultVAD()}
 	attrs, d := content.Attributes, l.d
 	if a := attrs["dataset"]; a != nil {
@@ -806,8 +806,8 @@ func (l *loader) evaluation(b *hcl.Block, plugins, datasets, references []string
 	}
 	if a := attrs["concurrency"]; a != nil {
 		if n, ok := d.whole(a); ok {
-			if n < 1 {
-				d.add(errorf(a.Expr.Range(), "Invalid concurrency", "concurrency = %d must be at least 1.", n))
+			if n < 0 {
+				d.add(errorf(a.Expr.Range(), "Invalid concurrency", "concurrency = %d must be a whole number of conversations, at least 1 (or 0: one per CPU core).", n))
 			}
 			ev.Concurrency = int(n)
 		}

@@ -171,7 +171,7 @@ var Spec = &BlockSpec{
 				{Name: "models", Type: TypePluginRefs, Required: true, Doc: "The model plugins to evaluate, at least one, each once."},
 				{Name: "asr", Type: TypePluginRef, Required: true, Doc: "The ASR plugin that transcribes model responses."},
 				{Name: "judge", Type: TypePluginRef, Required: true, Doc: "The judge plugin that scores answers."},
-				{Name: "concurrency", Type: TypeWhole, Default: "1", Doc: "How many conversations run at once (transport only: it does not change results)."},
+				{Name: "concurrency", Type: TypeWhole, Default: "0", Doc: "How many conversations run at once over all models; 0: one per CPU core. Each model also plays at most what its plugin declares (`model.concurrency=N`, 1 when it declares nothing). Transport only: it does not change results."},
 				{Name: "seed", Type: TypeWhole, Default: "1", Doc: "The seed given to models and the bootstrap."},
 				{Name: "out", Type: TypePath, Default: `"runs/<name>"`, Doc: "The run directory."},
 				{Name: "reference", Type: TypeReferenceRef, Doc: "A reference block whose result (its `out`/reference.json) the report shows beside this evaluation's speech models. Run `duplexmpe reference FILE.hcl` before scoring."},

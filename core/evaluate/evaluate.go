@@ -95,13 +95,17 @@ type Options struct {
 	// Concurrency bounds the conversations played at once over all models; 0 means no
 	// bound beyond each model's own.
 	Concurrency int
-	// Progress receives one progress bar per model when it is a terminal; nil or
-	// anything else: no bars.
+	// Progress shows the playing: on a terminal a bar per model with its rate and time
+	// left; anything else gets a line at the start, at least every 30 s and at the end;
+	// nil: nothing.
 	Progress io.Writer
 	Logger   hclog.Logger
 	// Plan, when set, is the plan Run plays (PlanAll's items, as the caller surveyed
 	// them) instead of planning again; Run still plays only the items of Shard.
 	Plan []Item
+	// Played, when set, is called with each item saved as finished (not failed), from
+	// the goroutine that played it (a hook for scoring while others play).
+	Played func(id string)
 }
 
 // Item is one planned (model, conversation).
@@ -489,6 +493,9 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	r.bar.increment()
 	if !rec.Failed() {
 		c.Done++
+		if r.opts.Played != nil {
+			r.opts.Played(it.Meta.ID)
+		}
 		log.Debug("conversation done", "frames", rec.Frames, "episodes", len(rec.Episodes))
 		if r.m.Client != nil && r.m.Client.Exited() {
 			// It finished but the plugin did not close it in time and was killed.

@@ -154,15 +154,20 @@ func TestRunAndResume(t *testing.T) {
 	models := []*evaluate.Model{startModel(t, "silent"), startModel(t, "always-talk")}
 	opts := options(t)
 	st := newStore(t, ds, models, opts)
-	var bars bytes.Buffer
-	opts.Progress = &bars // not a terminal: no bars
+	var log bytes.Buffer
+	opts.Progress = &log // not a terminal: lines, not bars
 
 	sum, err := evaluate.Run(context.Background(), ds, models, st, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bars.Len() > 0 {
-		t.Errorf("progress written to a non-terminal: %q", bars.String())
+	// The first and the last line (a line every 30 s between them is core/progress's,
+	// tested there on a fake clock).
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) < 2 || lines[0] != "playing: 0/8 conversations, 0%, -, time left unknown; silent 0/4, always-talk 0/4" ||
+		!strings.HasPrefix(lines[len(lines)-1], "playing: 8/8 conversations, 100%, ") ||
+		!strings.HasSuffix(lines[len(lines)-1], ", done; silent 4/4, always-talk 4/4") {
+		t.Errorf("progress off a terminal:\n%s", log.String())
 	}
 	if sum.Total != (evaluate.Counts{Planned: 8, Done: 8}) {
 		t.Errorf("first run %+v, want 8 planned and done", sum.Total)
@@ -182,9 +187,13 @@ func TestRunAndResume(t *testing.T) {
 		}
 	}
 
+	log.Reset()
 	sum, err = evaluate.Run(context.Background(), ds, models, st, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(log.String(), "\n"); first != "playing: 8/8 conversations, 100%, -, done; silent 4/4, always-talk 4/4" {
+		t.Errorf("resumed: progress starts %q, want everything done", first)
 	}
 	if sum.Total != (evaluate.Counts{Planned: 8, Reused: 8}) || sum.Models["silent"].Reused != 4 {
 		t.Errorf("resumed run %+v, want all 8 reused", sum.Total)

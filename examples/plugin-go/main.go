@@ -49,6 +49,9 @@ func (s *speaker) Describe(context.Context) (sdk.Info, error) {
 		Name:        "example-speaker",
 		Version:     "0.2.0",
 		Description: "Says one sentence (flite) when the room goes quiet after speech, and stops when talked over. An example, not a model.",
+		// Each conversation keeps its own state and only reads the shared answer, so it
+		// can play several at once; a model holding one GPU state would say 1.
+		Capabilities: []string{sdk.CapConcurrency + "4"},
 		Config: []sdk.ConfigField{
 			{Name: "threshold", Type: sdk.TypeNumber, Default: 0.05, Description: "frame RMS (0..1) above which the input counts as loud"},
 			{Name: "pause_s", Type: sdk.TypeNumber, Default: 1.0, Description: "seconds of quiet after loud input before it answers"},

@@ -71,7 +71,9 @@ class Speaker(Model):
     name = "speaker"
     version = "0.2.0"
     description = "Says one sentence (flite) when the room goes quiet after speech; stops when talked over."
-    capabilities = ("model.text",)
+    # Each conversation keeps its own state (SpeakerConversation) and only reads the shared
+    # answer, so several can play at once; a model holding one GPU state would say 1.
+    capabilities = ("model.text", "model.concurrency=4")
     config = (
         ConfigField("threshold", TYPE_NUMBER, default=0.05,
                     description="RMS level (0..1) at which an input frame counts as loud."),

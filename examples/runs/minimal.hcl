@@ -38,7 +38,7 @@ dataset "small" {
   voices = { A = "kal16", B = "awb", C = "rms", D = "slt" }
 }
 
-# Everything not set here takes its default: seed 1, concurrency 1, out = "runs/minimal"
+# Everything not set here takes its default: seed 1, concurrency 0 (one per CPU core), out = "runs/minimal"
 # next to this file, and the protocol and VAD defaults of protocol section 8.
 evaluation "minimal" {
   dataset = dataset.small

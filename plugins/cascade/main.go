@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -61,7 +62,7 @@ type cascade struct {
 	mu       sync.Mutex
 	cfg      settings
 	detector *vad.Detector
-	decoder  *sphinx.Decoder
+	decoders *decoders
 	chat     *chatClient // nil without an endpoint
 	cache    *transcripts
 	identity map[string]string
@@ -103,6 +104,10 @@ func (c *cascade) Describe(context.Context) (sdk.Info, error) {
 		Description: "CPU reference cascade: Silero utterances, PocketSphinx, a name or LLM policy, flite answers, barge-in; modelled compute charged to virtual time.",
 		Config:      configFields(),
 		Identity:    c.identity,
+		// Conversations share nothing that changes what they hear or say (the VAD
+		// batches their windows, decoders are lent one utterance at a time, the
+		// transcript cache gives what transcribing again would).
+		Capabilities: []string{sdk.CapConcurrency + strconv.Itoa(maxConversations)},
 	}, nil
 }
 
@@ -155,7 +160,7 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closeLocked()
-	c.cfg, c.detector, c.decoder, c.chat, c.identity = s, det, dec, chat, id
+	c.cfg, c.detector, c.decoders, c.chat, c.identity = s, det, newDecoders(dec, maxConversations), chat, id
 	c.cache = newTranscripts()
 	return nil
 }
@@ -197,8 +202,8 @@ func debianVersion(pkg string) string {
 const heuristicVersion = "heuristic-1"
 
 func (c *cascade) closeLocked() {
-	if c.decoder != nil {
-		c.decoder.Close()
+	if c.decoders != nil {
+		c.decoders.close()
 	}
 	if c.detector != nil {
 		c.detector.Close()
@@ -290,7 +295,7 @@ func (c *cascade) Start(context.Context, sdk.ConversationStart) (sdk.Conversatio
 	if err != nil {
 		return nil, err
 	}
-	return &conversation{cfg: c.cfg, decoder: c.decoder, chat: c.chat, cache: c.cache, online: on}, nil
+	return &conversation{cfg: c.cfg, decoders: c.decoders, chat: c.chat, cache: c.cache, online: on}, nil
 }
 
 // answer is synthesised speech waiting to be played or playing.
@@ -302,11 +307,11 @@ type answer struct {
 }
 
 type conversation struct {
-	cfg     settings
-	decoder *sphinx.Decoder
-	chat    *chatClient
-	cache   *transcripts
-	online  *vad.Online
+	cfg      settings
+	decoders *decoders
+	chat     *chatClient
+	cache    *transcripts
+	online   *vad.Online
 
 	in          []float32 // every input sample so far
 	frames      int
@@ -435,7 +440,7 @@ func (c *conversation) transcribe(samples []float32, b *bill) (cachedTranscript,
 	if c.cfg.cost.mode == computeWall {
 		began = time.Now()
 	}
-	text, err := c.decoder.Transcribe(samples)
+	text, err := c.decoders.transcribe(samples)
 	if err != nil {
 		return cachedTranscript{}, err
 	}

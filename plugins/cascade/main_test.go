@@ -240,3 +240,88 @@ func float32Bits(s []float32) []uint32 {
 	}
 	return out
 }
+
+// startedTogether holds every Start until n conversations are open, so that they are
+// played side by side in the plugin process whatever the scheduler does.
+type startedTogether struct {
+	sdk.Model
+	open *sync.WaitGroup
+}
+
+func (m startedTogether) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conversation, error) {
+	c, err := m.Model.Start(ctx, req)
+	m.open.Done()
+	m.open.Wait()
+	return c, err
+}
+
+// Conversations played side by side in one process (sharing its detector, decoder pool
+// and transcript cache) give, bit for bit, the records they give played one at a time in
+// another process. The plugin declares how many it holds: one per core, at most 8.
+func TestConversationsSideBySide(t *testing.T) {
+	ctx := context.Background()
+	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "cascade", Source: pluginBin(t)}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Kill)
+	if err := c.Configure(ctx, map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sdk.Concurrency(info.Capabilities); n != maxConversations || n < 1 || n > 8 {
+		t.Errorf("declares %d conversations at once (%v), want %d", n, info.Capabilities, maxConversations)
+	}
+	m, err := c.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	convs := []session.Conversation{
+		spokenConversation(t, "explicit", shortPreamble, explicitLines),
+		spokenConversation(t, "implicit", shortPreamble, implicit(explicitLines)),
+	}
+	convs = append(convs, convs[0]) // the same conversation twice at once, too
+	alone := startCascade(t, map[string]any{}, nil)
+	var want []*session.Record
+	for _, conv := range convs {
+		rec, _ := play(t, alone, conv)
+		want = append(want, rec)
+	}
+
+	open := &sync.WaitGroup{}
+	open.Add(len(convs))
+	together := startedTogether{Model: m, open: open}
+	got := make([]*session.Record, len(convs))
+	errs := make([]error, len(convs))
+	var wg sync.WaitGroup
+	for i, conv := range convs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = session.Run(ctx, together, conv, session.Options{Params: protocol.Defaults(), VAD: protocol.DefaultVAD(), Detector: detector(t)})
+		}()
+	}
+	wg.Wait()
+	spoke := false
+	for i := range convs {
+		if errs[i] != nil {
+			t.Fatalf("%s side by side: %v", convs[i].ID, errs[i])
+		}
+		g, w := got[i], want[i]
+		if g.Failed() {
+			t.Fatalf("%s side by side failed: %s", convs[i].ID, g.Failure)
+		}
+		if !slices.Equal(float32Bits(g.Audible.Samples), float32Bits(w.Audible.Samples)) ||
+			!reflect.DeepEqual(g.Text, w.Text) || !reflect.DeepEqual(g.Episodes, w.Episodes) || !reflect.DeepEqual(g.Timeline, w.Timeline) {
+			t.Errorf("%s: played side by side it differs from one at a time:\n text %v\n vs   %v\n episodes %v\n vs %v", convs[i].ID, g.Text, w.Text, g.Episodes, w.Episodes)
+		}
+		spoke = spoke || len(w.Episodes) > 0
+	}
+	if !spoke {
+		t.Error("the cascade never spoke: nothing was compared")
+	}
+}
