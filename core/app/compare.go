@@ -20,8 +20,8 @@ import (
 type Side struct {
 	Dir  string
 	Meta report.Meta
-	// Items are its scored items by model and scenario.
-	Items map[[2]string]score.Scored
+	// Items are its scored items by model, scenario and repeat.
+	Items map[SideKey]score.Scored
 }
 
 // Label names the side for people: its directory and its judge.
@@ -30,6 +30,13 @@ func (s *Side) Label() string {
 		return fmt.Sprintf("%s (judge %s)", s.Dir, s.Meta.Judge.Name)
 	}
 	return s.Dir
+}
+
+// SideKey names one scored item of a side: which model played which scenario, in which
+// repeat (section 6.5); the same key on two sides is the same play, scored twice.
+type SideKey struct {
+	Model, ScenarioID string
+	Repeat            int
 }
 
 // Comparison is `duplexmpe compare`: every side against the first, per model, condition
@@ -72,11 +79,11 @@ func Compare(dirs []string) (*Comparison, error) {
 	for bi := 1; bi < len(c.Sides); bi++ {
 		b := c.Sides[bi]
 		groups := map[[2]string]*compareGroup{} // (model, condition)
-		add := func(k [2]string, s score.Scored) *compareGroup {
-			g := groups[[2]string{k[0], s.Condition}]
+		add := func(k SideKey, s score.Scored) *compareGroup {
+			g := groups[[2]string{k.Model, s.Condition}]
 			if g == nil {
 				g = &compareGroup{}
-				groups[[2]string{k[0], s.Condition}] = g
+				groups[[2]string{k.Model, s.Condition}] = g
 			}
 			return g
 		}
@@ -123,7 +130,7 @@ type compareGroup struct {
 
 // readSide reads one directory's scored items and report metadata.
 func readSide(dir string) (*Side, error) {
-	side := &Side{Dir: dir, Items: map[[2]string]score.Scored{}}
+	side := &Side{Dir: dir, Items: map[SideKey]score.Scored{}}
 	path := filepath.Join(dir, ScoredFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -140,7 +147,7 @@ func readSide(dir string) (*Side, error) {
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v; score the directory again to rewrite it", path, n, err)
 		}
-		side.Items[[2]string{line.Scored.Model, line.Scored.ScenarioID}] = line.Scored
+		side.Items[SideKey{line.Scored.Model, line.Scored.ScenarioID, line.Scored.Repeat}] = line.Scored
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -142,7 +142,7 @@ func PlanEvaluation(ctx context.Context, s *pluginstart.Starter, ev *config.Eval
 		}
 		pl.Models = append(pl.Models, m)
 	}
-	pl.opts = evaluate.Options{Params: ev.Protocol, VAD: ev.VAD, Seed: ev.Seed, Concurrency: ev.PlayConcurrency()}
+	pl.opts = evaluate.Options{Params: ev.Protocol, VAD: ev.VAD, Seed: ev.Seed, Repeats: ev.Repeats, Concurrency: ev.PlayConcurrency()}
 	if _, err := os.Stat(filepath.Join(ev.Out, "manifest.json")); err == nil {
 		if pl.Store, err = store.Open(ev.Out); err != nil {
 			pl.Kill()

@@ -127,7 +127,10 @@ type Evaluation struct {
 	Judge       string   // plugin name
 	Concurrency int      // conversations at once over all models; 0: one per CPU core (PlayConcurrency)
 	Seed        int64
-	Out         string // absolute
+	// Repeats is how many times every (model, conversation) is played, at least 1;
+	// repeat r plays with evaluate.RepeatSeed(Seed, r).
+	Repeats int
+	Out     string // absolute
 	// Reference names the reference block whose result the report shows beside the
 	// speech models; empty when there is none.
 	Reference string
@@ -144,6 +147,10 @@ func (e *Evaluation) PlayConcurrency() int {
 	}
 	return runtime.NumCPU()
 }
+
+// MaxRepeats bounds an evaluation's repeats: a typo such as 100 instead of 10 would
+// otherwise plan a hundred plays of every conversation.
+const MaxRepeats = 50
 
 // Reference is a reference block: a text reference run (protocol section 7).
 type Reference struct {

@@ -764,7 +764,7 @@ func (l *loader) reference(b *hcl.Block, plugins, datasets []string) {
 
 func (l *loader) evaluation(b *hcl.Block, plugins, datasets, references []string) {
 	content, once := l.content(b.Body, Spec.Block("evaluation"))
-	ev := &Evaluation{Name: b.Labels[0], DeclRange: b.DefRange, Seed: 1,
+	ev := &Evaluation{Name: b.Labels[0], DeclRange: b.DefRange, Seed: 1, Repeats: 1,
 		Protocol: protocol.Defaults(), VAD: protocol.DefaultVAD()}
 	attrs, d := content.Attributes, l.d
 	if a := attrs["dataset"]; a != nil {
@@ -814,6 +814,15 @@ func (l *loader) evaluation(b *hcl.Block, plugins, datasets, references []string
 	}
 	if a := attrs["seed"]; a != nil {
 		ev.Seed, _ = d.whole(a)
+	}
+	if a := attrs["repeats"]; a != nil {
+		if n, ok := d.whole(a); ok {
+			if n < 1 || n > MaxRepeats {
+				d.add(errorf(a.Expr.Range(), "Invalid repeats", "repeats = %d must be between 1 and %d: every repeat plays every conversation of every model again.", n, MaxRepeats))
+			} else {
+				ev.Repeats = int(n)
+			}
+		}
 	}
 	ev.Out = d.resolve(filepath.Join("runs", ev.Name))
 	if a := attrs["out"]; a != nil {

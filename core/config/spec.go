@@ -173,6 +173,7 @@ var Spec = &BlockSpec{
 				{Name: "judge", Type: TypePluginRef, Required: true, Doc: "The judge plugin that scores answers."},
 				{Name: "concurrency", Type: TypeWhole, Default: "0", Doc: "How many conversations run at once over all models; 0: one per CPU core. Each model also plays at most what its plugin declares (`model.concurrency=N`, 1 when it declares nothing). Transport only: it does not change results."},
 				{Name: "seed", Type: TypeWhole, Default: "1", Doc: "The seed given to models and the bootstrap."},
+				{Name: "repeats", Type: TypeWhole, Default: "1", Doc: "How many times every model plays every conversation, each repeat with its own seed (repeat 0 the `seed` itself, repeat r >= 1 one derived from it and r: docs/protocol.md section 6.5). The report then shows how often the repeats agree on each decision and the spread of each rate over repeats. Raising it on a finished run plays only the new repeats."},
 				{Name: "out", Type: TypePath, Default: `"runs/<name>"`, Doc: "The run directory."},
 				{Name: "reference", Type: TypeReferenceRef, Doc: "A reference block whose result (its `out`/reference.json) the report shows beside this evaluation's speech models. Run `duplexmpe reference FILE.hcl` before scoring."},
 			},

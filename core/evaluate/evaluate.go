@@ -1,5 +1,5 @@
 // Package evaluate holds the two loops over the items of a run: Run, the evaluation loop,
-// plans one item per (model, conversation), skips the items the run store already
+// plans one item per (model, conversation, repeat), skips the items the run store already
 // finished, plays the rest through the scheduler (core/session) with a concurrency limit,
 // and saves every record in the store (architecture.md "The run store"); Score, the
 // scoring loop (score.go), scores every finished item with an ASR and a judge and saves
@@ -18,6 +18,7 @@ package evaluate
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -87,6 +88,9 @@ type Options struct {
 	VAD      protocol.VAD
 	Detector *vad.Detector
 	Seed     int64
+	// Repeats is how many times every (model, conversation) is played (0 means 1);
+	// repeat r plays with RepeatSeed(Seed, r).
+	Repeats int
 	// FrameDeadline bounds one Step; StartDeadline bounds Start. 0: no bound.
 	FrameDeadline time.Duration
 	StartDeadline time.Duration
@@ -158,28 +162,47 @@ func Plan(ds *dataset.Dataset, models []*Model, opts Options) ([]Item, error) {
 			}
 			key.Audio = append(key.Audio, h)
 		}
-		for _, m := range models {
-			k := store.ItemKey{
-				Model: store.ModelKey{Name: m.Name, Plugin: m.Info.Name, Version: m.Info.Version, Hash: m.Hash,
-					Identity: m.Info.Identity, Config: sdk.WithoutTransport(m.Info.Config, m.Config)},
-				Scenario:    key,
-				Schedule:    store.ScheduleOf(opts.Params),
-				VAD:         opts.VAD,
-				Seed:        opts.Seed,
-				Instruction: m.Instruction,
+		for r := range repeats(opts) {
+			for _, m := range models {
+				k := store.ItemKey{
+					Model: store.ModelKey{Name: m.Name, Plugin: m.Info.Name, Version: m.Info.Version, Hash: m.Hash,
+						Identity: m.Info.Identity, Config: sdk.WithoutTransport(m.Info.Config, m.Config)},
+					Scenario:    key,
+					Schedule:    store.ScheduleOf(opts.Params),
+					VAD:         opts.VAD,
+					Seed:        RepeatSeed(opts.Seed, r),
+					Instruction: m.Instruction,
+					Repeat:      r,
+				}
+				id := k.ID()
+				if !shard.Contains(id) {
+					continue
+				}
+				items = append(items, Item{
+					Meta: store.Meta{ID: id, Model: m.Name, ScenarioID: sc.ScenarioID, PairID: sc.PairID,
+						Condition: sc.Condition, TPosition: sc.TPosition, Repeat: r, Key: k},
+					Model: m, Scenario: sc,
+				})
 			}
-			id := k.ID()
-			if !shard.Contains(id) {
-				continue
-			}
-			items = append(items, Item{
-				Meta: store.Meta{ID: id, Model: m.Name, ScenarioID: sc.ScenarioID, PairID: sc.PairID,
-					Condition: sc.Condition, TPosition: sc.TPosition, Key: k},
-				Model: m, Scenario: sc,
-			})
 		}
 	}
 	return items, nil
+}
+
+func repeats(opts Options) int { return max(opts.Repeats, 1) }
+
+// RepeatSeed is the seed repeat r of a run with seed plays with (docs/protocol.md
+// section 6.5): the seed itself for repeat 0, so that a run that does not repeat keeps
+// its items; for r >= 1 the first 8 bytes of SHA-256("duplexmpe repeat <seed> <r>"),
+// big-endian, with the top bit cleared. Hashing, not seed + r, keeps the repeats of
+// seed 1 apart from the first repeats of seeds 2, 3, ...: two runs with neighbouring
+// seeds never share plays.
+func RepeatSeed(seed int64, r int) int64 {
+	if r == 0 {
+		return seed
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("duplexmpe repeat %d %d", seed, r)))
+	return int64(binary.BigEndian.Uint64(sum[:8]) &^ (1 << 63))
 }
 
 func line(ds *dataset.Dataset, i int) int {
@@ -237,10 +260,13 @@ func (h *clipHasher) hash(path, what string) (string, error) {
 }
 
 // NewManifest fills a run manifest with what this package knows: the model plugins, the
-// dataset, the seed, the protocol and VAD values. The caller adds the harness build, the
+// dataset, the seeds (one per repeat), the protocol and VAD values. The caller adds the harness build, the
 // resolved config and the other plugins (tts, asr, judge) before store.Create.
 func NewManifest(name string, ds *dataset.Dataset, models []*Model, opts Options) (store.Manifest, error) {
-	m := store.Manifest{Name: name, Seeds: []int64{opts.Seed}, Params: opts.Params, VAD: opts.VAD}
+	m := store.Manifest{Name: name, Params: opts.Params, VAD: opts.VAD}
+	for r := range repeats(opts) {
+		m.Seeds = append(m.Seeds, RepeatSeed(opts.Seed, r))
+	}
 	for _, mo := range models {
 		m.Plugins = append(m.Plugins, mo.Record())
 	}
@@ -478,7 +504,7 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	}
 	rec, err := session.Run(ctx, r.m.Model, conv, session.Options{
 		Params: r.opts.Params, VAD: r.opts.VAD, Detector: r.opts.Detector,
-		Seed: r.opts.Seed, Instruction: r.m.Instruction,
+		Seed: it.Meta.Key.Seed, Instruction: r.m.Instruction,
 		FrameDeadline: r.opts.FrameDeadline, StartDeadline: r.opts.StartDeadline,
 	})
 	if err != nil {

@@ -50,8 +50,13 @@ func Survey(st *store.Store, items []Item) (*RunPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Earlier plays of the same (model, scenario), by the key they were played under.
-	earlier := map[[2]string][]store.Meta{}
+	// Earlier plays of the same (model, scenario, repeat), by the key they were played
+	// under.
+	type play struct {
+		model, scenario string
+		repeat          int
+	}
+	earlier := map[play][]store.Meta{}
 	for _, id := range ids {
 		if in[id] {
 			continue
@@ -61,7 +66,8 @@ func Survey(st *store.Store, items []Item) (*RunPlan, error) {
 			plan.Stale = append(plan.Stale, PlannedItem{PlanEntry: store.PlanEntry{ID: id}, State: StateStale, Why: "unreadable item.json"})
 			continue
 		}
-		earlier[[2]string{m.Model, m.ScenarioID}] = append(earlier[[2]string{m.Model, m.ScenarioID}], m)
+		k := play{m.Model, m.ScenarioID, m.Repeat}
+		earlier[k] = append(earlier[k], m)
 		plan.Stale = append(plan.Stale, PlannedItem{PlanEntry: m.Entry(), State: StateStale})
 	}
 	replaced := map[string]string{} // stale id -> the current item replacing it
@@ -75,7 +81,7 @@ func Survey(st *store.Store, items []Item) (*RunPlan, error) {
 			p.Why, _ = st.Failure(it.Meta.ID)
 		case store.Missing:
 			p.State, p.Why = StateTodo, "new"
-			if prev := earlier[[2]string{it.Meta.Model, it.Meta.ScenarioID}]; len(prev) > 0 {
+			if prev := earlier[play{it.Meta.Model, it.Meta.ScenarioID, it.Meta.Repeat}]; len(prev) > 0 {
 				old := closest(prev, it.Meta.Key)
 				p.Why = strings.Join(it.Meta.Key.Changes(old.Key), "; ")
 				replaced[old.ID] = it.Meta.ID

@@ -131,7 +131,7 @@ func (r *ScoreResult) Complete() bool { return len(r.Missing) == 0 && len(r.Unsc
 func (r *ScoreResult) Summarized() []score.Scored {
 	out := slices.Clone(r.Items)
 	left := func(e store.PlanEntry) score.Scored {
-		return score.Scored{Model: e.Model, Condition: e.Condition, PairID: e.PairID, ScenarioID: e.ScenarioID, TPosition: e.TPosition}
+		return score.Scored{Model: e.Model, Condition: e.Condition, PairID: e.PairID, ScenarioID: e.ScenarioID, TPosition: e.TPosition, Repeat: e.Repeat}
 	}
 	for _, f := range r.FailedItems {
 		s := left(f.PlanEntry)
@@ -295,6 +295,7 @@ func scoringTodo(st *store.Store, plan []store.PlanEntry, opts ScoreOptions, res
 		}
 		var prev StoredVerdicts
 		if err := opts.Verdicts.LoadVerdicts(e.ID, &prev); err == nil && prev.Key == res.Key {
+			prev.Scored.Repeat = e.Repeat // the plan says which repeat the item is
 			res.Items = append(res.Items, prev.Scored)
 			res.IDs = append(res.IDs, e.ID)
 			res.Reused++
@@ -360,7 +361,7 @@ func scoreItem(ctx context.Context, st *store.Store, e store.PlanEntry, calls *s
 	}
 	in := score.Item{
 		Model: it.Meta.Model, Condition: it.Meta.Condition, PairID: it.Meta.PairID,
-		ScenarioID: it.Meta.ScenarioID, TPosition: it.Meta.TPosition,
+		ScenarioID: it.Meta.ScenarioID, TPosition: it.Meta.TPosition, Repeat: it.Meta.Repeat,
 		GoldAnswer: gold, Timeline: it.Record.Timeline, Episodes: eps,
 	}
 	item := calls.forItem()

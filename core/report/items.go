@@ -47,6 +47,7 @@ type itemMeta struct {
 			Audio   []string `json:"audio"`
 		} `json:"scenario"`
 	} `json:"key"`
+	Repeat int `json:"repeat"`
 }
 
 // sessionFile is session.json (core/store): the model's format and the wait after T.
@@ -174,6 +175,9 @@ func readConv(dir, id string) *conv {
 	}
 	if optional("failure.json", &fail) {
 		c.Failure = fail.Failure
+	}
+	if m.Repeat > 0 {
+		r.Scenario += fmt.Sprintf(" (repeat %d)", m.Repeat)
 	}
 	if !exists(filepath.Join(d, "verdicts.json")) {
 		return c

@@ -36,18 +36,40 @@ func entryCells(e score.Entry) []string { return []string{e.Model, e.Condition} 
 
 // convsText is the conversations cell: those in the denominators, then those left out
 // (section 5.7): "12", "11 (1 failed)", "10 (1 failed, 1 unscored)".
+//
+// With repeats the count is of plays: "36 (3 repeats)", "35 (3 repeats; 1 failed)".
 func convsText(e score.Entry) string {
 	var out []string
+	reps := ""
+	if e.Repeatability != nil {
+		reps = fmt.Sprintf("%d repeats", e.Repeatability.Repeats)
+	}
 	if e.Failed > 0 {
 		out = append(out, fmt.Sprintf("%d failed", e.Failed))
 	}
 	if e.Unscored > 0 {
 		out = append(out, fmt.Sprintf("%d unscored", e.Unscored))
 	}
-	if len(out) == 0 {
+	switch {
+	case len(out) == 0 && reps == "":
 		return strconv.Itoa(e.Items)
+	case reps == "":
+		return fmt.Sprintf("%d (%s)", e.Items, strings.Join(out, ", "))
+	case len(out) == 0:
+		return fmt.Sprintf("%d (%s)", e.Items, reps)
 	}
-	return fmt.Sprintf("%d (%s)", e.Items, strings.Join(out, ", "))
+	return fmt.Sprintf("%d (%s; %s)", e.Items, reps, strings.Join(out, ", "))
+}
+
+// repeatsText states how rates pool the repeats (section 6.5); "" for a run played once.
+func repeatsText(s score.Summary) string {
+	if s.Repeats <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" Repeats: every conversation was played %d times (repeats = %d), each repeat with its own seed; every rate pools all repeats, "+
+		"so each event counts once per repeat in its denominator and conversations counts the plays (%d per conversation, less failed and unscored ones). "+
+		"The Wilson interval treats the plays as independent, which the repeats of one conversation are not: the repeatability section shows the run-to-run agreement and spread.",
+		s.Repeats, s.Repeats, s.Repeats)
 }
 
 // roleText is an entry's role as the tables show it; an entry without one (a summary
@@ -98,7 +120,11 @@ func plural(n int, one, many string) string {
 func sections(s score.Summary, m Meta, ref *reference.Result) []section {
 	p := s.Protocol
 	var out []section
-	out = append(out, mainSection(s), pairedSection(s))
+	out = append(out, mainSection(s))
+	if s.Repeats > 1 {
+		out = append(out, repeatSection(s))
+	}
+	out = append(out, pairedSection(s))
 	if ref != nil {
 		out = append(out, referenceSection(*ref, m))
 	}
@@ -131,8 +157,47 @@ func mainSection(s score.Summary) section {
 		"Denominators: fresh onset and presence, every T turn; accuracy, T turns with response presence; silence, every N1/N2/N3 window; "+
 		"yield, eligible N4 events (shown as n/a (n=eligible) below min_eligible = %d); window response, every N4 event. "+
 		"Presence and window response are diagnostics, not scored. Conversations: those in the denominators; failed conversations (the model failed) "+
-		"and unscored ones (the ASR or judge failed) are left out of every rate and counted in brackets. "+familyText(s), s.Protocol.MinEligible)
+		"and unscored ones (the ASR or judge failed) are left out of every rate and counted in brackets. "+familyText(s)+repeatsText(s), s.Protocol.MinEligible)
 	return section{ID: "main", Title: "Main results", Intro: intro, Tables: []table{t}, Charts: []string{chartMeasures}}
+}
+
+// repeatSection is the run-to-run agreement and spread of every measure (section 6.5),
+// for a run with repeats.
+func repeatSection(s score.Summary) section {
+	t := table{Header: []string{"model", "condition", "measure", "conversations compared", "decisions agreed", "rate per repeat", "min", "max", "sd"}}
+	for _, e := range s.Entries {
+		r := e.Repeatability
+		if r == nil {
+			continue
+		}
+		compared := strconv.Itoa(r.Compared)
+		if r.Incomplete > 0 {
+			compared += fmt.Sprintf(" (%d incomplete)", r.Incomplete)
+		}
+		for _, m := range r.Measures {
+			var per []string
+			for _, rate := range m.PerRepeat {
+				if rate.Available {
+					per = append(per, fmt.Sprintf("%.3f (%d/%d)", rate.Rate, rate.K, rate.N))
+				} else {
+					per = append(per, rate.Text)
+				}
+			}
+			lo, hi, sd := "n/a", "n/a", "n/a"
+			if m.Spread {
+				lo, hi, sd = fmt.Sprintf("%.3f", m.Min), fmt.Sprintf("%.3f", m.Max), fmt.Sprintf("%.3f", m.SD)
+			}
+			t.add(e.Model, e.Condition, measureTitle(m.Measure), compared, m.AgreementText(), strings.Join(per, "; "), lo, hi, sd)
+		}
+	}
+	return section{ID: "repeats", Title: fmt.Sprintf("Run-to-run agreement and spread (%d repeats)", s.Repeats),
+		Intro: "Per model, condition and measure. Decisions agreed: of the events of the conversations scored in every repeat (incomplete ones, " +
+			"failed, unscored or not played in some repeat, are not compared) that are in the measure's denominator in at least one repeat, " +
+			"those on which every repeat decided alike (a success in all, a failure in all, or out of the denominator in all: accuracy counts only " +
+			"answers given, yield only eligible events). Rate per repeat: each repeat's rate over its own scored conversations, with the main table's " +
+			"denominators; the main table pools them. Min, max and sd (the sample standard deviation, n - 1) are over the repeats whose rate is " +
+			"available (yield below min_eligible is not); n/a with fewer than two.",
+		Tables: []table{t}}
 }
 
 func pairedSection(s score.Summary) section {
@@ -147,8 +212,14 @@ func pairedSection(s score.Summary) section {
 				strconv.Itoa(x.m.B), strconv.Itoa(x.m.C), textfmt.Signed(x.m.Difference), textfmt.P(x.m.P))
 		}
 	}
+	pairs := "Per model, over the scenario pairs scored in both versions; lost pairs had a version that failed or is unscored. "
+	if s.Repeats > 1 {
+		pairs = fmt.Sprintf("Per model, over the scenario pairs scored in both versions, once per repeat (%d repeats): the explicit version of a repeat is paired "+
+			"with the implicit version of the same repeat, so pairs count (pair, repeat) units and McNemar treats them as independent; lost pairs had a version "+
+			"that failed or is unscored in that repeat. ", s.Repeats)
+	}
 	return section{ID: "paired", Title: "Explicit vs implicit (paired McNemar)",
-		Intro: "Per model, over the scenario pairs scored in both versions; lost pairs had a version that failed or is unscored. " +
+		Intro: pairs +
 			"b: pairs responding only in the explicit version; c: only in the implicit version; " +
 			"difference = (b - c) / pairs; p = min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2). Each model's test stands alone (no correction across models).",
 		Tables: []table{t}}
@@ -375,6 +446,9 @@ func comparisonSection(s score.Summary) section {
 	intro := fmt.Sprintf("Every pair of models under test on every scored measure within a condition, on the scenario pairs both were scored on. "+
 		"The interval resamples whole scenario pairs (%d resamples, seed %d); the exact McNemar test pairs the same events; "+
 		"p is Bonferroni-corrected over all %d comparisons. ", resamples, s.Seed, len(s.Comparisons)) + familyText(s)
+	if s.Repeats > 1 {
+		intro += " With repeats, rates pool all repeats, a scenario pair is resampled with all its repeats (one cluster), and McNemar pairs the same event of the same repeat."
+	}
 	if len(s.Comparisons) == 0 {
 		intro = "No comparisons: fewer than two models under test were scored in a condition. " + familyText(s)
 	}

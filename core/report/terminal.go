@@ -47,6 +47,12 @@ func MainTable(w io.Writer, s score.Summary) error {
 		s.Protocol.MinEligible, familyText(s)); err != nil {
 		return err
 	}
+	if s.Repeats > 1 {
+		if _, err := fmt.Fprintf(w, "Repeats: %d plays of every conversation, each with its own seed; every rate pools them (each event counts once per repeat; convs counts plays). "+
+			"Run-to-run agreement and spread: the report's repeats section.\n", s.Repeats); err != nil {
+			return err
+		}
+	}
 	for _, warning := range s.Warnings {
 		if _, err := fmt.Fprintf(w, "warning: %s\n", warning); err != nil {
 			return err

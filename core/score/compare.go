@@ -77,10 +77,12 @@ func compareModels(groups map[groupKey][]Scored, keys []groupKey, family map[str
 
 func compare(cond, measure, nameA, nameB string, a, b []Scored, p protocol.Params, seed uint64) Comparison {
 	c := Comparison{Condition: cond, Measure: measure, A: nameA, B: nameB}
+	// A scenario pair is one bootstrap cluster with all its repeats: the repeats of a
+	// scenario are not independent of each other (section 6.5).
 	byPair := func(items []Scored) map[string][]unit {
 		m := map[string][]unit{}
 		for _, it := range items {
-			m[it.PairID] = units(it.Events, measure)
+			m[it.PairID] = append(m[it.PairID], itemUnits(it, measure)...)
 		}
 		return m
 	}
@@ -122,13 +124,14 @@ func compare(cond, measure, nameA, nameB string, a, b []Scored, p protocol.Param
 			}
 		}
 		clusters = append(clusters, cl)
-		// McNemar pairs the same turn of the same scenario when both models count it.
-		byTurn := map[int]unit{}
+		// McNemar pairs the same turn of the same scenario in the same repeat when both
+		// models count it.
+		byTurn := map[[2]int]unit{}
 		for _, u := range ub[id] {
-			byTurn[u.turn] = u
+			byTurn[[2]int{u.repeat, u.turn}] = u
 		}
 		for _, u := range ua[id] {
-			v, ok := byTurn[u.turn]
+			v, ok := byTurn[[2]int{u.repeat, u.turn}]
 			if !ok || !u.counted || !v.counted {
 				continue
 			}

@@ -7,11 +7,14 @@ import (
 
 // Item is one evaluated conversation of one model: what scoring needs from the run store.
 type Item struct {
-	Model      string             `json:"model"`
-	Condition  string             `json:"condition"` // protocol.Explicit or protocol.Implicit
-	PairID     string             `json:"pair_id"`   // both versions of a scenario share it
-	ScenarioID string             `json:"scenario_id"`
-	TPosition  string             `json:"t_position"` // early-middle, middle, late-middle
+	Model      string `json:"model"`
+	Condition  string `json:"condition"` // protocol.Explicit or protocol.Implicit
+	PairID     string `json:"pair_id"`   // both versions of a scenario share it
+	ScenarioID string `json:"scenario_id"`
+	TPosition  string `json:"t_position"` // early-middle, middle, late-middle
+	// Repeat is which play of the (model, conversation) this is, 0 for the first (a
+	// run with repeats = N plays each N times; section 6.5).
+	Repeat     int                `json:"repeat,omitempty"`
 	GoldAnswer string             `json:"gold_answer"`
 	Timeline   timeline.Timeline  `json:"timeline"`
 	Episodes   []timeline.Episode `json:"episodes"` // merged model speech (section 4)
@@ -24,6 +27,7 @@ type Scored struct {
 	PairID     string  `json:"pair_id"`
 	ScenarioID string  `json:"scenario_id"`
 	TPosition  string  `json:"t_position"`
+	Repeat     int     `json:"repeat,omitempty"` // which repeat (section 6.5); 0, the first, is left out
 	Events     []Event `json:"events"`
 	// Failed says why the conversation itself failed (the model: a crash, a deadline, a
 	// reply out of protocol); Unscored why scoring it could not finish (an ASR or judge
@@ -42,7 +46,7 @@ func (s Scored) Counted() bool { return s.Failed == "" && s.Unscored == "" }
 func Score(item Item, p protocol.Params) Scored {
 	return Scored{
 		Model: item.Model, Condition: item.Condition, PairID: item.PairID,
-		ScenarioID: item.ScenarioID, TPosition: item.TPosition,
+		ScenarioID: item.ScenarioID, TPosition: item.TPosition, Repeat: item.Repeat,
 		Events: Events(item.Timeline, item.Episodes, p),
 	}
 }

@@ -31,6 +31,9 @@ const (
 // ScoredMeasures are the four scored measures, in report order.
 var ScoredMeasures = []string{MeasureFreshOnset, MeasureAccuracy, MeasureSilence, MeasureYield}
 
+// AllMeasures are the scored measures, then the two diagnostics.
+var AllMeasures = []string{MeasureFreshOnset, MeasureAccuracy, MeasureSilence, MeasureYield, MeasurePresence, MeasureWindowResponse}
+
 // Confidence of every interval (section 6: Wilson 95%).
 const Confidence = 0.95
 
@@ -80,7 +83,9 @@ type Entry struct {
 	Model     string `json:"model"`
 	Role      string `json:"role"` // test, baseline or reference
 	Condition string `json:"condition"`
-	Items     int    `json:"items"` // conversations in the denominators
+	// Items counts the conversations in the denominators: with repeats, every repeat's
+	// play of a conversation is one (section 6.5: the rates pool all repeats).
+	Items int `json:"items"`
 	// Failed conversations (the model failed) and Unscored ones (a scoring service
 	// failed) are in no denominator; they are counted here so that the table shows them.
 	Failed   int `json:"failed"`
@@ -117,6 +122,10 @@ type Entry struct {
 	// (see ElapsedThird); index 0 is the first third.
 	ByTPosition map[string]Measures `json:"by_t_position"`
 	ByThird     [3]Measures         `json:"by_third"`
+
+	// Repeatability is the run-to-run agreement and spread over the repeats (section
+	// 6.5); nil when the run has one repeat.
+	Repeatability *Repeatability `json:"repeatability,omitempty"`
 }
 
 // ThresholdRate is silence preservation when speech totalling more than ThresholdMS fails.
@@ -142,6 +151,8 @@ type McNemar struct {
 // versions of (section 6.1). Lost counts the model's other pairs, those it has an item of
 // but not both versions counted (one or both failed, are unscored or were not run): they
 // are not in the test. A model whose every pair is lost still has its row (0 pairs).
+// With repeats, Pairs and Lost count (pair, repeat) units: each repeat's explicit
+// version is paired with the same repeat's implicit version (section 6.5).
 type Paired struct {
 	Model      string  `json:"model"`
 	Pairs      int     `json:"pairs"`
@@ -186,13 +197,16 @@ type Family struct {
 
 // Summary is the whole statistical result of a run.
 type Summary struct {
-	Protocol    protocol.Params `json:"protocol"`
-	Seed        uint64          `json:"seed"`
-	Family      Family          `json:"family"`
-	Entries     []Entry         `json:"entries"`
-	Paired      []Paired        `json:"paired"`
-	Spearman    Correlation     `json:"spearman_presence_fresh_onset"`
-	Comparisons []Comparison    `json:"comparisons"`
+	Protocol protocol.Params `json:"protocol"`
+	Seed     uint64          `json:"seed"`
+	// Repeats is how many times each (model, conversation) was played (section 6.5):
+	// the highest repeat of any item, plus one; absent for a run played once.
+	Repeats     int          `json:"repeats,omitempty"`
+	Family      Family       `json:"family"`
+	Entries     []Entry      `json:"entries"`
+	Paired      []Paired     `json:"paired"`
+	Spearman    Correlation  `json:"spearman_presence_fresh_onset"`
+	Comparisons []Comparison `json:"comparisons"`
 	// Warnings are problems in the input that were worked around (duplicates dropped).
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -222,11 +236,21 @@ func Summarize(items []Scored, p protocol.Params) Summary {
 // (counted) and whether it is a success. Every rate, breakdown and comparison is built
 // from units, so all of them share one definition of each denominator (section 5).
 type unit struct {
+	repeat  int
 	turn    int
 	third   int
 	counted bool
 	success bool
 	failure string // why not a success, when counted and not a success
+}
+
+// itemUnits extracts one measure from an item's events, marked with its repeat.
+func itemUnits(it Scored, measure string) []unit {
+	us := units(it.Events, measure)
+	for i := range us {
+		us[i].repeat = it.Repeat
+	}
+	return us
 }
 
 // units extracts one measure from an item's events.
@@ -294,24 +318,43 @@ func SummarizeWith(items []Scored, p protocol.Params, opt Options) Summary {
 	}
 	s := Summary{Protocol: p, Seed: seed}
 	groups := map[groupKey][]Scored{}
-	left := map[groupKey][2]int{} // failed, unscored
-	seen := map[[3]string]bool{}
+	left := map[groupKey][2]int{}             // failed, unscored
+	planned := map[groupKey]map[string]bool{} // the scenarios of every item, counted or not
+	type itemID struct {
+		model, cond, pair string
+		repeat            int
+	}
+	seen := map[itemID]bool{}
+	repeats := 1
 	for _, it := range items {
+		if it.Repeat < 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("model %q, scenario %q has repeat %d; it is not counted", it.Model, it.ScenarioID, it.Repeat))
+			continue
+		}
 		if it.PairID == "" {
 			// Without a pair id the scenario is its own pair: its own bootstrap cluster,
 			// never paired with another version.
 			it.PairID = "scenario:" + it.ScenarioID
 		}
-		id := [3]string{it.Model, it.Condition, it.PairID}
+		id := itemID{it.Model, it.Condition, it.PairID, it.Repeat}
 		if seen[id] {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("model %q, condition %q, pair %q appears more than once; only the first is counted", it.Model, it.Condition, it.PairID))
+			in := ""
+			if it.Repeat > 0 {
+				in = fmt.Sprintf(" in repeat %d", it.Repeat)
+			}
+			s.Warnings = append(s.Warnings, fmt.Sprintf("model %q, condition %q, pair %q appears more than once%s; only the first is counted", it.Model, it.Condition, it.PairID, in))
 			continue
 		}
 		seen[id] = true
+		repeats = max(repeats, it.Repeat+1)
 		k := groupKey{it.Model, it.Condition}
 		if _, ok := groups[k]; !ok {
 			groups[k] = nil
 		}
+		if planned[k] == nil {
+			planned[k] = map[string]bool{}
+		}
+		planned[k][it.ScenarioID] = true
 		switch {
 		case it.Failed != "":
 			l := left[k]
@@ -336,11 +379,17 @@ func SummarizeWith(items []Scored, p protocol.Params, opt Options) Summary {
 		return conditionOrder(keys[i].cond) < conditionOrder(keys[j].cond) ||
 			(conditionOrder(keys[i].cond) == conditionOrder(keys[j].cond) && keys[i].cond < keys[j].cond)
 	})
+	if repeats > 1 {
+		s.Repeats = repeats
+	}
 	inFamily := map[string]bool{}
 	for _, k := range keys {
 		e := summarizeEntry(k.model, k.cond, groups[k], p)
 		e.Role = opt.role(k.model)
 		e.Failed, e.Unscored = left[k][0], left[k][1]
+		if repeats > 1 {
+			e.Repeatability = repeatability(groups[k], len(planned[k]), repeats, p)
+		}
 		s.Entries = append(s.Entries, e)
 		if e.Role == RoleTest {
 			if !inFamily[k.model] {
@@ -404,7 +453,7 @@ func summarizeEntry(model, cond string, items []Scored, p protocol.Params) Entry
 		if byPos[it.TPosition] == nil {
 			byPos[it.TPosition] = map[string][]unit{}
 		}
-		for _, m := range []string{MeasureFreshOnset, MeasureAccuracy, MeasureSilence, MeasureYield, MeasurePresence, MeasureWindowResponse} {
+		for _, m := range AllMeasures {
 			us := units(it.Events, m)
 			all[m] = append(all[m], us...)
 			byPos[it.TPosition][m] = append(byPos[it.TPosition][m], us...)
@@ -525,39 +574,46 @@ func newMcNemar(b, c, units, firstK, secondK int) McNemar {
 
 // pairedTests: section 6.1, exact McNemar explicit vs implicit per model, over the pairs
 // the model has both counted versions of; the model's other pairs (in items) are lost.
+// With repeats, a pair of each repeat is its own unit: the explicit version of repeat r
+// is paired with the implicit version of the same repeat r, never of another.
 func pairedTests(items []Scored, groups map[groupKey][]Scored, keys []groupKey) []Paired {
+	type pairOf struct {
+		pair   string
+		repeat int
+	}
 	// attempted[model][pair] holds the conditions the model has an item of, counted or not.
-	attempted := map[string]map[string]map[string]bool{}
+	attempted := map[string]map[pairOf]map[string]bool{}
 	for _, it := range items {
-		if it.PairID == "" {
+		if it.PairID == "" || it.Repeat < 0 {
 			continue
 		}
 		if attempted[it.Model] == nil {
-			attempted[it.Model] = map[string]map[string]bool{}
+			attempted[it.Model] = map[pairOf]map[string]bool{}
 		}
-		if attempted[it.Model][it.PairID] == nil {
-			attempted[it.Model][it.PairID] = map[string]bool{}
+		k := pairOf{it.PairID, it.Repeat}
+		if attempted[it.Model][k] == nil {
+			attempted[it.Model][k] = map[string]bool{}
 		}
-		attempted[it.Model][it.PairID][it.Condition] = true
+		attempted[it.Model][k][it.Condition] = true
 	}
-	byModel := map[string]map[string]map[string]*TVerdict{} // model -> cond -> pair -> T
+	byModel := map[string]map[string]map[pairOf]*TVerdict{} // model -> cond -> (pair, repeat) -> T
 	var models []string
 	for _, k := range keys {
 		if byModel[k.model] == nil {
-			byModel[k.model] = map[string]map[string]*TVerdict{}
+			byModel[k.model] = map[string]map[pairOf]*TVerdict{}
 			models = append(models, k.model)
 		}
 		for _, it := range groups[k] {
 			if byModel[it.Model][it.Condition] == nil {
-				byModel[it.Model][it.Condition] = map[string]*TVerdict{}
+				byModel[it.Model][it.Condition] = map[pairOf]*TVerdict{}
 			}
-			byModel[it.Model][it.Condition][it.PairID] = firstT(it)
+			byModel[it.Model][it.Condition][pairOf{it.PairID, it.Repeat}] = firstT(it)
 		}
 	}
 	var out []Paired
 	for _, m := range models {
 		ex, im := byModel[m][protocol.Explicit], byModel[m][protocol.Implicit]
-		var pairs []string
+		var pairs []pairOf
 		for id, t := range ex {
 			if u := im[id]; t != nil && u != nil {
 				pairs = append(pairs, id)

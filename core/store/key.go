@@ -26,6 +26,10 @@ type ItemKey struct {
 	VAD         protocol.VAD `json:"vad"`
 	Seed        int64        `json:"seed"`
 	Instruction string       `json:"instruction,omitempty"`
+	// Repeat is the repeat this play is (evaluation repeats; Seed is its seed). Repeat 0
+	// is left out of the key, so the first repeat keeps the item id it had before runs
+	// could repeat.
+	Repeat int `json:"repeat,omitempty"`
 }
 
 // ModelKey identifies a model plugin and its configuration.

@@ -68,11 +68,14 @@ type PlanEntry struct {
 	PairID     string `json:"pair_id,omitempty"`
 	Condition  string `json:"condition,omitempty"`
 	TPosition  string `json:"t_position,omitempty"`
+	// Repeat is which repeat of the (model, conversation) the item is; 0, the first,
+	// is left out.
+	Repeat int `json:"repeat,omitempty"`
 }
 
 // Entry is the plan entry of the item m describes.
 func (m Meta) Entry() PlanEntry {
-	return PlanEntry{ID: m.ID, Model: m.Model, ScenarioID: m.ScenarioID, PairID: m.PairID, Condition: m.Condition, TPosition: m.TPosition}
+	return PlanEntry{ID: m.ID, Model: m.Model, ScenarioID: m.ScenarioID, PairID: m.PairID, Condition: m.Condition, TPosition: m.TPosition, Repeat: m.Repeat}
 }
 
 // Diff names the top-level manifest fields in which a and b differ.
@@ -406,6 +409,7 @@ type Meta struct {
 	PairID     string  `json:"pair_id,omitempty"`
 	Condition  string  `json:"condition,omitempty"`
 	TPosition  string  `json:"t_position,omitempty"`
+	Repeat     int     `json:"repeat,omitempty"` // which repeat (0, the first, is left out)
 	Key        ItemKey `json:"key"`
 }
 
