@@ -121,6 +121,7 @@ evaluation "default" {
   judge       = plugin.lexical
   concurrency = 4
   seed        = var.seed
+  repeats     = 3
   out         = local.out
   protocol {
     t_onset_window = "6s"
@@ -200,7 +201,7 @@ evaluation "second" {
 
 	ev := f.Evaluation("default")
 	if ev.Dataset != "shipped" || !reflect.DeepEqual(ev.Models, []string{"silent", "py", "moshi"}) || ev.ASR != "sphinx" ||
-		ev.Judge != "lexical" || ev.Concurrency != 4 || ev.Seed != 3 || ev.Out != filepath.Join(dir, "runs/3") {
+		ev.Judge != "lexical" || ev.Concurrency != 4 || ev.Seed != 3 || ev.Repeats != 3 || ev.Out != filepath.Join(dir, "runs/3") {
 		t.Errorf("evaluation = %+v", ev)
 	}
 	wantP := protocol.Defaults()
@@ -216,7 +217,7 @@ evaluation "second" {
 	second := f.Evaluation("second")
 	if second.Protocol != protocol.Defaults() || second.VAD != protocol.DefaultVAD() || second.Concurrency != 0 ||
 		second.PlayConcurrency() != runtime.NumCPU() || ev.PlayConcurrency() != 4 ||
-		second.Seed != 1 || second.Out != filepath.Join(dir, "runs/second") {
+		second.Seed != 1 || second.Repeats != 1 || second.Out != filepath.Join(dir, "runs/second") {
 		t.Errorf("defaults not applied: %+v", second)
 	}
 	if f.Locals["name"].AsString() != "AB" {
@@ -286,6 +287,8 @@ func TestErrors(t *testing.T) {
 		{"empty models", base + strings.Replace(goodEval, "[plugin.silent, plugin.always_talk]", "[]", 1), Options{}, "No models", "", 15},
 		{"missing judge", base + strings.Replace(goodEval, "judge   = plugin.lexical", "", 1), Options{}, "Missing required argument", `"judge"`, 13},
 		{"negative concurrency", base + strings.Replace(goodEval, "judge   = plugin.lexical", "judge = plugin.lexical\n  concurrency = -1", 1), Options{}, "Invalid concurrency", "", 18},
+		{"zero repeats", base + strings.Replace(goodEval, "judge   = plugin.lexical", "judge = plugin.lexical\n  repeats = 0", 1), Options{}, "Invalid repeats", "between 1 and 50", 18},
+		{"too many repeats", base + strings.Replace(goodEval, "judge   = plugin.lexical", "judge = plugin.lexical\n  repeats = 500", 1), Options{}, "Invalid repeats", "repeats = 500", 18},
 		{"bad protocol duration", base + strings.Replace(goodEval, "judge   = plugin.lexical", "judge = plugin.lexical\n  protocol {\n    n4_gap = \"3 s\"\n  }", 1), Options{}, "Invalid duration", "n4_gap", 19},
 		{"negative protocol duration", base + strings.Replace(goodEval, "judge   = plugin.lexical", "judge = plugin.lexical\n  protocol {\n    turn_gap = \"-1s\"\n  }", 1), Options{}, "Invalid duration", "negative", 19},
 		{"unknown protocol field", base + strings.Replace(goodEval, "judge   = plugin.lexical", "judge = plugin.lexical\n  protocol {\n    t_onset_windw = \"1s\"\n  }", 1), Options{}, "Unsupported argument", `Did you mean "t_onset_window"?`, 19},

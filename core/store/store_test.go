@@ -232,6 +232,7 @@ func TestItemIDChangesWithEveryInput(t *testing.T) {
 		"vad threshold":  func(k *ItemKey) { k.VAD.Threshold = 0.6 },
 		"seed":           func(k *ItemKey) { k.Seed = 2 },
 		"instruction":    func(k *ItemKey) { k.Instruction = "You are Aria." },
+		"repeat":         func(k *ItemKey) { k.Repeat, k.Seed = 1, 1 },
 	}
 	for name, change := range changes {
 		k := key()
@@ -245,6 +246,17 @@ func TestItemIDChangesWithEveryInput(t *testing.T) {
 	p.YieldDeadline, p.MinEligible = 3, 10
 	if ScheduleOf(p) != ScheduleOf(protocol.Defaults()) {
 		t.Error("scoring values change the schedule")
+	}
+}
+
+// The first repeat's key is the key a run had before runs could repeat: the id below is
+// key().ID() computed at the commit before repeats existed, so every run directory
+// written then is reused by a run with repeats = 1 (docs/protocol.md section 6.5).
+func TestFirstRepeatKeepsTheEarlierItemID(t *testing.T) {
+	k := key()
+	k.Repeat = 0
+	if got := k.ID(); got != "568e88f3b8fb03a84bffb3eceae641d9" {
+		t.Errorf("repeat 0's item id is %s, not the id the same key had before repeats (568e88f3b8fb03a84bffb3eceae641d9)", got)
 	}
 }
 
