@@ -58,6 +58,9 @@ type PlayResult struct {
 	// Plan is the run's plan as it stood before playing: what was reused, what was
 	// played and why.
 	Plan *evaluate.RunPlan
+	// Repeats is the evaluation's repeats: every count is of plays, Repeats per
+	// (model, conversation).
+	Repeats int
 	// Started names the plugin blocks the run started, in order; none when nothing was
 	// to be played or scored.
 	Started []string
@@ -326,7 +329,7 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 			started = append(started, k.Block.Name)
 		}
 	}
-	play := &PlayResult{Evaluation: ev.Name, Out: ev.Out, Plan: pl.Plan, Started: started}
+	play := &PlayResult{Evaluation: ev.Name, Out: ev.Out, Plan: pl.Plan, Started: started, Repeats: max(ev.Repeats, 1)}
 	if ui.Planned != nil {
 		ui.Planned(play)
 	}

@@ -111,6 +111,9 @@ func newRunCmd(st *State) *cobra.Command {
 // and which plugins it started.
 func printPlanned(st *State, r *app.PlayResult) {
 	p := r.Plan
+	if r.Repeats > 1 {
+		fmt.Fprintf(st.Stdout, "repeats: %d: every conversation is played %d times, each repeat with its own seed; the counts are of plays\n", r.Repeats, r.Repeats)
+	}
 	models := map[string]bool{}
 	var order []string
 	for _, it := range p.Items {

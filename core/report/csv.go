@@ -36,6 +36,10 @@ const (
 	SecPaired             = "paired"
 	SecComparison         = "comparison"
 	SecSpearman           = "spearman"
+	// With repeats (protocol section 6.5).
+	SecRepeatAgreement = "repeat_agreement"
+	SecRepeatRate      = "repeat_rate"
+	SecRepeatSpread    = "repeat_spread"
 )
 
 func col(name string) int {
@@ -135,6 +139,9 @@ func csvBytes(s score.Summary, m Meta) ([]byte, error) {
 				add(newRow(c.section).entry(e).set("group", k).count(c.m[k], c.n))
 			}
 		}
+		for _, r := range repeatRows(e) {
+			add(r)
+		}
 	}
 	for _, m := range s.Family.Models {
 		add(newRow(SecFamily).set("model", m).set("group", score.RoleTest))
@@ -190,4 +197,33 @@ func measureRows(section string, e score.Entry, group string, ms score.Measures)
 		newRow(section).entry(e).set("group", group).set("measure", score.MeasureSilence).rate(ms.Silence, ""),
 		newRow(section).entry(e).set("group", group).set("measure", score.MeasureYield).rate(ms.Yield, ""),
 	}
+}
+
+// repeatRows are an entry's run-to-run rows (section 6.5); none for a single play.
+func repeatRows(e score.Entry) []csvRow {
+	r := e.Repeatability
+	if r == nil {
+		return nil
+	}
+	var rows []csvRow
+	for _, m := range r.Measures {
+		a := newRow(SecRepeatAgreement).entry(e).set("measure", m.Measure).count(m.Agreed, m.Decisions).
+			set("available", strconv.FormatBool(m.Available)).set("value", strconv.Itoa(r.Compared)).set("group", "incomplete="+strconv.Itoa(r.Incomplete))
+		if m.Available {
+			a.set("rate", num(m.Agreement))
+		}
+		rows = append(rows, a)
+		for i, rt := range m.PerRepeat {
+			rows = append(rows, newRow(SecRepeatRate).entry(e).set("measure", m.Measure).set("group", strconv.Itoa(i)).rate(rt, ""))
+		}
+		if m.Spread {
+			for _, x := range []struct {
+				name string
+				v    float64
+			}{{"min", m.Min}, {"max", m.Max}, {"sd", m.SD}} {
+				rows = append(rows, newRow(SecRepeatSpread).entry(e).set("measure", m.Measure).set("group", x.name).set("value", num(x.v)))
+			}
+		}
+	}
+	return rows
 }
