@@ -277,7 +277,7 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 		res.Meta.Unscored = append(res.Meta.Unscored, u.String())
 	}
 	for _, e := range sr.Missing {
-		res.Meta.Missing = append(res.Meta.Missing, e.Model+"/"+e.ScenarioID)
+		res.Meta.Missing = append(res.Meta.Missing, e.Name())
 	}
 	res.Meta.StaleItems = res.Stale
 	res.Meta.ReferenceDir = ReferenceDirFor(j.file, ev, ui)
@@ -313,8 +313,8 @@ func incomplete(res *ScoreResult, j scoreJob) error {
 			n, res.Unscored[0], where))
 	}
 	if n := len(res.Missing); n > 0 {
-		reasons = append(reasons, fmt.Sprintf("%d conversations of the run's plan are not in %s (first: %s/%s), so the rates leave them out: play them with `duplexmpe run %s` (or merge the shards that hold them), then score again",
-			n, j.st.Dir(), res.Missing[0].Model, res.Missing[0].ScenarioID, j.file.Path))
+		reasons = append(reasons, fmt.Sprintf("%d conversations of the run's plan are not in %s (first: %s), so the rates leave them out: play them with `duplexmpe run %s` (or merge the shards that hold them), then score again",
+			n, j.st.Dir(), res.Missing[0].Name(), j.file.Path))
 	}
 	if n := len(res.Damaged); n > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d conversations are damaged in %s and were not scored (the report counts them as failed): run `duplexmpe run` on %s to play them again, then score",

@@ -194,7 +194,7 @@ func printScored(st *State, r *app.ScoreResult) {
 				fmt.Fprintf(st.Stdout, "  ... and %d more\n", n-10)
 				break
 			}
-			fmt.Fprintf(st.Stdout, "  %s/%s\n", e.Model, e.ScenarioID)
+			fmt.Fprintf(st.Stdout, "  %s\n", e.Name())
 		}
 	}
 	if r.Stale > 0 {

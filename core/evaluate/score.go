@@ -167,7 +167,7 @@ type Unscored struct {
 }
 
 func (u Unscored) String() string {
-	return fmt.Sprintf("%s/%s: the %s plugin %q failed: %s", u.Model, u.ScenarioID, u.Service, u.Plugin, u.Error)
+	return fmt.Sprintf("%s: the %s plugin %q failed: %s", u.Name(), u.Service, u.Plugin, u.Error)
 }
 
 // StoredVerdicts is an item's verdicts.json: the verdicts and the key of what produced

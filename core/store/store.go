@@ -73,6 +73,15 @@ type PlanEntry struct {
 	Repeat int `json:"repeat,omitempty"`
 }
 
+// Name names the entry for people: "model/scenario", with " (repeat r)" after it for
+// a repeat after the first.
+func (e PlanEntry) Name() string {
+	if e.Repeat > 0 {
+		return fmt.Sprintf("%s/%s (repeat %d)", e.Model, e.ScenarioID, e.Repeat)
+	}
+	return e.Model + "/" + e.ScenarioID
+}
+
 // Entry is the plan entry of the item m describes.
 func (m Meta) Entry() PlanEntry {
 	return PlanEntry{ID: m.ID, Model: m.Model, ScenarioID: m.ScenarioID, PairID: m.PairID, Condition: m.Condition, TPosition: m.TPosition, Repeat: m.Repeat}

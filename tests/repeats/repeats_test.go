@@ -1,34 +1,132 @@
-package incremental
+// Package repeats tests repeated runs (issue 11, docs/protocol.md section 6.5) through
+// the command line with real plugin processes. It is a package of its own so that its
+// end-to-end runs have their own go test time limit.
+package repeats
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/duplexmpe/duplexmpe/core/cli"
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
-// repeatsRunFile is the lab's run file with random-talk (whose bursts are drawn from the
-// conversation's seed) and silent as the models, and repeats = n; n = 0 leaves the
-// attribute out.
-func repeatsRunFile(l *lab, n int) string {
-	l.t.Helper()
-	path := l.runFile("plugin.random, plugin.silent")
-	src, err := os.ReadFile(path)
-	if err != nil {
-		l.t.Fatal(err)
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pluginhost.KillAll()
+	plugintest.RemoveBuilt()
+	os.Exit(code)
+}
+
+// runCLI runs the command line in dir, as a user would.
+func runCLI(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	began := time.Now()
+	code = cli.Run(&cli.State{
+		Ctx: context.Background(), Args: args, Env: map[string]string{},
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getwd: func() (string, error) { return dir, nil },
+	})
+	t.Logf("duplexmpe %s: exit %d in %v", strings.Join(args, " "), code, time.Since(began).Round(time.Millisecond))
+	return code, out.String(), errb.String()
+}
+
+// inOrder checks that text contains each of want, in order.
+func inOrder(t *testing.T, what, text string, want ...string) {
+	t.Helper()
+	rest := text
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Fatalf("%s lacks %q (in order):\n%s", what, w, text)
+		}
+		rest = rest[i+len(w):]
 	}
-	text := strings.Replace(string(src), `plugin "silent" {`, fmt.Sprintf("plugin \"random\" {\n  source = %q\n  config {\n    burst_rate = 20\n  }\n}\nplugin \"silent\" {", buildPlugin(l.t, "plugins/random-talk")), 1)
+}
+
+// runFile writes dir/run.hcl: random-talk (whose bursts are drawn from the
+// conversation's seed) and silent play the first shipped pair, spoken by flite and scored
+// by pocketsphinx and the lexical judge; repeats = n (n = 0 leaves the attribute out).
+func runFile(t *testing.T, dir string, n int) string {
+	t.Helper()
+	if _, err := exec.LookPath("flite"); err != nil {
+		t.Skip("flite is not installed (scripts/install-apt.sh)")
+	}
+	bin := func(pkg string) string { return plugintest.BuildGo(t, filepath.Join("../..", pkg)) }
+	if _, err := os.Stat(filepath.Join(dir, "scenarios")); err != nil {
+		raw, err := os.ReadFile("../../examples/scenarios/scenarios.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitN(string(raw), "\n", 3)
+		writeFile(t, filepath.Join(dir, "scenarios", "scenarios.jsonl"), lines[0]+"\n"+lines[1]+"\n")
+	}
+	repeats := ""
 	if n > 0 {
-		text = strings.Replace(text, `  out     = "runs/e"`, fmt.Sprintf("  out     = \"runs/e\"\n  repeats = %d", n), 1)
+		repeats = fmt.Sprintf("\n  repeats = %d", n)
 	}
-	if text == string(src) || (n > 0 && !strings.Contains(text, "repeats =")) {
-		l.t.Fatal("the lab's run file did not take the random model and repeats")
-	}
-	writeFile(l.t, path, text)
+	path := filepath.Join(dir, "run.hcl")
+	writeFile(t, path, fmt.Sprintf(`plugin "flite" { source = %q }
+plugin "random" { source = %q }
+plugin "silent" { source = %q }
+plugin "pocketsphinx" {
+  source = %q
+  config {
+    fast = true
+  }
+}
+plugin "lexical" { source = %q }
+
+dataset "one" {
+  scenarios = "scenarios"
+  tts       = plugin.flite
+  voices    = { A = "kal16", B = "awb", C = "rms", D = "slt" }
+  out       = "build/one"
+}
+
+evaluation "e" {
+  dataset = dataset.one
+  models  = [plugin.random, plugin.silent]
+  asr     = plugin.pocketsphinx
+  judge   = plugin.lexical
+  out     = "runs/e"%s
+}
+`, bin("plugins/flite"), bin("plugins/random-talk"), bin("plugins/silent"), bin("plugins/pocketsphinx"), bin("plugins/lexical-judge"), repeats))
 	return path
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// logSizes are the sizes of the run's plugin logs: a plugin that starts writes to its log.
+func logSizes(t *testing.T, runDir string) map[string]int64 {
+	t.Helper()
+	ents, _ := os.ReadDir(filepath.Join(runDir, "logs"))
+	sizes := map[string]int64{}
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil {
+			sizes[e.Name()] = fi.Size()
+		}
+	}
+	return sizes
 }
 
 // Repeated runs through the command line with real plugin processes: a finished run is
@@ -39,13 +137,12 @@ func TestRepeatsThroughTheCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real plugins end to end")
 	}
-	l := &lab{t: t, dir: t.TempDir()}
-	copyFile(t, buildPlugin(t, "examples/plugin-go"), filepath.Join(l.dir, "bin", "beeper"))
-	runDir := filepath.Join(l.dir, "runs", "e")
+	dir := t.TempDir()
+	runDir := filepath.Join(dir, "runs", "e")
 
-	runFile := repeatsRunFile(l, 0)
-	code, out, errs := runCLI(t, l.dir, "run", runFile)
-	if code != ExitOK {
+	path := runFile(t, dir, 0)
+	code, out, errs := runCLI(t, dir, "run", path)
+	if code != cli.ExitOK {
 		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
 	}
 	inOrder(t, "first run", out,
@@ -62,10 +159,10 @@ func TestRepeatsThroughTheCLI(t *testing.T) {
 	}
 
 	// repeats = 1 is the same run: everything reused, no plugin started.
-	runFile = repeatsRunFile(l, 1)
+	path = runFile(t, dir, 1)
 	logs := logSizes(t, runDir)
-	code, out, errs = runCLI(t, l.dir, "run", runFile)
-	if code != ExitOK {
+	code, out, errs = runCLI(t, dir, "run", path)
+	if code != cli.ExitOK {
 		t.Fatalf("run with repeats = 1: exit %d\n%s\n%s", code, out, errs)
 	}
 	inOrder(t, "run with repeats = 1", out,
@@ -78,9 +175,9 @@ func TestRepeatsThroughTheCLI(t *testing.T) {
 	}
 
 	// repeats = 3: the first repeat is reused, the two new ones play.
-	runFile = repeatsRunFile(l, 3)
-	code, out, errs = runCLI(t, l.dir, "run", runFile)
-	if code != ExitOK {
+	path = runFile(t, dir, 3)
+	code, out, errs = runCLI(t, dir, "run", path)
+	if code != cli.ExitOK {
 		t.Fatalf("run with repeats = 3: exit %d\n%s\n%s", code, out, errs)
 	}
 	inOrder(t, "run with repeats = 3", out,
