@@ -280,6 +280,10 @@ func TestRepeatsThroughTheCLI(t *testing.T) {
 		}
 	}
 	report, _ = os.ReadFile(filepath.Join(runDir, "report.md"))
+	if i := strings.Index(string(report), "## Run-to-run"); i >= 0 {
+		section, _, _ := strings.Cut(string(report[i:]), "\n## Explicit")
+		t.Logf("the report's run-to-run section:\n%s", section)
+	}
 	inOrder(t, "report", string(report), "Repeats: every conversation was played 3 times",
 		"Run-to-run agreement and spread (3 repeats)", "decisions agreed", "Explicit vs implicit", "once per repeat (3 repeats)")
 	if !regexp.MustCompile(`\| silent \| [a-z]+ \| explicit \| 3 \(3 repeats\) \|`).Match(report) {
