@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
