@@ -82,13 +82,19 @@ func (r Rates) merge(o Rates) Rates {
 	return r
 }
 
-// What the report adds per conversation once the run is scored: the conversation
-// viewer's recording (viewer/<id>.wav, 16-bit stereo at 16 kHz: core/report) for every
-// second of it, and its page. The report writes them for every conversation, so at paper
-// scale they, not the run store, decide whether a run fits (docs/scale.md).
+// What the report adds once the run is scored: a page per conversation, and the
+// conversation viewer's recordings (viewer/<id>.wav, 16-bit stereo at 16 kHz:
+// core/report) for every second of conversation until RecordingsBudget is spent
+// (conversations with a failed decision first; the others' pages play the stored
+// audible output instead). Without the budget the recordings of a paper-scale run would
+// be ten times its run store (docs/scale.md).
 const (
 	ReportBytesPerAudioS = 16000 * 2 * 2
 	ReportBytesPerItem   = 32e3
+	// RecordingsBudget is the default byte budget of the viewer's recordings, the one
+	// the report writes to and the plan counts (core/report.Meta.RecordingsBudget
+	// changes it for one report).
+	RecordingsBudget = 2 << 30
 )
 
 // Counts are items by status.
@@ -145,12 +151,14 @@ type Estimate struct {
 func EstimateItems(items []Item, rates map[string]Rates, defaults Rates) Estimate {
 	var est Estimate
 	index := map[string]int{}
+	var recordings []float64 // per model: the viewer's recordings without a budget
 	for _, it := range items {
 		i, ok := index[it.Model]
 		if !ok {
 			i = len(est.Models)
 			index[it.Model] = i
 			est.Models = append(est.Models, Model{Model: it.Model, Rates: rates[it.Model].merge(defaults)})
+			recordings = append(recordings, 0)
 		}
 		m := &est.Models[i]
 		m.add(it.Status)
@@ -158,12 +166,14 @@ func EstimateItems(items []Item, rates map[string]Rates, defaults Rates) Estimat
 		m.AudioHours += it.AudioS / 3600
 		m.DiskBytes += known(r.DiskPerItem, r.DiskPerAudioS) * (r.DiskPerItem + it.AudioS*r.DiskPerAudioS)
 		m.ScoreSeconds += known(r.ScorePerItemS) * r.ScorePerItemS
-		m.ReportBytes += ReportBytesPerItem + it.AudioS*ReportBytesPerAudioS
+		m.ReportBytes += ReportBytesPerItem
+		recordings[i] += it.AudioS * ReportBytesPerAudioS
 		if it.Status != Done {
 			m.AudioHoursToPlay += it.AudioS / 3600
 			m.PlaySeconds += known(r.RTF) * (it.AudioS*r.RTF + r.PlayOverheadS)
 		}
 	}
+	capRecordings(&est, recordings)
 	est.Total.Model = "total"
 	for _, m := range est.Models {
 		t := &est.Total
@@ -181,6 +191,23 @@ func EstimateItems(items []Item, rates map[string]Rates, defaults Rates) Estimat
 		t.ScoreSeconds += m.ScoreSeconds
 	}
 	return est
+}
+
+// capRecordings adds the viewer's recordings to each model's report bytes, within
+// RecordingsBudget for the whole report: over it, each model gets its share of the
+// budget (which model's recordings are left out depends on the verdicts, unknown here).
+func capRecordings(est *Estimate, recordings []float64) {
+	var all float64
+	for _, r := range recordings {
+		all += r
+	}
+	share := 1.0
+	if all > RecordingsBudget {
+		share = RecordingsBudget / all
+	}
+	for i, r := range recordings {
+		est.Models[i].ReportBytes += r * share
+	}
 }
 
 // known is 1 when every rate is known, NaN otherwise, so that a sum over an unknown

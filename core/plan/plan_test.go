@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func TestEstimateSumsRatesOverItems(t *testing.T) {
 		t.Errorf("disk %v, score %v", a.DiskBytes, a.ScoreSeconds)
 	}
 	if !near(a.ReportBytes, 3*ReportBytesPerItem+240*ReportBytesPerAudioS) || !near(est.Total.ReportBytes, 5*ReportBytesPerItem+420*ReportBytesPerAudioS) {
-		t.Errorf("report bytes %v, total %v: every item's viewer recording counts", a.ReportBytes, est.Total.ReportBytes)
+		t.Errorf("report bytes %v, total %v: every item's viewer recording counts, within the budget", a.ReportBytes, est.Total.ReportBytes)
 	}
 	if !near(a.PlaySeconds, (80*0.5+2)+(60*0.5+2)) {
 		t.Errorf("play %v: the done item must not count, the failed one must", a.PlaySeconds)
@@ -64,6 +65,28 @@ func TestEstimateSumsRatesOverItems(t *testing.T) {
 
 // Measure reads real run directories as the store writes them: the model's compute per
 // second played, the FLAC audio per second, the other files per item; a run written
+
+// Over the recordings budget the report counts its pages and the budget, each model its
+// share of it: 3 models of 4 hours of conversation would be 2.8 GB of recordings.
+func TestReportBytesAreCappedByTheRecordingsBudget(t *testing.T) {
+	var items []Item
+	for i, m := range []string{"a", "a", "b", "c"} {
+		items = append(items, Item{Model: m, Scenario: fmt.Sprint("s", i), Status: Todo, AudioS: 3 * 3600})
+	}
+	est := EstimateItems(items, nil, Defaults)
+	all := 4 * 3 * 3600 * ReportBytesPerAudioS
+	if all <= RecordingsBudget {
+		t.Fatalf("the items make %d bytes of recordings, within the budget of %d", all, RecordingsBudget)
+	}
+	if want := 4*ReportBytesPerItem + RecordingsBudget; !near(est.Total.ReportBytes, want) {
+		t.Errorf("report bytes %v, want the pages and the budget: %v", est.Total.ReportBytes, float64(want))
+	}
+	a, b := est.Models[0].ReportBytes, est.Models[1].ReportBytes
+	if !near(a-2*ReportBytesPerItem, 2*(b-ReportBytesPerItem)) {
+		t.Errorf("a has twice b's audio: recordings %v and %v", a-2*ReportBytesPerItem, b-ReportBytesPerItem)
+	}
+}
+
 // before the FLAC store is measured as the store would write it now.
 func TestMeasureReadsRunDirectories(t *testing.T) {
 	root := t.TempDir()
