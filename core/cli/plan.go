@@ -193,8 +193,8 @@ func printPlan(w io.Writer, r *app.PlanResult) {
 			fits += "DOES NOT FIT"
 		}
 	}
-	fmt.Fprintf(w, "\n  disk when done: %s for the run store + %s for the report's conversation viewer (a 16-bit stereo recording of each conversation) (%s)\n",
-		bytesOrUnknown(t.DiskBytes), humanBytes(t.ReportBytes), fits)
+	fmt.Fprintf(w, "\n  disk when done: %s for the run store + %s for the report's conversation viewer (a page per conversation, stereo recordings within %s) (%s)\n",
+		bytesOrUnknown(t.DiskBytes), humanBytes(t.ReportBytes), humanBytes(plan.RecordingsBudget), fits)
 	fmt.Fprintf(w, "  play time is one conversation at a time per model, models side by side\n")
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)

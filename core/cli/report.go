@@ -2,7 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +16,7 @@ func init() { register(newReportCmd) }
 
 func newReportCmd(st *State) *cobra.Command {
 	var out, ref string
+	var budget byteSize
 	cmd := &cobra.Command{
 		Use:   "report RUN_DIR [--reference DIR]",
 		Short: "Render the report of a scored run again: report.md, results.json, results.csv, report.html",
@@ -24,7 +28,10 @@ to it, it links every table cell to the conversations behind it, and viewer/ get
 and a stereo recording (room left, model right) per conversation.
 The text reference run the evaluation names (reference = reference.x, recorded when the
 run was scored) is shown after the paired section; --reference DIR shows the one in
-DIR/reference.json instead (written by ` + "`duplexmpe reference`" + `).`,
+DIR/reference.json instead (written by ` + "`duplexmpe reference`" + `).
+The stereo recordings go within a budget (--recordings-budget, 2GiB by default, the
+figure duplexmpe plan counts): conversations with a failed decision first, then the
+rest in item order; the pages of the others play the model's stored audible output.`,
 		Args: exactArgs(1, "one run directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := reportDirArg(st, args[0])
@@ -34,6 +41,9 @@ DIR/reference.json instead (written by ` + "`duplexmpe reference`" + `).`,
 			}
 			if ref != "" {
 				meta.ReferenceDir = reportDirArg(st, ref)
+			}
+			if budget > 0 {
+				meta.RecordingsBudget = int64(budget)
 			}
 			dest := dir
 			if out != "" {
@@ -52,7 +62,34 @@ DIR/reference.json instead (written by ` + "`duplexmpe reference`" + `).`,
 	}
 	cmd.Flags().StringVar(&ref, "reference", "", "show the text reference run in this directory (its reference.json) beside the speech models")
 	cmd.Flags().StringVar(&out, "out", "", "write the report files into this directory instead of RUN_DIR (item links then point nowhere)")
+	cmd.Flags().Var(&budget, "recordings-budget", "the most bytes the viewer's stereo recordings may take, e.g. 500MB or 20GiB (default 2GiB)")
 	return cmd
+}
+
+// byteSize is a flag's size in bytes: a number with an optional unit, KB, MB, GB, TB
+// (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024).
+type byteSize int64
+
+func (b *byteSize) String() string {
+	if *b == 0 {
+		return ""
+	}
+	return strconv.FormatInt(int64(*b), 10)
+}
+
+func (b *byteSize) Type() string { return "size" }
+
+func (b *byteSize) Set(s string) error {
+	num := strings.TrimRight(strings.TrimSpace(s), "KMGTBiB kmgtib")
+	unit := strings.ToUpper(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), num)))
+	mult, ok := map[string]float64{"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+		"KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40}[unit]
+	v, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil || v <= 0 || v*mult >= math.MaxInt64 {
+		return fmt.Errorf("%q is not a size: write a positive number of bytes, or one with a unit such as 500MB or 20GiB", s)
+	}
+	*b = byteSize(v * mult)
+	return nil
 }
 
 // reportDirArg resolves a command-line path against the State's working directory.

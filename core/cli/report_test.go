@@ -101,3 +101,19 @@ func TestReportCommandSaysWhatIsMissing(t *testing.T) {
 		t.Errorf("no argument: exit %d, %q", code, errs)
 	}
 }
+
+// --recordings-budget reads bytes with the units people write, and refuses the rest.
+func TestReportRecordingsBudgetFlagReadsSizes(t *testing.T) {
+	for in, want := range map[string]int64{"1048576": 1 << 20, "500MB": 500e6, "20GiB": 20 << 30, "1.5 GB": 15e8, "64kib": 64 << 10} {
+		var b byteSize
+		if err := b.Set(in); err != nil || int64(b) != want {
+			t.Errorf("%q: %d, %v; want %d", in, b, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-3GB", "lots", "5 parsecs", "GB"} {
+		var b byteSize
+		if err := b.Set(in); err == nil {
+			t.Errorf("%q read as %d bytes", in, b)
+		}
+	}
+}

@@ -70,6 +70,10 @@ type Meta struct {
 	// hashes the run recorded, and shows the gold answers; without it, or when the
 	// dataset changed, the pages say so.
 	DatasetDir string `json:"dataset_dir,omitempty"`
+	// RecordingsBudget bounds the bytes of the viewer's stereo recordings
+	// (viewer/<id>.wav); 0 means plan.RecordingsBudget, the figure duplexmpe plan counts.
+	// `duplexmpe report --recordings-budget` sets it for one rendering.
+	RecordingsBudget int64 `json:"recordings_budget,omitempty"`
 }
 
 // Save writes summary.json and report-meta.json into runDir (atomically), the two files

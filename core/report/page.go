@@ -46,6 +46,9 @@ type convPageData struct {
 	Problems                              []string
 	GoldNote                              string
 	NoSpeech                              bool
+	// Audible is the item's stored audible output, played when the recording was left
+	// out to stay within the budget; Budget says the budget, for raising it.
+	Audible, Budget string
 }
 
 // explorerHref links report.html's conversation explorer filtered as given.
@@ -73,6 +76,12 @@ func conversationPage(c *conv, info audioInfo, room *roomSource, p protocol.Para
 	}
 	if info.Recording {
 		d.Wav = wavName(r.ID)
+	}
+	if info.LeftOut {
+		d.Budget = budgetText(info.Budget)
+		if info.Audible {
+			d.Audible = "../" + itemsDir + "/" + r.ID + "/" + info.File
+		}
 	}
 	for _, f := range r.Files {
 		d.Files = append(d.Files, pageLink{Text: filepath.Base(f), Href: "../" + f})
@@ -124,6 +133,22 @@ func eventEnd(ev score.Event) float64 {
 		return ev.N4.ObserveEnd
 	}
 	return ev.End
+}
+
+// budgetText writes a byte budget the way --recordings-budget reads it.
+func budgetText(b int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if b >= u.size && b%u.size == 0 {
+			return fmt.Sprintf("%d %s", b/u.size, u.name)
+		}
+	}
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	}
+	return fmt.Sprintf("%d bytes", b)
 }
 
 func frameMS(frame, rate int) string {
@@ -335,8 +360,10 @@ var convTemplate = template.Must(template.New("conversation").Funcs(template.Fun
 <h2 id="listen">Listen</h2>
 {{if .Wav}}<div class="player"><audio id="player" controls preload="metadata" src="{{.Wav}}"></audio><span id="clock" class="muted">t = 0.00 s</span></div>
 <p class="muted">Stereo, 16 kHz: left, the room (the preamble and the human turns{{if .Audio.Room}}: not available, see below{{else}}, rebuilt from the dataset's clips at the recorded times{{end}}); right, the model's audible output ({{.Audio.File}}). Click the timeline to jump; the red line follows the recording.</p>
+{{else if .Audio.LeftOut}}{{if .Audible}}<div class="player"><audio id="player" controls preload="metadata" src="{{.Audible}}"></audio><span id="clock" class="muted">t = 0.00 s</span></div>
+{{end}}<p class="note" id="left-out">{{if .Audible}}This plays the model's stored output alone ({{.Audio.File}}): the{{else}}The{{end}} stereo recording with the room was left out to stay within the report's {{.Budget}} budget for recordings (conversations with a failed decision get theirs first); raise it with <code>duplexmpe report RUN_DIR --recordings-budget 20GiB</code>.</p>
 {{else}}<p class="note">No recording: {{.Audio.Problem}}{{if .Audio.Room}}; {{.Audio.Room}}{{end}}.</p>
-{{end}}{{if .Audio.Room}}<p class="note" id="room-note">The left channel is silent: {{.Audio.Room}}.</p>
+{{end}}{{if and .Audio.Room (not .Audio.LeftOut)}}<p class="note" id="room-note">The left channel is silent: {{.Audio.Room}}.</p>
 {{end}}{{if .GoldNote}}<p class="note">{{.GoldNote}}</p>
 {{end}}{{if .Figure}}<div id="tl-box">{{.Figure}}</div>
 <p class="legend"><span><i style="background:#0072b2"></i>T</span><span><i style="background:#8a8f96"></i>N1</span><span><i style="background:#cc79a7"></i>N2</span><span><i style="background:#e69f00"></i>N3</span><span><i style="background:#009e73"></i>N4_Q</span><span><i style="background:#56b4e9"></i>N4_R</span><span><i style="background:#1b1f24"></i>model speech</span><span><i style="background:#f0e442"></i>wait after T</span><span><i style="background:#2e8b57"></i>pass</span><span><i style="background:#d55e00"></i>fail</span><span><i style="background:#b9c0c8"></i>not scored / excluded</span></p>

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -275,5 +276,117 @@ func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(runDir, ViewerDir, ids[1]+ext)); err == nil {
 			t.Errorf("the viewer still has %s%s of a removed item", ids[1], ext)
 		}
+	}
+}
+
+// The recordings go within the budget, the conversations with a failed decision first:
+// with room for one, the tone model's conversation (its T turn got no answer) has its
+// recording and the ear model's, earlier in item order but with no decision failed, does
+// not; its page plays the item's audible.flac instead and says how to raise the budget.
+func TestRecordingsBudgetGoesToFailedConversationsFirst(t *testing.T) {
+	det, err := vad.Open(vad.Options{})
+	if err != nil {
+		t.Skipf("no VAD here (%v): run make deps", err)
+	}
+	defer det.Close()
+	dir := t.TempDir()
+	ds := roomDataset(t, filepath.Join(dir, "ds"))
+	f := sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 1920}
+	models := []*evaluate.Model{
+		{Name: "ear", Model: &earModel{format: f, heard: map[string][]float32{}}, Info: sdk.Info{Name: "ear", Version: "1"}},
+		{Name: "tone", Model: &toneModel{earModel{format: f}}, Info: sdk.Info{Name: "tone", Version: "1"}},
+	}
+	runDir, st, p := play(t, det, ds, models)
+	var items []score.Scored
+	byModel := map[string]string{}
+	ids, _ := st.IDs()
+	for _, id := range ids {
+		it, err := st.Load(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := score.Score(score.Item{Model: it.Meta.Model, Condition: it.Meta.Condition, PairID: it.Meta.PairID, ScenarioID: it.Meta.ScenarioID,
+			TPosition: it.Meta.TPosition, Timeline: it.Record.Timeline, Episodes: it.Record.Episodes}, p)
+		if it.Meta.Model == "ear" {
+			sc.Events = nil // no decision, so none failed: this one goes last
+		} else if !hasFailure(&conv{Scored: &sc}) {
+			t.Fatalf("the tone model's conversation has no failed decision: %+v", sc.Events)
+		}
+		if err := st.SaveVerdicts(id, map[string]any{"key": "k", "scored": sc}); err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, sc)
+		byModel[it.Meta.Model] = id
+	}
+	ear, tone := byModel["ear"], byModel["tone"]
+	vdir := filepath.Join(runDir, ViewerDir)
+	size := func(id string) int64 {
+		fi, err := os.Stat(filepath.Join(vdir, id+".wav"))
+		if err != nil {
+			return -1
+		}
+		return fi.Size()
+	}
+	render := func(budget int64) {
+		t.Helper()
+		if err := WriteAll(runDir, score.Summarize(items, p), Meta{Run: "budget", DatasetDir: ds.Dir, RecordingsBudget: budget}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	render(0) // the default budget holds both
+	sEar, sTone := size(ear), size(tone)
+	if sEar <= 44 || sTone <= 44 {
+		t.Fatalf("recordings of %d and %d bytes under the default budget", sEar, sTone)
+	}
+
+	for _, c := range []struct {
+		budget        int64
+		earWav, toneW bool
+	}{
+		{sEar + sTone - 1, false, true}, // room for one: the failed conversation's
+		{sTone - 1, false, false},       // room for none
+		{sEar + sTone, true, true},      // raised again: both come back
+	} {
+		render(c.budget)
+		var used int64
+		for id, want := range map[string]bool{ear: c.earWav, tone: c.toneW} {
+			page := read(t, vdir, id+".html")
+			has := size(id) > 0
+			if has != want {
+				t.Errorf("budget %d: %s has a recording %v, want %v", c.budget, id, has, want)
+			}
+			if has {
+				used += size(id)
+				if !strings.Contains(page, `src="`+id+`.wav"`) || strings.Contains(page, `id="left-out"`) {
+					t.Errorf("budget %d: the page of %s does not play its recording", c.budget, id)
+				}
+				continue
+			}
+			audible := "../items/" + id + "/" + store.AudibleFLAC
+			if !strings.Contains(page, `<audio id="player" controls preload="metadata" src="`+audible+`">`) {
+				t.Errorf("budget %d: the page of %s without its recording does not play %s", c.budget, id, audible)
+			}
+			if _, err := os.Stat(filepath.Join(vdir, filepath.FromSlash(audible))); err != nil {
+				t.Errorf("budget %d: the page of %s links %s: %v", c.budget, id, audible, err)
+			}
+			if !strings.Contains(page, `id="left-out"`) || !strings.Contains(page, "--recordings-budget") {
+				t.Errorf("budget %d: the page of %s does not say the recording was left out and how to raise the budget", c.budget, id)
+			}
+		}
+		if used > c.budget {
+			t.Errorf("budget %d: the recordings take %d bytes", c.budget, used)
+		}
+	}
+}
+
+// The budget is spent in one order whatever the workers do: failed conversations first,
+// each group in item order.
+func TestRecordingOrderPutsFailuresFirst(t *testing.T) {
+	pass := &score.Scored{Events: []score.Event{{Label: "N4", N4: &score.N4Verdict{Eligible: false, Outcome: score.N4NoOnsetInGap}}}}
+	fail := &score.Scored{Events: []score.Event{{Label: "N1", Silence: &score.SilenceVerdict{Speech: []score.Span{{Start: 1, End: 6}}, SpeechMS: 5000}}}}
+	convs := []*conv{{Scored: pass}, {Scored: fail}, {}, {Failure: "the model crashed"}, {Scored: pass}}
+	got := recordingOrder(convs)
+	if want := []int{1, 3, 0, 2, 4}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("order %v, want %v", got, want)
 	}
 }

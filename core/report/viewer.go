@@ -7,8 +7,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
@@ -27,7 +30,10 @@ import (
 // the model on the right). It opens from disk (file://) with no server and no network.
 // Audio does not go into the HTML: at 16 kHz, 16 bits, two channels, a 75 s conversation
 // is 4.8 MB, so the 96 conversations of bench.hcl would make a 460 MB page (more in
-// base64); as files, the browser loads only the one being played.
+// base64); as files, the browser loads only the one being played. At paper scale the
+// recordings of every conversation would be ten times the run store, so they are written
+// within a budget (Meta.RecordingsBudget), conversations with a failed decision first; a
+// page without one plays the model's stored audible output.
 const (
 	ViewerDir = "viewer"
 	// viewerRate is the rate of the viewer's recordings: enough for speech, a third of
@@ -35,7 +41,7 @@ const (
 	viewerRate = 16000
 	// viewerAudioVersion changes when the recordings are made differently, so that
 	// recordings cached from an older harness are made again.
-	viewerAudioVersion = "2"
+	viewerAudioVersion = "3"
 )
 
 // audioInfo is what the viewer knows of a conversation's sound, stored beside its
@@ -48,8 +54,14 @@ type audioInfo struct {
 	File     string  `json:"file,omitempty"`
 	PeakDBFS float64 `json:"peak_dbfs"`
 	Seconds  float64 `json:"seconds"`
-	// Recording is set when viewer/<id>.wav was written.
-	Recording bool `json:"recording"`
+	// Bytes is the size of the recording (viewer/<id>.wav), written or not; 0 when
+	// there is neither the model's audio nor the room to make one of.
+	Bytes int64 `json:"bytes,omitempty"`
+	// Recording is set when viewer/<id>.wav was written; LeftOut when it could have been
+	// but the recordings budget (Budget bytes) was spent before its turn.
+	Recording bool  `json:"recording"`
+	LeftOut   bool  `json:"left_out,omitempty"`
+	Budget    int64 `json:"budget,omitempty"`
 	// Room is empty when the left channel is the rebuilt room, else why it is silent.
 	Room string `json:"room,omitempty"`
 	// Problem says why there is no recording at all.
@@ -67,26 +79,41 @@ func wavName(id string) string  { return id + ".wav" }
 func pageName(id string) string { return id + ".html" }
 func infoName(id string) string { return id + ".audio.json" }
 
-// writeRecordings makes (or reuses) the stereo recording of every conversation, in
-// parallel, and returns what it knows of each one's audio, by item id.
-func writeRecordings(outDir string, convs []*conv, room *roomSource) (map[string]audioInfo, error) {
+// writeRecordings makes (or reuses) the stereo recordings of the conversations, in
+// parallel, within budget bytes (0: plan.RecordingsBudget), and returns what it knows of
+// each one's audio, by item id. The budget goes in a fixed order, so the same run gets
+// the same recordings: first the conversations with a failed decision (recordingOrder),
+// then the rest, each in item order, until one does not fit; the pages of the others play
+// the model's stored audible output. A recording left out is deleted.
+func writeRecordings(outDir string, convs []*conv, room *roomSource, budget int64) (map[string]audioInfo, error) {
 	vdir := filepath.Join(outDir, ViewerDir)
 	if err := os.MkdirAll(vdir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
+	if budget <= 0 {
+		budget = plan.RecordingsBudget
+	}
+	order := recordingOrder(convs)
+	spend := &budgetTurns{budget: budget}
+	spend.cond = sync.NewCond(&spend.mu)
 	out := make(map[string]audioInfo, len(convs))
 	var mu sync.Mutex
 	var firstErr error
-	next := make(chan *conv)
+	type job struct {
+		turn int
+		c    *conv
+	}
+	next := make(chan job)
 	var wg sync.WaitGroup
 	for range max(1, min(runtime.GOMAXPROCS(0), len(convs))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for c := range next {
-				info, err := recording(vdir, c, room)
+			for j := range next {
+				s := prepareSound(vdir, j.c, room)
+				info, err := s.finish(vdir, j.c, room, spend.admit(j.turn, s.info.Bytes), budget)
 				mu.Lock()
-				out[c.Row.ID] = info
+				out[j.c.Row.ID] = info
 				if err != nil && firstErr == nil {
 					firstErr = err
 				}
@@ -94,8 +121,8 @@ func writeRecordings(outDir string, convs []*conv, room *roomSource) (map[string
 			}
 		}()
 	}
-	for _, c := range convs {
-		next <- c
+	for turn, i := range order {
+		next <- job{turn, convs[i]}
 	}
 	close(next)
 	wg.Wait()
@@ -103,6 +130,70 @@ func writeRecordings(outDir string, convs []*conv, room *roomSource) (map[string
 		return nil, firstErr
 	}
 	return out, removeStale(vdir, convs)
+}
+
+// recordingOrder is the order in which the conversations get their recordings: those
+// with a failed decision (hasFailure) first, then the rest, each in item order. It
+// returns indices into convs.
+func recordingOrder(convs []*conv) []int {
+	var first, rest []int
+	for i, c := range convs {
+		if hasFailure(c) {
+			first = append(first, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	return append(first, rest...)
+}
+
+// hasFailure reports whether a reader of the main table would come to the conversation
+// from a failure: it failed to run, or one of its decisions failed (a T turn without a
+// fresh onset or a correct answer, a silence window not kept, an eligible N4 event the
+// model did not yield). An ineligible N4 event is no decision.
+func hasFailure(c *conv) bool {
+	if c.Failure != "" || (c.Scored != nil && c.Scored.Failed != "") {
+		return true
+	}
+	for _, v := range viewEvents(c.Scored) {
+		if !v.Pass && (v.Ev.N4 == nil || v.Ev.N4.Eligible) {
+			return true
+		}
+	}
+	return false
+}
+
+// budgetTurns hands out the recordings budget one conversation at a time, in
+// recordingOrder, whichever worker finishes preparing first: what gets a recording
+// never depends on scheduling.
+type budgetTurns struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	next   int // the turn being decided
+	used   int64
+	budget int64
+	spent  bool // a recording did not fit: no later one gets in
+}
+
+// admit waits for turn and reports whether a recording of size bytes (0: none can be
+// made) is within the budget.
+func (b *budgetTurns) admit(turn int, size int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.next != turn {
+		b.cond.Wait()
+	}
+	b.next++
+	b.cond.Broadcast()
+	if size <= 0 {
+		return false
+	}
+	if b.spent || b.used+size > b.budget {
+		b.spent = true
+		return false
+	}
+	b.used += size
+	return true
 }
 
 // removeStale deletes viewer files of items no longer in the run directory.
@@ -128,18 +219,29 @@ func removeStale(vdir string, convs []*conv) error {
 	return nil
 }
 
-// recording writes viewer/<id>.wav unless the one there was made from the same inputs.
-// A conversation whose audio cannot be made gets an audioInfo saying why; only a file
-// that cannot be written is an error.
-func recording(vdir string, c *conv, room *roomSource) (audioInfo, error) {
-	id := c.Row.ID
+// sound is a conversation's audio facts and, when they were computed rather than read
+// from viewer/<id>.audio.json, its two channels at the viewer's rate.
+type sound struct {
+	info        audioInfo
+	left, right []float32
+	cached      bool
+}
+
+// prepareSound reads the facts stored beside the recording when they were made from the
+// same inputs, else reads the model's audio and rebuilds the room. A conversation whose
+// audio cannot be made gets facts saying why, never an error.
+func prepareSound(vdir string, c *conv, room *roomSource) sound {
 	key := recordingKey(c, room)
 	var old audioInfo
-	if readSmallJSON(filepath.Join(vdir, infoName(id)), &old) == nil && old.Key == key &&
-		(!old.Recording || exists(filepath.Join(vdir, wavName(id)))) {
-		return old, nil
+	if readSmallJSON(filepath.Join(vdir, infoName(c.Row.ID)), &old) == nil && old.Key == key {
+		return sound{info: old, cached: true}
 	}
-	info := audioInfo{Key: key}
+	return makeSound(c, room, key)
+}
+
+func makeSound(c *conv, room *roomSource, key string) sound {
+	s := sound{info: audioInfo{Key: key}}
+	info := &s.info
 	var model audio.PCM
 	if path := store.AudibleFile(c.Dir); path != "" {
 		info.File = filepath.Base(path)
@@ -161,10 +263,38 @@ func recording(vdir string, c *conv, room *roomSource) (audioInfo, error) {
 		info.Room = err.Error()
 	}
 	if info.Audible || err == nil {
-		if werr := writeStereo(filepath.Join(vdir, wavName(id)), toViewerRate(left), toViewerRate(model)); werr != nil {
-			return info, fmt.Errorf("report: %w", werr)
+		s.left, s.right = toViewerRate(left), toViewerRate(model)
+		info.Bytes = stereoBytes(max(len(s.left), len(s.right)))
+	}
+	return s
+}
+
+// finish writes viewer/<id>.wav when admitted (unless the one there was made from the
+// same inputs) or deletes it when not, and stores the facts beside it. Only a file that
+// cannot be written is an error.
+func (s sound) finish(vdir string, c *conv, room *roomSource, admitted bool, budget int64) (audioInfo, error) {
+	id := c.Row.ID
+	wav := filepath.Join(vdir, wavName(id))
+	info := s.info
+	info.Recording, info.LeftOut, info.Budget = false, false, 0
+	switch {
+	case admitted:
+		if fi, err := os.Stat(wav); !s.cached || err != nil || fi.Size() != info.Bytes {
+			if s.cached {
+				s = makeSound(c, room, info.Key)
+			}
+			if err := writeStereo(wav, s.left, s.right); err != nil {
+				return info, fmt.Errorf("report: %w", err)
+			}
 		}
 		info.Recording = true
+	case info.Bytes > 0:
+		info.LeftOut, info.Budget = true, budget
+		fallthrough
+	default:
+		if err := os.Remove(wav); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return info, fmt.Errorf("report: removing a recording: %w", err)
+		}
 	}
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
@@ -172,6 +302,9 @@ func recording(vdir string, c *conv, room *roomSource) (audioInfo, error) {
 	}
 	return info, writeDerived(filepath.Join(vdir, infoName(id)), append(b, '\n'))
 }
+
+// stereoBytes is the size of a 16-bit stereo WAV file of n samples a channel.
+func stereoBytes(n int) int64 { return 44 + 4*int64(n) }
 
 // recordingKey names every input of a recording: the model's audio (by size and
 // modification time: it is only ever replaced whole), the record files, the scenario as
@@ -293,7 +426,7 @@ func datasetScenario(room *roomSource, c *conv) *dataset.Scenario {
 // returns the audio facts by item id and each page's path relative to outDir.
 func writeViewer(outDir string, convs []*conv, s score.Summary, m Meta) (map[string]audioInfo, map[string]string, error) {
 	room := openRoom(m.DatasetDir)
-	audio, err := writeRecordings(outDir, convs, room)
+	audio, err := writeRecordings(outDir, convs, room, m.RecordingsBudget)
 	if err != nil {
 		return nil, nil, err
 	}
