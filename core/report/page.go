@@ -148,6 +148,9 @@ func budgetText(b int64) string {
 	if b >= 1<<30 {
 		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 	}
+	if b == 1 {
+		return "1 byte"
+	}
 	return fmt.Sprintf("%d bytes", b)
 }
 

@@ -552,3 +552,47 @@ func TestRecordingIsRoomLeftModelRight(t *testing.T) {
 		}
 	}
 }
+
+// Rendered again with no room for any recording (a copy of the run, which the other tests
+// share), a conversation page plays the model's stored audible.flac in the browser, with
+// the timeline cursor following it, and says the recording was left out.
+func TestPageWithoutItsRecordingPlaysTheAudibleFLAC(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if out, err := exec.Command("cp", "-r", runDir(t), dir).CombinedOutput(); err != nil {
+		t.Fatalf("copying the run: %v\n%s", err, out)
+	}
+	s, meta, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta.RecordingsBudget = 1
+	if err := report.WriteAll(dir, s, meta); err != nil {
+		t.Fatal(err)
+	}
+	page := firstPage(t, dir, "speaker")
+	if wavs, _ := filepath.Glob(filepath.Join(dir, report.ViewerDir, "*.wav")); len(wavs) != 0 {
+		t.Errorf("a budget of one byte left %d recordings", len(wavs))
+	}
+	b := newBrowser(t, 1280, 900)
+	b.do(t, chromedp.Navigate(fileURL(filepath.Join(dir, page))), chromedp.WaitReady(chromedp.CSS("#timeline")))
+	got := eval[struct {
+		Src, Note               string
+		Duration, Start, Cursor float64
+	}](t, b, `(async () => { const a = document.getElementById('player'), c = document.getElementById('cursor');
+		const ok = a.readyState >= 1 || await new Promise(r => { a.addEventListener('loadedmetadata', () => r(true)); a.addEventListener('error', () => r(false)); });
+		if (!ok) return {Src: a.currentSrc, Note: 'did not load', Duration: 0, Start: 0, Cursor: 0};
+		const start = +c.getAttribute('x1'), seeked = new Promise(r => a.addEventListener('seeked', r, {once: true}));
+		a.currentTime = 5; await seeked; await new Promise(r => setTimeout(r, 0));
+		return {Src: a.currentSrc, Note: document.getElementById('left-out').textContent, Duration: a.duration, Start: start, Cursor: +c.getAttribute('x1')}; })()`)
+	if !strings.HasSuffix(got.Src, "/audible.flac") || got.Duration < 10 {
+		t.Errorf("%s plays %q for %.1f s (%s); want the item's audible.flac", page, got.Src, got.Duration, got.Note)
+	}
+	if !strings.Contains(got.Note, "left out to stay within") || !strings.Contains(got.Note, "--recordings-budget") {
+		t.Errorf("%s says %q", page, got.Note)
+	}
+	if got.Cursor <= got.Start {
+		t.Errorf("after seeking to 5 s the cursor is at x = %.1f, from %.1f", got.Cursor, got.Start)
+	}
+	b.screenshot(t, "conversation-without-recording")
+	b.noErrors(t, page)
+}
