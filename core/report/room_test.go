@@ -196,26 +196,26 @@ func (c *toneConv) Step(context.Context, []float32) (sdk.Output, error) {
 }
 func (c *toneConv) Close() error { return nil }
 
-// WriteAll on a run directory writes a page and a stereo recording per conversation,
-// reuses the recordings when nothing changed, drops those of items that are gone, and
-// names a model whose audio the VAD never called speech.
-func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
+// scoredViewerRun plays the room dataset to a silent model (ear) and a 440 Hz tone model
+// (tone) through the real evaluation loop and real Silero, and scores the conversations
+// as the score command does (no ASR or judge: every window is silent or not); edit, when
+// given, changes a verdict before it is saved. ids are the items, items their verdicts.
+func scoredViewerRun(t *testing.T, edit func(model string, sc *score.Scored)) (runDir string, ds *dataset.Dataset, ids []string, items []score.Scored, p protocol.Params) {
+	t.Helper()
 	det, err := vad.Open(vad.Options{})
 	if err != nil {
 		t.Skipf("no VAD here (%v): run make deps", err)
 	}
 	defer det.Close()
 	dir := t.TempDir()
-	ds := roomDataset(t, filepath.Join(dir, "ds"))
+	ds = roomDataset(t, filepath.Join(dir, "ds"))
 	f := sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 1920}
 	models := []*evaluate.Model{
 		{Name: "ear", Model: &earModel{format: f, heard: map[string][]float32{}}, Info: sdk.Info{Name: "ear", Version: "1"}},
 		{Name: "tone", Model: &toneModel{earModel{format: f}}, Info: sdk.Info{Name: "tone", Version: "1"}},
 	}
 	runDir, st, p := play(t, det, ds, models)
-	// Score as the score command does (no ASR or judge: every window is silent or not).
-	var items []score.Scored
-	ids, _ := st.IDs()
+	ids, _ = st.IDs()
 	for _, id := range ids {
 		it, err := st.Load(id)
 		if err != nil {
@@ -223,11 +223,22 @@ func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
 		}
 		sc := score.Score(score.Item{Model: it.Meta.Model, Condition: it.Meta.Condition, PairID: it.Meta.PairID, ScenarioID: it.Meta.ScenarioID,
 			TPosition: it.Meta.TPosition, Timeline: it.Record.Timeline, Episodes: it.Record.Episodes}, p)
+		if edit != nil {
+			edit(it.Meta.Model, &sc)
+		}
 		if err := st.SaveVerdicts(id, map[string]any{"key": "k", "scored": sc}); err != nil {
 			t.Fatal(err)
 		}
 		items = append(items, sc)
 	}
+	return runDir, ds, ids, items, p
+}
+
+// WriteAll on a run directory writes a page and a stereo recording per conversation,
+// reuses the recordings when nothing changed, drops those of items that are gone, and
+// names a model whose audio the VAD never called speech.
+func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
+	runDir, ds, ids, items, p := scoredViewerRun(t, nil)
 	meta := Meta{Run: "viewer", DatasetDir: ds.Dir}
 	if err := WriteAll(runDir, score.Summarize(items, p), meta); err != nil {
 		t.Fatal(err)
@@ -284,39 +295,16 @@ func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
 // recording and the ear model's, earlier in item order but with no decision failed, does
 // not; its page plays the item's audible.flac instead and says how to raise the budget.
 func TestRecordingsBudgetGoesToFailedConversationsFirst(t *testing.T) {
-	det, err := vad.Open(vad.Options{})
-	if err != nil {
-		t.Skipf("no VAD here (%v): run make deps", err)
-	}
-	defer det.Close()
-	dir := t.TempDir()
-	ds := roomDataset(t, filepath.Join(dir, "ds"))
-	f := sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 1920}
-	models := []*evaluate.Model{
-		{Name: "ear", Model: &earModel{format: f, heard: map[string][]float32{}}, Info: sdk.Info{Name: "ear", Version: "1"}},
-		{Name: "tone", Model: &toneModel{earModel{format: f}}, Info: sdk.Info{Name: "tone", Version: "1"}},
-	}
-	runDir, st, p := play(t, det, ds, models)
-	var items []score.Scored
-	byModel := map[string]string{}
-	ids, _ := st.IDs()
-	for _, id := range ids {
-		it, err := st.Load(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := score.Score(score.Item{Model: it.Meta.Model, Condition: it.Meta.Condition, PairID: it.Meta.PairID, ScenarioID: it.Meta.ScenarioID,
-			TPosition: it.Meta.TPosition, Timeline: it.Record.Timeline, Episodes: it.Record.Episodes}, p)
-		if it.Meta.Model == "ear" {
+	runDir, ds, _, items, p := scoredViewerRun(t, func(model string, sc *score.Scored) {
+		if model == "ear" {
 			sc.Events = nil // no decision, so none failed: this one goes last
-		} else if !hasFailure(&conv{Scored: &sc}) {
+		} else if !hasFailure(&conv{Scored: sc}) {
 			t.Fatalf("the tone model's conversation has no failed decision: %+v", sc.Events)
 		}
-		if err := st.SaveVerdicts(id, map[string]any{"key": "k", "scored": sc}); err != nil {
-			t.Fatal(err)
-		}
-		items = append(items, sc)
-		byModel[it.Meta.Model] = id
+	})
+	byModel := map[string]string{}
+	for _, c := range readConvs(runDir) {
+		byModel[c.Row.Model] = c.Row.ID
 	}
 	ear, tone := byModel["ear"], byModel["tone"]
 	vdir := filepath.Join(runDir, ViewerDir)
