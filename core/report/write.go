@@ -24,7 +24,7 @@ type Results struct {
 // (created if needed). Each file is written atomically. When dir is a run directory
 // with per-item records (items/<id>/), the HTML gets the conversation explorer, every
 // table cell links to the events behind it, and the viewer directory (viewer/) gets a
-// page and a stereo recording per conversation (see viewer.go). When
+// page per conversation and stereo recordings within a budget (see viewer.go). When
 // meta.ReferenceDir is set, its reference.json is read and shown in every format; one
 // that cannot be read is an error and nothing is written.
 func WriteAll(dir string, s score.Summary, meta Meta) error {
