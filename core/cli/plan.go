@@ -188,7 +188,7 @@ func printPlan(w io.Writer, r *app.PlanResult) {
 		case r.Fits():
 			fits += "fits"
 		case r.StoreFits():
-			fits += "the run store fits, the report DOES NOT"
+			fits += "the run store fits, the report DOES NOT: render it with a smaller `duplexmpe report --recordings-budget`, or free some disk"
 		default:
 			fits += "DOES NOT FIT"
 		}
