@@ -462,7 +462,10 @@ func TestFailingCellOpensTheConversation(t *testing.T) {
 			if row.Href == "" {
 				t.Fatalf("the cell %q opens no failing event", cell.Text)
 			}
-			b.do(t, chromedp.Click(chromedp.CSS(`#events-table a[href="`+row.Href+`"]`)), chromedp.WaitReady(chromedp.CSS("#timeline")))
+			// #timeline is parsed before the event rows: wait for the targeted row too, or a
+			// loaded machine reads the page half parsed.
+			b.do(t, chromedp.Click(chromedp.CSS(`#events-table a[href="`+row.Href+`"]`)), chromedp.WaitReady(chromedp.CSS("#timeline")),
+				chromedp.WaitReady(chromedp.CSS("tr:target")))
 			pg := eval[struct {
 				URL, Title, Target, Rule, Verdict string
 				Turns, Episodes                   int
