@@ -107,9 +107,6 @@ type Options struct {
 	// Plan, when set, is the plan Run plays (PlanAll's items, as the caller surveyed
 	// them) instead of planning again; Run still plays only the items of Shard.
 	Plan []Item
-	// Played, when set, is called with each item saved as finished (not failed), from
-	// the goroutine that played it (a hook for scoring while others play).
-	Played func(id string)
 }
 
 // Item is one planned (model, conversation).
@@ -519,9 +516,6 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	r.bar.increment()
 	if !rec.Failed() {
 		c.Done++
-		if r.opts.Played != nil {
-			r.opts.Played(it.Meta.ID)
-		}
 		log.Debug("conversation done", "frames", rec.Frames, "episodes", len(rec.Episodes))
 		if r.m.Client != nil && r.m.Client.Exited() {
 			// It finished but the plugin did not close it in time and was killed.
