@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/construct"
@@ -126,7 +125,7 @@ func Plan(f *config.File, ev *config.Evaluation, opts PlanOptions) (*PlanResult,
 		}
 	}
 	res.Estimate = plan.EstimateItems(items, rates, plan.Defaults)
-	res.FreeBytes = freeBytes(ev.Out)
+	res.FreeBytes, _, _ = freeSpace(ev.Out)
 	return res, nil
 }
 
@@ -249,18 +248,4 @@ func everyNth(items []plan.Item, sh store.Shard) []plan.Item {
 		seen[it.Model]++
 	}
 	return out
-}
-
-// freeBytes is the free space for an unprivileged writer on the filesystem of dir, or
-// of its nearest existing parent.
-func freeBytes(dir string) uint64 {
-	for d := dir; ; d = filepath.Dir(d) {
-		var fs syscall.Statfs_t
-		if syscall.Statfs(d, &fs) == nil {
-			return fs.Bavail * uint64(fs.Bsize)
-		}
-		if d == filepath.Dir(d) {
-			return 0
-		}
-	}
 }
