@@ -394,7 +394,8 @@ func knowScorersNamed(ctx context.Context, s *pluginstart.Starter, ev *config.Ev
 }
 
 // playBytes estimates what playing the items of shard that are not done writes: the
-// audible output as 32-bit float at 24 kHz (most models' output rate) over each
+// audible output as 16-bit samples at 24 kHz (audible.flac before compression; most
+// models' output rate) over each
 // conversation's turns, the gaps between them and the longest wait after T, half as
 // much again for headroom, and 64 KiB of records per item.
 func playBytes(pl *Planned, shard store.Shard) uint64 {
@@ -410,7 +411,7 @@ func playBytes(pl *Planned, shard store.Shard) uint64 {
 	var total float64
 	for _, it := range pl.Plan.Items {
 		if it.State != evaluate.StateDone && shard.Contains(it.ID) {
-			total += secs[it.ScenarioID]*24000*4*1.5 + 64<<10
+			total += secs[it.ScenarioID]*24000*2*1.5 + 64<<10
 		}
 	}
 	return uint64(total)
