@@ -334,10 +334,29 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 		ui.Planned(play)
 	}
 
+	job := scoreJob{ev: ev, st: st, det: det, asr: asr, judge: judge, ds: ds, file: s.File}
+	// Scoring overlaps playing: each conversation is scored as soon as it is saved,
+	// and the scoring after playing reuses those verdicts and does the rest.
+	var early *evaluate.Early
+	closeCaches := func() {}
+	if scoring && toPlay(pl, shard) > 0 {
+		scorers, _, err := job.startScorers(ctx)
+		if err != nil {
+			return res, err
+		}
+		eopts := job.scoreOptions(ui)
+		if closeCaches, err = openCaches(st.Dir(), &eopts); err != nil {
+			return res, err
+		}
+		early = evaluate.ScoreEarly(ctx, st, scorers, eopts)
+		lopts.Finished = early.Add
+	}
+
 	ui.notef("evaluation %s: %s\n", ev.Name, concurrencyNote(lopts.Concurrency, pl.Models))
 	began := time.Now()
 	sum, runErr := evaluate.Run(ctx, ds, pl.Models, st, lopts)
 	play.Total, play.Elapsed = sum.Total, time.Since(began)
+	pl.Kill() // the scoring still running needs no model
 	for _, m := range pl.Models {
 		play.Models = append(play.Models, m.Name)
 		play.Counts = append(play.Counts, sum.Models[m.Name])
@@ -346,7 +365,15 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	if ui.Played != nil {
 		ui.Played(play)
 	}
-	pl.Kill()
+	if early != nil {
+		// What was queued while playing and is not scored yet.
+		bar := ui.progress("scoring", ev.Name, "conversations")
+		early.Follow(bar)
+		er := early.Wait()
+		bar.Finish(true)
+		closeCaches()
+		job.early = &er
+	}
 	if runErr != nil {
 		if ctx.Err() != nil {
 			return res, fmt.Errorf("evaluation %q interrupted; finished conversations are kept in %s: run the same command again to resume", ev.Name, ev.Out)
@@ -356,7 +383,7 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	if !scoring {
 		return res, nil
 	}
-	res.Score, err = scoreStore(ctx, scoreJob{ev: ev, st: st, det: det, asr: asr, judge: judge, ds: ds, file: s.File}, ui)
+	res.Score, err = scoreStore(ctx, job, ui)
 	return res, err
 }
 

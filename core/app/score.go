@@ -166,6 +166,76 @@ type scoreJob struct {
 	ds         *dataset.Dataset
 	file       *config.File
 	out        string // a view directory; "" for the run directory itself
+	// early is what scoring while playing did (Evaluate): its items are counted as
+	// scored now, not reused.
+	early *evaluate.EarlyResult
+}
+
+// records are the provenance records of j's asr and judge, as they describe
+// themselves now.
+func (j scoreJob) records() []provenance.Plugin {
+	return []provenance.Plugin{j.asr.Record(sdk.KindASR), j.judge.Record(sdk.KindJudge)}
+}
+
+// scoreOptions are the options every scoring of j's store shares: the run's values, the
+// VAD, the gold answers and where remarks go. The plan, the verdict store and the call
+// caches are the caller's.
+func (j scoreJob) scoreOptions(ui UI) evaluate.ScoreOptions {
+	gold := map[string]string{}
+	for _, sc := range j.ds.Scenarios {
+		gold[sc.ScenarioID] = sc.GoldAnswer
+	}
+	return evaluate.ScoreOptions{Params: j.ev.Protocol, VAD: j.ev.VAD, Detector: j.det, Gold: gold,
+		Warn: func(msg string) { ui.notef("%s\n", msg) }}
+}
+
+// startScorers starts j's asr and judge plugins (a started one is kept) and returns them
+// as the scorers of a scoring, with the names of the blocks; a judge whose config is
+// wrong fails here, before any item is scored.
+func (j scoreJob) startScorers(ctx context.Context) (evaluate.Scorers, []string, error) {
+	var started []string
+	for _, k := range []*pluginstart.Known{j.asr, j.judge} {
+		if _, err := k.Start(ctx); err != nil {
+			return evaluate.Scorers{}, started, err
+		}
+		started = append(started, k.Block.Name)
+	}
+	var sc evaluate.Scorers
+	var err error
+	if sc.ASR, err = j.asr.Plugin.ASR(); err != nil {
+		return sc, started, err
+	}
+	if sc.Judge, err = j.judge.Plugin.Judge(); err != nil {
+		return sc, started, err
+	}
+	sc.Records = j.records() // as described now
+	sc.Alive = func() (string, error) {
+		for role, k := range map[string]*pluginstart.Known{sdk.KindASR: j.asr, sdk.KindJudge: j.judge} {
+			if k.Plugin.Exited() {
+				return role, fmt.Errorf("the %s plugin %q stopped while scoring", role, k.Block.Name)
+			}
+		}
+		return "", nil
+	}
+	return sc, started, nil
+}
+
+// openCaches opens the call caches of the run directory dir into o (transcripts and
+// judgements kept across scorings); the function returned closes them.
+func openCaches(dir string, o *evaluate.ScoreOptions) (func(), error) {
+	caches := filepath.Join(dir, "cache")
+	var err error
+	if o.Transcripts, err = evaluate.OpenCallCache(filepath.Join(caches, "transcripts.jsonl")); err != nil {
+		return nil, err
+	}
+	if o.Judgements, err = evaluate.OpenCallCache(filepath.Join(caches, "judgements.jsonl")); err != nil {
+		o.Transcripts.Close()
+		return nil, err
+	}
+	return func() {
+		o.Transcripts.Close()
+		o.Judgements.Close()
+	}, nil
 }
 
 // scoreStore scores every item of the run's plan, then writes the summary, the verdicts
@@ -175,10 +245,6 @@ type scoreJob struct {
 // left unscored are counted, named, and make the result an *IncompleteError.
 func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 	ev, st := j.ev, j.st
-	gold := map[string]string{}
-	for _, sc := range j.ds.Scenarios {
-		gold[sc.ScenarioID] = sc.GoldAnswer
-	}
 	dir := st.Dir()
 	var verdicts evaluate.VerdictStore = st
 	if j.out != "" {
@@ -196,51 +262,29 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	sopts := evaluate.ScoreOptions{Params: ev.Protocol, VAD: ev.VAD, Detector: j.det, Gold: gold, Plan: plan, Verdicts: verdicts,
-		Warn: func(msg string) { ui.notef("%s\n", msg) }}
-	records := func() []provenance.Plugin {
-		return []provenance.Plugin{j.asr.Record(sdk.KindASR), j.judge.Record(sdk.KindJudge)}
-	}
+	sopts := j.scoreOptions(ui)
+	sopts.Plan, sopts.Verdicts = plan, verdicts
 	res := &ScoreResult{Dir: dir}
-	todo, err := evaluate.ScoringTodo(st, records(), sopts)
+	todo, err := evaluate.ScoringTodo(st, j.records(), sopts)
 	if err != nil {
 		return nil, err
 	}
-	scorers := evaluate.Scorers{Records: records()}
+	scorers := evaluate.Scorers{Records: j.records()}
 	if todo > 0 {
 		if err := checkDisk(dir, uint64(todo)*(64<<10)+(16<<20), fmt.Sprintf("scoring %d conversations", todo)); err != nil {
 			return nil, err
 		}
-		for _, k := range []*pluginstart.Known{j.asr, j.judge} {
-			if _, err := k.Start(ctx); err != nil {
-				return nil, err
-			}
-			res.Started = append(res.Started, k.Block.Name)
-		}
-		if scorers.ASR, err = j.asr.Plugin.ASR(); err != nil {
+		if scorers, res.Started, err = j.startScorers(ctx); err != nil {
 			return nil, err
 		}
-		if scorers.Judge, err = j.judge.Plugin.Judge(); err != nil {
+		closeCaches, err := openCaches(st.Dir(), &sopts)
+		if err != nil {
 			return nil, err
 		}
-		scorers.Records = records() // as described now
-		scorers.Alive = func() (string, error) {
-			for role, k := range map[string]*pluginstart.Known{sdk.KindASR: j.asr, sdk.KindJudge: j.judge} {
-				if k.Plugin.Exited() {
-					return role, fmt.Errorf("the %s plugin %q stopped while scoring", role, k.Block.Name)
-				}
-			}
-			return "", nil
-		}
-		caches := filepath.Join(st.Dir(), "cache")
-		if sopts.Transcripts, err = evaluate.OpenCallCache(filepath.Join(caches, "transcripts.jsonl")); err != nil {
-			return nil, err
-		}
-		defer sopts.Transcripts.Close()
-		if sopts.Judgements, err = evaluate.OpenCallCache(filepath.Join(caches, "judgements.jsonl")); err != nil {
-			return nil, err
-		}
-		defer sopts.Judgements.Close()
+		defer closeCaches()
+	} else if j.early != nil && j.early.Scored > 0 {
+		res.Started = []string{j.asr.Block.Name, j.judge.Block.Name}
+		scorers.Records = j.records()
 	}
 
 	bar := ui.progress("scoring", ev.Name, "conversations")
@@ -249,6 +293,9 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 	bar.Finish(err == nil)
 	if err != nil {
 		return nil, err
+	}
+	if j.early != nil {
+		sr.Absorb(*j.early)
 	}
 	res.ScoreResult = sr
 	for n := range sr.Failed {

@@ -104,6 +104,9 @@ type Options struct {
 	// nil: nothing.
 	Progress io.Writer
 	Logger   hclog.Logger
+	// Finished, when set, is told of every conversation saved as done (not failed), as
+	// it is saved: how the scoring overlaps the playing (ScoreEarly). It must not block.
+	Finished func(store.PlanEntry)
 	// Plan, when set, is the plan Run plays (PlanAll's items, as the caller surveyed
 	// them) instead of planning again; Run still plays only the items of Shard.
 	Plan []Item
@@ -516,6 +519,9 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	r.bar.increment()
 	if !rec.Failed() {
 		c.Done++
+		if r.opts.Finished != nil {
+			r.opts.Finished(it.Meta.Entry())
+		}
 		log.Debug("conversation done", "frames", rec.Frames, "episodes", len(rec.Episodes))
 		if r.m.Client != nil && r.m.Client.Exited() {
 			// It finished but the plugin did not close it in time and was killed.
