@@ -1,13 +1,20 @@
 # The embedded default benchmark: `make run` runs it, CPU only and offline.
 #
-# The shipped scenarios are spoken with flite; four baseline models and the reference
+# The shipped scenarios are spoken with flite; three baseline models and the reference
 # cascade play them; the responses are transcribed with pocketsphinx and scored by the
-# lexical judge. The baselines bound the scores (a silent model never answers, an
-# always-talking one never stays silent, a pause detector shows what the timing cue alone
-# is worth); no neural speech model runs here, so no model is under test and the report
-# has no model comparisons (docs/protocol.md section 6.3): add your model's plugin block
-# (without a role: it is under test) to the evaluation's models to get them. Relative
-# paths resolve against this file's directory, the repository root.
+# lexical judge. The baselines bound the scores (a silent model never answers, a random
+# talker shows chance, a pause detector shows what the timing cue alone is worth); no
+# neural speech model runs here, so no model is under test and the report has no model
+# comparisons (docs/protocol.md section 6.3): add your model's plugin block (without a
+# role: it is under test) to the evaluation's models to get them. Relative paths resolve
+# against this file's directory, the repository root.
+#
+# The always-talk baseline is not played here but in examples/runs/calibration.hcl: it
+# speaks for the whole session, so under the paper's answer rule every T's answer is
+# about 120 s of its speech (the wait after T lasts t_wait_cap), about 150 s transcribed
+# per conversation, 3,600 s for the 24: some 20 CPU minutes of PocketSphinx, three times
+# everything else here together, for scores known before it runs (fresh onset 0,
+# presence 1, silence 0, no eligible N4 event).
 # `duplexmpe validate bench.hcl` checks it. The language is described in docs/run-files.md.
 
 variable "seed" {
@@ -27,11 +34,6 @@ plugin "flite" {
 
 plugin "silent" {
   source = "bin/plugins/silent"
-  role   = "baseline"
-}
-
-plugin "always_talk" {
-  source = "bin/plugins/always-talk"
   role   = "baseline"
 }
 
@@ -77,7 +79,7 @@ dataset "shipped" {
 
 evaluation "default" {
   dataset     = dataset.shipped
-  models      = [plugin.silent, plugin.always_talk, plugin.random_talk, plugin.pause_responder, plugin.cascade]
+  models      = [plugin.silent, plugin.random_talk, plugin.pause_responder, plugin.cascade]
   asr         = plugin.pocketsphinx
   judge       = plugin.lexical
   concurrency = var.concurrency

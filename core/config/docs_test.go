@@ -59,11 +59,11 @@ func TestShippedRunFiles(t *testing.T) {
 	}
 	f, _ := Load("../../bench.hcl", Options{})
 	ev := f.Evaluation("default")
-	if ev == nil || !slices.Equal(ev.Models, []string{"silent", "always_talk", "random_talk", "pause_responder", "cascade"}) || ev.ASR != "pocketsphinx" || ev.Judge != "lexical" || f.Dataset(ev.Dataset).TTS != "flite" {
+	if ev == nil || !slices.Equal(ev.Models, []string{"silent", "random_talk", "pause_responder", "cascade"}) || ev.ASR != "pocketsphinx" || ev.Judge != "lexical" || f.Dataset(ev.Dataset).TTS != "flite" {
 		t.Errorf("bench.hcl default evaluation = %+v", ev)
 	}
 	// Every model of the default is a baseline or the reference (section 6.3).
-	if roles := f.ModelRoles(ev); !maps.Equal(roles, map[string]string{"silent": "baseline", "always_talk": "baseline", "random_talk": "baseline", "pause_responder": "baseline", "cascade": "reference"}) {
+	if roles := f.ModelRoles(ev); !maps.Equal(roles, map[string]string{"silent": "baseline", "random_talk": "baseline", "pause_responder": "baseline", "cascade": "reference"}) {
 		t.Errorf("bench.hcl roles %v", roles)
 	}
 	for _, p := range f.Plugins {
@@ -126,5 +126,36 @@ func TestPaperFamily(t *testing.T) {
 	}
 	if roles["cascade"] != protocol.RoleBaseline {
 		t.Errorf("paper.hcl roles %v: the cascade is the keyword baseline", roles)
+	}
+}
+
+// The calibration run file plays always-talk on bench.hcl's dataset: the same scenarios,
+// voices, preamble and directory, so the clips are built once and its rows compare with
+// bench.hcl's.
+func TestCalibrationRunsTheBenchDataset(t *testing.T) {
+	bench, diags := Load("../../bench.hcl", Options{})
+	if diags.HasErrors() {
+		t.Fatal(diagText(bench, diags))
+	}
+	cal, diags := Load("../../examples/runs/calibration.hcl", Options{})
+	if diags.HasErrors() {
+		t.Fatal(diagText(cal, diags))
+	}
+	b, c := bench.Dataset("shipped"), cal.Dataset("shipped")
+	if b == nil || c == nil {
+		t.Fatal("both files declare dataset \"shipped\"")
+	}
+	if b.Scenarios != c.Scenarios || b.Preamble != c.Preamble || b.Out != c.Out || !maps.Equal(b.Voices, c.Voices) || b.TTS != c.TTS {
+		t.Errorf("calibration.hcl's dataset %+v is not bench.hcl's %+v", c, b)
+	}
+	if bf, cf := bench.Plugin(b.TTS), cal.Plugin(c.TTS); bf.Spec.Source != cf.Spec.Source {
+		t.Errorf("TTS %s vs %s", cf.Spec.Source, bf.Spec.Source)
+	}
+	ev, bev := cal.Evaluation("calibration"), bench.Evaluation("default")
+	if ev == nil || !slices.Equal(ev.Models, []string{"always_talk"}) || ev.ASR != bev.ASR || ev.Judge != bev.Judge || ev.Protocol != bev.Protocol || ev.VAD != bev.VAD {
+		t.Errorf("calibration evaluation %+v does not score like bench.hcl's", ev)
+	}
+	if slices.Contains(bev.Models, "always_talk") {
+		t.Error("bench.hcl plays always_talk again: see the note at its top")
 	}
 }

@@ -1,0 +1,55 @@
+# The always-talk calibration run: the baseline that speaks for the whole session, over
+# bench.hcl's shipped dataset (the same block, so its clips are reused), scored like
+# bench.hcl. It shows the measures' floor from above: fresh onset 0 (it is already
+# speaking when every T ends), presence 1.0, silence preservation 0 (speech overlaps every
+# window; only an acknowledgement would pass), no eligible N4 event.
+#
+# It is not part of `make run` because it is expensive to score, not to play: under the
+# paper's answer rule the answer to T runs from the start of the episode active at tE
+# (here the session's first frame) to the next turn, which the scheduler starts only when
+# t_wait_cap (60 s) has passed, so each answer is about 120 s of speech and each
+# conversation about 150 s to transcribe. Run it with
+#
+#   bin/duplexmpe run examples/runs/calibration.hcl
+#
+# (README.md says how long it took). Relative paths resolve against this file's directory.
+
+variable "seed" {
+  default     = 1
+  description = "Seed for the model and the bootstrap."
+}
+
+plugin "flite" {
+  source = "../../bin/plugins/flite"
+}
+
+plugin "always_talk" {
+  source = "../../bin/plugins/always-talk"
+  role   = "baseline"
+}
+
+plugin "pocketsphinx" {
+  source = "../../bin/plugins/pocketsphinx"
+}
+
+plugin "lexical" {
+  source = "../../bin/plugins/lexical-judge"
+}
+
+# bench.hcl's dataset block, paths relative to this file (TestCalibrationRunsTheBenchDataset).
+dataset "shipped" {
+  scenarios = "../scenarios"
+  tts       = plugin.flite
+  voices    = { A = "kal16", B = "awb", C = "rms", D = "slt" }
+  preamble  = "default"
+  out       = "../../build/datasets/shipped"
+}
+
+evaluation "calibration" {
+  dataset = dataset.shipped
+  models  = [plugin.always_talk]
+  asr     = plugin.pocketsphinx
+  judge   = plugin.lexical
+  seed    = var.seed
+  out     = "../../runs/calibration"
+}
