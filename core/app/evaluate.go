@@ -367,7 +367,10 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	}
 	if early != nil {
 		// What was queued while playing and is not scored yet.
-		bar := ui.progress("scoring", ev.Name, "conversations")
+		var bar Progress = nopProgress{}
+		if early.Pending() > 0 {
+			bar = ui.progress("scoring", ev.Name, "conversations")
+		}
 		early.Follow(bar)
 		er := early.Wait()
 		bar.Finish(true)

@@ -287,7 +287,10 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 		scorers.Records = j.records()
 	}
 
-	bar := ui.progress("scoring", ev.Name, "conversations")
+	var bar Progress = nopProgress{} // nothing to count: every verdict is reused
+	if todo > 0 {
+		bar = ui.progress("scoring", ev.Name, "conversations")
+	}
 	sopts.Progress = bar
 	sr, err := evaluate.Score(ctx, st, scorers, sopts)
 	bar.Finish(err == nil)

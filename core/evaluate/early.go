@@ -97,6 +97,13 @@ func (e *Early) Add(it store.PlanEntry) {
 	}
 }
 
+// Pending counts the items queued and not yet scored.
+func (e *Early) Pending() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.added - e.finished
+}
+
 // Follow tells p of the items queued and not yet scored, and of each one as it is
 // scored from now on: the progress of the scoring that is left when playing ends.
 func (e *Early) Follow(p Progress) {
