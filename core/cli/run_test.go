@@ -202,7 +202,7 @@ func TestRunReplaysWhatAChangedScheduleInvalidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs = runCLI(t, dir, "run", runFile)
-	if code != ExitFailed || !strings.Contains(errs, `holds the run "e", not "f"`) || !strings.Contains(errs, runDir) {
+	if code != ExitDeterministic || !strings.Contains(errs, `holds the run "e", not "f"`) || !strings.Contains(errs, runDir) {
 		t.Errorf("another evaluation in the same directory: exit %d\n%s", code, errs)
 	}
 }

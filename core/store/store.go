@@ -31,6 +31,7 @@ import (
 	"sort"
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/session"
@@ -146,7 +147,8 @@ func Create(dir string, m Manifest) (*Store, error) {
 	case err != nil:
 		return nil, err
 	case old.Name != m.Name:
-		return nil, fmt.Errorf("store: %s holds the run %q, not %q; give this run another out directory, or remove %s to start over", dir, old.Name, m.Name, dir)
+		// Deterministic: running it again meets the same directory (core/fault, exit 3).
+		return nil, fault.Deterministicf("store: %s holds the run %q, not %q; give this run another out directory, or remove %s to start over", dir, old.Name, m.Name, dir)
 	}
 	sweepTemps(dir)
 	if err := writeJSON(filepath.Join(dir, manifestFile), m); err != nil {
