@@ -35,7 +35,7 @@ help:
 	@echo "make run    run the embedded default benchmark (bench.hcl) and print the tables"
 	@echo "make test   install what is needed, build, vet, and run every test"
 	@echo "make build  build bin/duplexmpe and every Go plugin into bin/plugins/"
-	@echo "make bench  run the benchmarks (VAD, plugin round trip, harness real-time factor)"
+	@echo "make bench  run the benchmarks (make run's phases, VAD, plugin round trip, harness real-time factor)"
 	@echo "make proto  regenerate the Go and Python code of sdk/proto"
 
 deps: $(DEPS)
@@ -71,8 +71,18 @@ py-test:
 		$(VENV)/bin/python -m pytest -q $(PYTEST_PATHS); \
 	fi
 
-bench: deps build $(BENCH_EXTRA)
+bench: deps build bench-run $(BENCH_EXTRA)
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+
+# make run's phases, on a run directory of its own (the dataset is reused once built):
+# how long playing took, what the scoring beside it had left when playing ended, and the
+# CPU of the whole (duplexmpe and the plugins it started).
+.PHONY: bench-run
+bench-run: deps build
+	rm -rf build/bench-run
+	@bash -c 'TIMEFORMAT="bench-run: %R s wall, %U s user + %S s system CPU (duplexmpe and its plugins)"; \
+		time $(BIN)/duplexmpe run bench.hcl --var out=build/bench-run > build/bench-run.log 2>&1' || { tail -20 build/bench-run.log; exit 1; }
+	@grep -E "^(dataset shipped|evaluation default: played|scored|scorer calls)" build/bench-run.log
 
 # Regenerating needs protoc (Debian protobuf-compiler) and the two pinned Go generators.
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12

@@ -22,6 +22,11 @@ variable "seed" {
   description = "Seed for the models and the bootstrap; override with --var seed=2."
 }
 
+variable "out" {
+  default     = "runs/default"
+  description = "The run directory, relative to this file (make bench-run plays into build/bench-run)."
+}
+
 variable "concurrency" {
   default     = 0
   description = "Conversations played at once over all models; 0: one per CPU core. Transport only: the results are the same at any value."
@@ -84,6 +89,6 @@ evaluation "default" {
   judge       = plugin.lexical
   concurrency = var.concurrency
   seed        = var.seed
-  out         = "runs/default"
+  out         = var.out
   # protocol {} and vad {} are left at the protocol's section 8 defaults.
 }

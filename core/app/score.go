@@ -55,6 +55,11 @@ type ScoreResult struct {
 	Stale int
 	// Started names the scorer plugins started; none when every verdict was reused.
 	Started []string
+	// Elapsed is the wall time of this scoring, for people (after playing, when `run`
+	// scored beside it); nothing depends on it.
+	Elapsed time.Duration
+	// Early is what `run` scored while playing; nil for `score`.
+	Early *evaluate.EarlyResult
 }
 
 // IncompleteError is a command that did its work, wrote what it could, and could not
@@ -244,6 +249,7 @@ func openCaches(dir string, o *evaluate.ScoreOptions) (func(), error) {
 // config is wrong fails before any item is scored. Items missing from the store or
 // left unscored are counted, named, and make the result an *IncompleteError.
 func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
+	began := time.Now()
 	ev, st := j.ev, j.st
 	dir := st.Dir()
 	var verdicts evaluate.VerdictStore = st
@@ -299,6 +305,7 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 	}
 	if j.early != nil {
 		sr.Absorb(*j.early)
+		res.Early = j.early
 	}
 	res.ScoreResult = sr
 	for n := range sr.Failed {
@@ -345,6 +352,7 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 		return nil, err
 	}
 	res.NoSpeech = findings.NoSpeech
+	res.Elapsed = time.Since(began)
 	if ui.Scored != nil {
 		ui.Scored(res)
 	}

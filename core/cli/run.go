@@ -169,9 +169,17 @@ func printPlayed(st *State, r *app.PlayResult) {
 	fmt.Fprintf(st.Stdout, "evaluation %s: played in %s -> %s\n", r.Evaluation, r.Elapsed.Round(time.Second), r.Out)
 }
 
+// scoredIn says how long the scoring took: after playing, for a run that scored beside it.
+func scoredIn(r *app.ScoreResult) string {
+	if r.Early != nil {
+		return fmt.Sprintf("%d scored while playing, the rest in %s", r.Early.Scored, r.Elapsed.Round(100*time.Millisecond))
+	}
+	return fmt.Sprintf("in %s", r.Elapsed.Round(100*time.Millisecond))
+}
+
 func printScored(st *State, r *app.ScoreResult) {
-	fmt.Fprintf(st.Stdout, "scored %d conversations (%d now, %d reused); %d judge verdicts, %d unparseable\n",
-		len(r.Items), r.Now, r.Reused, r.JudgeVerdicts, r.Unparseable)
+	fmt.Fprintf(st.Stdout, "scored %d conversations (%d now, %d reused); %d judge verdicts, %d unparseable; %s\n",
+		len(r.Items), r.Now, r.Reused, r.JudgeVerdicts, r.Unparseable, scoredIn(r))
 	started := "none"
 	if len(r.Started) > 0 {
 		started = strings.Join(r.Started, ", ")
