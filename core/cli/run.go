@@ -172,9 +172,10 @@ func printPlayed(st *State, r *app.PlayResult) {
 // scoredIn says how long the scoring took: after playing, for a run that scored beside it.
 func scoredIn(r *app.ScoreResult) string {
 	if r.Early != nil {
-		return fmt.Sprintf("%d scored while playing, the rest in %s", r.Early.Scored, r.Elapsed.Round(100*time.Millisecond))
+		return fmt.Sprintf("%d scored while playing; %d more, the summary and the report in %s after playing",
+			r.Early.Scored, r.Now-r.Early.Scored, r.Elapsed.Round(100*time.Millisecond))
 	}
-	return fmt.Sprintf("in %s", r.Elapsed.Round(100*time.Millisecond))
+	return fmt.Sprintf("scoring, summary and report in %s", r.Elapsed.Round(100*time.Millisecond))
 }
 
 func printScored(st *State, r *app.ScoreResult) {
