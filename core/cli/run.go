@@ -169,10 +169,11 @@ func printPlayed(st *State, r *app.PlayResult) {
 	fmt.Fprintf(st.Stdout, "evaluation %s: played in %s -> %s\n", r.Evaluation, r.Elapsed.Round(time.Second), r.Out)
 }
 
-// scoredIn says how long the scoring took: after playing, for a run that scored beside it.
+// scoredIn says how long the scoring took: for a run that scored beside playing, what
+// was left once that scoring had finished.
 func scoredIn(r *app.ScoreResult) string {
 	if r.Early != nil {
-		return fmt.Sprintf("%d scored while playing; %d more, the summary and the report in %s after playing",
+		return fmt.Sprintf("%d scored by the scoring that ran beside playing; %d more, the summary and the report in %s",
 			r.Early.Scored, r.Now-r.Early.Scored, r.Elapsed.Round(100*time.Millisecond))
 	}
 	return fmt.Sprintf("scoring, summary and report in %s", r.Elapsed.Round(100*time.Millisecond))
