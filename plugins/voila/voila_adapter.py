@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 import sys
@@ -42,6 +43,7 @@ VERIFIED = ("Voila 6ba63bf's own code with tiny random models on CPU (make test-
             "a GPU with the real weights. Deviations from infer.py: input encoded per 40 ms frame with 1 s of context "
             "and output decoded per frame (not whole files); the model waits for input not yet heard; pyannote's "
             "speaker checkpoint loads with torch's weights_only off.")
+log = logging.getLogger("voila")
 INPUT_RATE = 16000
 FRAME_SIZE = 640  # tokenize_func.SEG_LEN: one audio token at 25 tokens per second
 TOKENS_PER_SECOND = 25
@@ -399,6 +401,9 @@ class VoilaConversation:
         self.encoder = ContextEncoder(rt["audio_tokenizer"], rows * FRAME_SIZE)
         self.decoder = ContextDecoder(rt["audio_tokenizer"], rows)
         self.user_rows: deque = deque()
+        # Model steps taken (rows committed), for the log at close: the steps per 40 ms
+        # frame are what a GPU must keep up with in real time.
+        self.frames = self.audio_steps = self.text_steps = 0
 
     def step(self, frame: np.ndarray) -> StepOutput:
         if self.closed:
@@ -413,14 +418,17 @@ class VoilaConversation:
             # _wrapper_audio_tokens_autonomous: codebook n's code c becomes min_id + n * size + c.
             offsets = r.min_audio_token_id + np.arange(r.num_codebooks) * r.codebook_size
             self.user_rows.append(user[:r.num_codebooks].astype(np.int64) + offsets)
+            self.frames += 1
             for _ in range(self.adapter.config["max_steps_per_frame"]):
                 row, is_audio = r.propose()
                 if is_audio:
                     if not self.user_rows:
                         break  # run_generate would block in next(input_generator): wait for the next frame
                     r.commit(self.user_rows.popleft())
+                    self.audio_steps += 1
                 else:
                     r.commit(None)
+                    self.text_steps += 1
                 # What the model said, read as infer.py eval_model reads run_generate's output:
                 # a row whose first id is an audio token is audio codes, anything else but
                 # EOS is text.
@@ -434,5 +442,10 @@ class VoilaConversation:
         return StepOutput(samples=samples, text=text)
 
     def close(self) -> None:
+        if not self.closed:
+            log.info("conversation closed", extra={
+                "conversation": self.conversation_id, "frames": self.frames, "audio_steps": self.audio_steps,
+                "text_steps": self.text_steps,
+                "steps_per_frame": round((self.audio_steps + self.text_steps) / max(self.frames, 1), 3)})
         self.closed = True
         self.adapter._closed()

@@ -76,6 +76,18 @@ def test_text_steps_consume_no_input_and_the_model_catches_up():
     assert len(a.runtime["runner"].rows) == 35 + 4  # 35 user rows, 3 text rows + eos
 
 
+def test_close_logs_the_model_steps_per_frame(caplog):
+    conv = adapter().start("c", seed=2)
+    run(conv, frames("sssss" + "." * 30))
+    with caplog.at_level("INFO", logger="voila"):
+        conv.close()
+        conv.close()
+    [entry] = [r for r in caplog.records if r.getMessage() == "conversation closed"]
+    # The same conversation as above: 35 audio steps (one user row each), 4 text steps.
+    assert (entry.conversation, entry.frames, entry.audio_steps, entry.text_steps) == ("c", 35, 35, 4)
+    assert entry.steps_per_frame == round(39 / 35, 3)
+
+
 def test_frames_encode_with_left_context():
     tok = sv.Tokenizer()
     enc = va.ContextEncoder(tok, 3 * 640)
