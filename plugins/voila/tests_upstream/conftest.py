@@ -34,16 +34,30 @@ def upstream() -> Path:
     return upstream_dir()
 
 
-@pytest.fixture(scope="session")
-def tiny(upstream, tmp_path_factory) -> dict:
+def _tiny(upstream: Path, root: Path, **build) -> dict:
     """The tiny model's checkpoints and the adapter config that loads them on CPU, with a
     shipped flite clip as the reference voice."""
     import shipped
     import tiny_voila
 
-    root = tmp_path_factory.mktemp("tiny-voila")
-    config = tiny_voila.build(root, upstream)
+    config = tiny_voila.build(root, upstream, **build)
     voice = root / "voice.wav"
     voice.write_bytes(shipped.first_clip())
     config.update(device="cpu", dtype="float32", attn_implementation="sdpa", ref_audio=str(voice))
     return config
+
+
+@pytest.fixture(scope="session")
+def tiny(upstream, tmp_path_factory) -> dict:
+    """The tiny model of the run_generate equivalence test: it takes audio and text steps."""
+    return _tiny(upstream, tmp_path_factory.mktemp("tiny-voila"))
+
+
+@pytest.fixture(scope="session")
+def tiny_listening(upstream, tmp_path_factory) -> dict:
+    """The tiny model of the shipped conversation: its text head biased to audio steps
+    (tiny_voila.LISTENING_AUDIO_BIAS), about one model step per 40 ms frame."""
+    import tiny_voila
+
+    return _tiny(upstream, tmp_path_factory.mktemp("tiny-voila-listening"),
+                 audio_bias=tiny_voila.LISTENING_AUDIO_BIAS)
