@@ -67,11 +67,11 @@ test-adapters: deps deps-adapters build dataset-check
 # a dropped package). DUPLEXMPE_UPSTREAM_VOILA and DUPLEXMPE_UPSTREAM_FREEZE_OMNI name the
 # checkouts (DUPLEXMPE_UPSTREAM_MINICPMO a MiniCPM-o-Demo one, optional); the tests skip,
 # saying so, without them.
-# Voila's shipped conversation is opt-in: DUPLEXMPE_UPSTREAM_SLOW=1 make test-adapters.
 # Voila fixes its AudioTransformer at about 50 M parameters whatever the config says, and
-# runs it on every model step: hand-08 is about 8 min of CPU, which a loaded 2-core machine
-# did not finish in half an hour (plugins/voila/README.md). Without the variable the test
-# skips, saying so; the run_generate equivalence test runs the same upstream model always.
+# runs it on every model step: its shipped conversation plays a tiny model whose text head
+# is biased to audio steps, one step per 40 ms frame (the test asserts the rate), a few
+# minutes of CPU (plugins/voila/README.md). The plugin runs with one torch thread (shipped.py):
+# two made Voila's float32 step 8 times slower on this loaded machine.
 # The requirements are resolved by pip 25.3 in a venv under .cache/ (pip_resolve.py): its
 # dry run downloads no wheel, where the venvs' pip 23 downloads 3-4 GB per adapter.
 VOILA_VENV  := .venv-voila

@@ -38,11 +38,11 @@ NAME = "voila"
 VERSION = "0.1.0"
 # What this adapter was verified against, for README.md and Describe.
 VERIFIED = ("Voila 6ba63bf's own code with tiny random models on CPU (make test-adapters): the step function "
-            "equals run_generate token for token; a shipped conversation through this plugin is an opt-in test there "
-            "(DUPLEXMPE_UPSTREAM_SLOW=1) that has not yet finished on a 2-core machine; never run on "
-            "a GPU with the real weights. Deviations from infer.py: input encoded per 40 ms frame with 1 s of context "
-            "and output decoded per frame (not whole files); the model waits for input not yet heard; pyannote's "
-            "speaker checkpoint loads with torch's weights_only off.")
+            "equals run_generate token for token, and a shipped conversation (hand-08) plays end to end through this "
+            "plugin under the real host; never run on a GPU with the real weights. Deviations from infer.py: input "
+            "encoded per 40 ms frame with 1 s of context and output decoded per frame (not whole files); the model "
+            "waits for input not yet heard; pyannote's speaker checkpoint loads with torch's weights_only off.")
+
 log = logging.getLogger("voila")
 INPUT_RATE = 16000
 FRAME_SIZE = 640  # tokenize_func.SEG_LEN: one audio token at 25 tokens per second
