@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/duplexmpe/duplexmpe/core/store"
-	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
 // Early scores items while the evaluation loop still plays others (Options.Finished
@@ -18,10 +17,6 @@ import (
 // the run was cancelled). So the verdicts are the same with or without it
 // (TestEarlyScoringGivesTheVerdictsOfScoringAfter).
 type Early struct {
-	ctx   context.Context
-	st    *store.Store
-	opts  ScoreOptions
-	key   string
 	calls *scorerCalls
 
 	queue chan store.PlanEntry
@@ -43,18 +38,13 @@ type EarlyResult struct {
 }
 
 // ScoreEarly starts opts.Workers scoring workers (0: GOMAXPROCS) on st with sc; Add
-// queues a finished item, Wait ends them. opts.Progress is not told anything: the
-// scoring after playing counts what is left. opts.Plan and opts.Verdicts are not used
-// (the items come from Add; verdicts go to the run store).
+// queues a finished item, Follow shows what is left, Wait ends them. opts.Progress,
+// opts.Plan and opts.Verdicts are not used (the items come from Add; verdicts go to the
+// run store).
 func ScoreEarly(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) *Early {
-	if sc.Alive == nil {
-		sc.Alive = func() (string, error) { return "", nil }
-	}
 	opts.Verdicts = st
-	e := &Early{ctx: ctx, st: st, opts: opts, key: ScoringKey(sc.Records, opts.Params, opts.VAD),
-		queue: make(chan store.PlanEntry, 1<<16)}
-	e.calls = &scorerCalls{sc: sc, asrKey: scorerKey(sc.record(sdk.KindASR)), judgeKey: scorerKey(sc.record(sdk.KindJudge)),
-		transcripts: opts.Transcripts, judgements: opts.Judgements}
+	key := ScoringKey(sc.Records, opts.Params, opts.VAD)
+	e := &Early{calls: newScorerCalls(sc, opts), queue: make(chan store.PlanEntry, 1<<16)}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -68,7 +58,7 @@ func ScoreEarly(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOpti
 					continue // drain: Score does the rest
 				}
 				// An item left unscored, or an error, is Score's to redo and report.
-				o := scoreItem(ctx, st, it, e.calls, e.opts, e.key)
+				o := scoreItem(ctx, st, it, e.calls, opts, key)
 				e.mu.Lock()
 				e.finished++
 				if o.done {

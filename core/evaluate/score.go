@@ -185,9 +185,6 @@ type StoredVerdicts struct {
 // are saved, and the next Score reuses them.
 func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) (ScoreResult, error) {
 	res := ScoreResult{Failed: map[string]int{}, Key: ScoringKey(sc.Records, opts.Params, opts.VAD)}
-	if sc.Alive == nil {
-		sc.Alive = func() (string, error) { return "", nil }
-	}
 	if opts.Verdicts == nil {
 		opts.Verdicts = st
 	}
@@ -210,8 +207,7 @@ func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	calls := &scorerCalls{sc: sc, asrKey: scorerKey(sc.record(sdk.KindASR)), judgeKey: scorerKey(sc.record(sdk.KindJudge)),
-		transcripts: opts.Transcripts, judgements: opts.Judgements}
+	calls := newScorerCalls(sc, opts)
 	outcomes := make([]itemOutcome, len(todo))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -390,6 +386,16 @@ type scorerCalls struct {
 
 	mu                                                   sync.Mutex
 	transcribed, transcriptsReused, judged, judgesReused int
+}
+
+// newScorerCalls makes the calls of one scoring with sc through opts' call caches; a
+// nil sc.Alive is always alive.
+func newScorerCalls(sc Scorers, opts ScoreOptions) *scorerCalls {
+	if sc.Alive == nil {
+		sc.Alive = func() (string, error) { return "", nil }
+	}
+	return &scorerCalls{sc: sc, asrKey: scorerKey(sc.record(sdk.KindASR)), judgeKey: scorerKey(sc.record(sdk.KindJudge)),
+		transcripts: opts.Transcripts, judgements: opts.Judgements}
 }
 
 func (c *scorerCalls) counts() (int, int, int, int) {
