@@ -276,8 +276,10 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 		return res, err
 	}
 	s = runStarter(s, ev.Out)
+	n := toPlay(pl, shard)
 	scoring := opts.Score && shard.Count <= 1
 	var asr, judge *pluginstart.Known
+	var scorers evaluate.Scorers
 	if scoring {
 		asr, judge, err = knowScorers(ctx, s, ev)
 		if err != nil {
@@ -285,17 +287,15 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 		}
 		defer asr.Kill()
 		defer judge.Kill()
-		// Conversations to play will need scoring: start the scorers now, not after
-		// the last conversation.
-		if toPlay(pl, shard) > 0 {
-			for _, k := range []*pluginstart.Known{asr, judge} {
-				if _, err := k.Start(ctx); err != nil {
-					return res, err
-				}
+		// Conversations to play will be scored as they are saved: start the scorers
+		// now, before the first one plays.
+		if n > 0 {
+			if scorers, _, err = (scoreJob{asr: asr, judge: judge}).startScorers(ctx); err != nil {
+				return res, err
 			}
 		}
 	}
-	if n := toPlay(pl, shard); n > 0 {
+	if n > 0 {
 		if err := checkDisk(ev.Out, playBytes(pl, shard), fmt.Sprintf("playing %d conversations", n)); err != nil {
 			return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
 		}
@@ -339,11 +339,7 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	// and the scoring after playing reuses those verdicts and does the rest.
 	var early *evaluate.Early
 	closeCaches := func() {}
-	if scoring && toPlay(pl, shard) > 0 {
-		scorers, _, err := job.startScorers(ctx)
-		if err != nil {
-			return res, err
-		}
+	if scoring && n > 0 {
 		eopts := job.scoreOptions(ui)
 		if closeCaches, err = openCaches(st.Dir(), &eopts); err != nil {
 			return res, err

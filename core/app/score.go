@@ -290,7 +290,6 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 		defer closeCaches()
 	} else if j.early != nil && j.early.Scored > 0 {
 		res.Started = []string{j.asr.Block.Name, j.judge.Block.Name}
-		scorers.Records = j.records()
 	}
 
 	var bar Progress = nopProgress{} // nothing to count: every verdict is reused
