@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
 // Status of an item in the run store.
@@ -289,9 +290,9 @@ func Measure(dirs ...string) (map[string]Rates, error) {
 					continue
 				}
 				switch f.Name() {
-				case "audible.flac":
+				case store.AudibleFLAC:
 					audioBytes, haveAudio = float64(fi.Size()), true
-				case "audible.wav":
+				case store.AudibleWAV:
 					// A run written before the FLAC store: what its audio takes as FLAC
 					// now, measured on a sample of its items.
 					if a.wavSampled < wavSample {

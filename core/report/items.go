@@ -9,19 +9,20 @@ import (
 	"sort"
 
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
 
 // The per-item layout of a run directory (core/store): items/<id>/ holds item.json,
 // the record files, verdicts.json once scored, and a done or failed marker. The report
-// reads these files itself and does not import the store, so that rendering stays
-// independent of the session machinery.
+// reads these files itself; only the audio's file names and format come from the store
+// (store.AudibleFile), which alone knows which formats a run directory can hold.
 const itemsDir = "items"
 
 var itemID = regexp.MustCompile(`^[0-9a-f]{16,64}$`)
 
 // itemFiles are the files an item row links to, when present.
-var itemFiles = []string{"item.json", "timeline.json", "episodes.json", "verdicts.json", "text.json", "session.json", "failure.json", "audible.flac", "audible.wav"}
+var itemFiles = []string{"item.json", "timeline.json", "episodes.json", "verdicts.json", "text.json", "session.json", "failure.json", store.AudibleFLAC, store.AudibleWAV}
 
 // itemRow is one (model, conversation) of the run for the HTML drill-down.
 type itemRow struct {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/construct"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
 func main() {
@@ -320,7 +321,7 @@ func runDirSize(dir string) (total, audioBytes int64, hours float64, err error) 
 		}
 		total += info.Size()
 		switch d.Name() {
-		case "audible.flac", "audible.wav":
+		case store.AudibleFLAC, store.AudibleWAV:
 			audioBytes += info.Size()
 		case "session.json":
 			var s struct {
