@@ -95,10 +95,6 @@ func compare(cond, measure, nameA, nameB string, a, b []Scored, p protocol.Param
 	}
 	sort.Strings(pairs)
 	c.Pairs = len(pairs)
-	minN := 0
-	if measure == MeasureYield {
-		minN = p.MinEligible
-	}
 	var clusters []stats.Cluster
 	var ka, na, kb, nb, bb, cc, paired, k1, k2 int
 	for _, id := range pairs {
@@ -139,7 +135,7 @@ func compare(cond, measure, nameA, nameB string, a, b []Scored, p protocol.Param
 			bb, cc, k1, k2 = count(u.success, v.success, bb, cc, k1, k2)
 		}
 	}
-	c.RateA, c.RateB = newRate(ka, na, minN), newRate(kb, nb, minN)
+	c.RateA, c.RateB = newRate(ka, na, minN(measure, p)), newRate(kb, nb, minN(measure, p))
 	c.Test = newMcNemar(bb, cc, paired, k1, k2)
 	c.Difference = stats.BootstrapDifference(clusters, p.BootstrapResamples, seed, Confidence)
 	return c

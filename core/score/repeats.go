@@ -141,10 +141,6 @@ func repeatability(items []Scored, conversations, repeats int, p protocol.Params
 			rm.Available = true
 			rm.Agreement = float64(rm.Agreed) / float64(rm.Decisions)
 		}
-		minN := 0
-		if m == MeasureYield {
-			minN = p.MinEligible
-		}
 		var rates []float64
 		for rep := range repeats {
 			var us []unit
@@ -153,8 +149,7 @@ func repeatability(items []Scored, conversations, repeats int, p protocol.Params
 					us = append(us, units(it.Events, m)...)
 				}
 			}
-			k, n := tally(us, nil)
-			rate := newRate(k, n, minN)
+			rate := measureRate(m, us, nil, p)
 			rm.PerRepeat = append(rm.PerRepeat, rate)
 			if rate.Available {
 				rates = append(rates, rate.Rate)

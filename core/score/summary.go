@@ -308,6 +308,21 @@ func tally(us []unit, keep func(unit) bool) (k, n int) {
 	return k, n
 }
 
+// minN is the smallest denominator for which the measure has a rate (section 5: yield is
+// n/a below min_eligible eligible events; the other measures need one unit).
+func minN(measure string, p protocol.Params) int {
+	if measure == MeasureYield {
+		return p.MinEligible
+	}
+	return 0
+}
+
+// measureRate is the rate of one measure over units (those keep keeps, all when nil).
+func measureRate(measure string, us []unit, keep func(unit) bool, p protocol.Params) Rate {
+	k, n := tally(us, keep)
+	return newRate(k, n, minN(measure, p))
+}
+
 // SummarizeWith aggregates scored items per (model, condition): see Entry, Paired,
 // Comparison. Items repeated for the same (model, condition, pair) are dropped after the
 // first, with a warning, so nothing is counted twice.
@@ -459,13 +474,7 @@ func summarizeEntry(model, cond string, items []Scored, p protocol.Params) Entry
 			byPos[it.TPosition][m] = append(byPos[it.TPosition][m], us...)
 		}
 	}
-	rate := func(m string, keep func(unit) bool) Rate {
-		k, n := tally(all[m], keep)
-		if m == MeasureYield {
-			return newRate(k, n, p.MinEligible) // section 5: n/a below min_eligible
-		}
-		return newRate(k, n, 0)
-	}
+	rate := func(m string, keep func(unit) bool) Rate { return measureRate(m, all[m], keep, p) }
 	e.FreshOnset = rate(MeasureFreshOnset, nil)
 	e.Accuracy = rate(MeasureAccuracy, nil)
 	e.Silence = rate(MeasureSilence, nil)
@@ -531,13 +540,7 @@ func summarizeEntry(model, cond string, items []Scored, p protocol.Params) Entry
 	}
 
 	measures := func(src map[string][]unit, keep func(unit) bool) Measures {
-		r := func(m string) Rate {
-			k, n := tally(src[m], keep)
-			if m == MeasureYield {
-				return newRate(k, n, p.MinEligible)
-			}
-			return newRate(k, n, 0)
-		}
+		r := func(m string) Rate { return measureRate(m, src[m], keep, p) }
 		return Measures{r(MeasureFreshOnset), r(MeasureAccuracy), r(MeasureSilence), r(MeasureYield)}
 	}
 	for pos, src := range byPos {
