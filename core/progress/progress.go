@@ -62,30 +62,32 @@ type Snapshot struct {
 
 // Read reads the meter now.
 func (m *Meter) Read() Snapshot {
-	if m.parts != nil {
-		return m.readSum()
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return read(m.done, m.total, m.reused, m.now().Sub(m.started))
+	s, _ := m.snapshot(m.now())
+	return s
 }
 
-func (m *Meter) readSum() Snapshot {
+// snapshot reads the meter at now, with how many of its done units were reused. A Sum
+// reads each part once, at the same moment, for both its counts and its time left.
+func (m *Meter) snapshot(now time.Time) (Snapshot, int) {
+	if m.parts == nil {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return read(m.done, m.total, m.reused, now.Sub(m.started)), m.reused
+	}
 	var done, total, reused int
 	var left time.Duration
 	for _, p := range m.parts {
-		p.mu.Lock()
-		done, total, reused = done+p.done, total+p.total, reused+p.reused
-		p.mu.Unlock()
-		if ps := p.Read(); ps.Known {
+		ps, r := p.snapshot(now)
+		done, total, reused = done+ps.Done, total+ps.Total, reused+r
+		if ps.Known {
 			left = max(left, ps.Left)
 		}
 	}
-	s := read(done, total, reused, m.now().Sub(m.started))
+	s := read(done, total, reused, now.Sub(m.started))
 	if s.Known {
 		s.Left = max(s.Left, left)
 	}
-	return s
+	return s, reused
 }
 
 func read(done, total, reused int, elapsed time.Duration) Snapshot {
