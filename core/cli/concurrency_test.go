@@ -1,18 +1,17 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/store"
+	"github.com/duplexmpe/duplexmpe/internal/clitest"
 )
 
 // Concurrency is transport: the first shipped pair played one conversation at a time and
@@ -30,7 +29,7 @@ func TestConcurrencyDoesNotChangeResults(t *testing.T) {
 		bins[filepath.Base(pkg)] = buildPlugin(t, pkg)
 	}
 	dir := t.TempDir()
-	writeFirstPair(t, dir)
+	clitest.FirstPair(t, dir)
 	evaluation := func(name string, concurrency int) string {
 		return fmt.Sprintf(`
 evaluation %q {
@@ -66,7 +65,7 @@ dataset "one" {
 	if code != ExitOK {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "run", errs, "evaluation serial: playing up to 1 conversation at once",
+	clitest.InOrder(t, "run", errs, "evaluation serial: playing up to 1 conversation at once",
 		"evaluation parallel: playing up to 4 conversations at once (per model: silent 4, cascade ")
 
 	serial, parallel := openRun(t, dir, "serial"), openRun(t, dir, "parallel")
@@ -115,29 +114,6 @@ dataset "one" {
 	}
 	if !reflect.DeepEqual(sa.Entries, sb.Entries) {
 		t.Errorf("report entries differ:\n%+v\nvs\n%+v", sa.Entries, sb.Entries)
-	}
-}
-
-// writeFirstPair copies the first shipped pair (its explicit and implicit scenarios) to
-// dir/scenarios.
-func writeFirstPair(t *testing.T, dir string) {
-	t.Helper()
-	src, err := os.Open("../../examples/scenarios/scenarios.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	var pair []string
-	sc := bufio.NewScanner(src)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() && len(pair) < 2 {
-		pair = append(pair, sc.Text())
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "scenarios", "scenarios.jsonl"), []byte(strings.Join(pair, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

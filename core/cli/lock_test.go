@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/internal/clitest"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -50,8 +51,8 @@ func TestLockCycle(t *testing.T) {
 	runs := filepath.Join(dir, "runs")
 	copyExecutable(t, bin, filepath.Join(runs, "bin", "beeper"))
 	copyExecutable(t, bin, filepath.Join(runs, "pyish", "plugin"))
-	writeFile(t, filepath.Join(runs, "pyish", "model.txt"), "weights v1\n")
-	writeFile(t, filepath.Join(runs, "run.hcl"), `plugin "beeper" {
+	clitest.WriteFile(t, filepath.Join(runs, "pyish", "model.txt"), "weights v1\n")
+	clitest.WriteFile(t, filepath.Join(runs, "run.hcl"), `plugin "beeper" {
   source = "bin/beeper"
 }
 
@@ -64,8 +65,8 @@ plugin "dirplug" {
 	if code != ExitOK {
 		t.Fatalf("lock: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	sum := sha256File(t, filepath.Join(runs, "bin", "beeper"))
-	inOrder(t, "stdout", stdout, `plugin "beeper": 0.1.0 `+sum+" (pinned)", `plugin "dirplug": 0.1.0 h1:`, "wrote runs/run.lock.hcl (2 plugins)")
+	sum := clitest.Sha256File(t, filepath.Join(runs, "bin", "beeper"))
+	clitest.InOrder(t, "stdout", stdout, `plugin "beeper": 0.1.0 `+sum+" (pinned)", `plugin "dirplug": 0.1.0 h1:`, "wrote runs/run.lock.hcl (2 plugins)")
 
 	lockPath := filepath.Join(runs, "run.lock.hcl")
 	lock, err := pluginhost.ReadLock(lockPath)
@@ -95,7 +96,7 @@ plugin "dirplug" {
 
 	// A changed binary and a changed plugin directory are refused, naming the plugin.
 	appendByte(t, filepath.Join(runs, "bin", "beeper"))
-	writeFile(t, filepath.Join(runs, "pyish", "model.txt"), "weights v2\n")
+	clitest.WriteFile(t, filepath.Join(runs, "pyish", "model.txt"), "weights v2\n")
 	code, stdout, stderr = runInDir(t, dir, nil, "plugins", "runs/run.hcl")
 	if code != ExitDeterministic { // the files must change back, or be re-pinned
 		t.Fatalf("plugins after a change: exit %d\n%s", code, stderr)
@@ -104,8 +105,8 @@ plugin "dirplug" {
 		t.Errorf("a plugin that does not match the lock file was started:\n%s", stdout)
 	}
 	runHCL := filepath.Join(runs, "run.hcl")
-	newSum := sha256File(t, filepath.Join(runs, "bin", "beeper"))
-	inOrder(t, "stderr", stderr,
+	newSum := clitest.Sha256File(t, filepath.Join(runs, "bin", "beeper"))
+	clitest.InOrder(t, "stderr", stderr,
 		"Error: Plugin does not match the lock file", "on runs/run.hcl line 1",
 		runHCL+`:1: plugin "beeper": its files hash to `+newSum+", but "+lockPath+" pins "+sum,
 		"re-pin it with `duplexmpe lock --upgrade "+runHCL+"`",
@@ -118,7 +119,7 @@ plugin "dirplug" {
 	if code != ExitFailed {
 		t.Fatalf("lock over changed pins: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	inOrder(t, "stderr", stderr, "Error: Pin differs", "on runs/run.hcl line 1", "its files hash to "+newSum,
+	clitest.InOrder(t, "stderr", stderr, "Error: Pin differs", "on runs/run.hcl line 1", "its files hash to "+newSum,
 		"never overwrites a pin", "duplexmpe lock --upgrade "+runHCL, "2 plugins failed: beeper, dirplug; runs/run.lock.hcl not written")
 	if after, _ := os.ReadFile(lockPath); string(after) != string(before) {
 		t.Errorf("plain lock changed the pins:\n%s", after)
@@ -129,7 +130,7 @@ plugin "dirplug" {
 	if code != ExitOK {
 		t.Fatalf("lock --upgrade: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	inOrder(t, "stdout", stdout, `plugin "beeper": 0.1.0 `+newSum+" (re-pinned, was 0.1.0 "+sum+")", `plugin "dirplug"`, "re-pinned", "wrote runs/run.lock.hcl")
+	clitest.InOrder(t, "stdout", stdout, `plugin "beeper": 0.1.0 `+newSum+" (re-pinned, was 0.1.0 "+sum+")", `plugin "dirplug"`, "re-pinned", "wrote runs/run.lock.hcl")
 	// Locking again changes nothing.
 	if code, stdout, stderr := runInDir(t, dir, nil, "lock", "runs/run.hcl"); code != ExitOK || !strings.Contains(stdout, newSum+" (unchanged)") {
 		t.Fatalf("lock after -upgrade: exit %d\n%s\n%s", code, stdout, stderr)
@@ -139,7 +140,7 @@ plugin "dirplug" {
 	}
 
 	// A plugin added to the run file but not locked is refused.
-	writeFile(t, filepath.Join(runs, "run.hcl"), `plugin "beeper" {
+	clitest.WriteFile(t, filepath.Join(runs, "run.hcl"), `plugin "beeper" {
   source = "bin/beeper"
 }
 
@@ -151,16 +152,16 @@ plugin "new" {
 	if code != ExitDeterministic {
 		t.Fatalf("unlocked plugin: exit %d\n%s", code, stderr)
 	}
-	inOrder(t, "stderr", stderr, "on runs/run.hcl line 5", `plugin "new" is not in`, "pin it with `duplexmpe lock "+runHCL+"`", "1 plugin failed: new")
+	clitest.InOrder(t, "stderr", stderr, "on runs/run.hcl line 5", `plugin "new" is not in`, "pin it with `duplexmpe lock "+runHCL+"`", "1 plugin failed: new")
 
 	// A failing plugin leaves the lock file as it was.
 	before, _ = os.ReadFile(lockPath)
 	broken := filepath.Join(runs, "bin", "broken")
-	writeFile(t, broken, "#!/bin/sh\nexit 3\n")
+	clitest.WriteFile(t, broken, "#!/bin/sh\nexit 3\n")
 	if err := os.Chmod(broken, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(runs, "run.hcl"), `plugin "beeper" {
+	clitest.WriteFile(t, filepath.Join(runs, "run.hcl"), `plugin "beeper" {
   source = "bin/beeper"
 }
 
@@ -172,14 +173,14 @@ plugin "broken" {
 	if code != ExitFailed {
 		t.Fatalf("lock with a broken plugin: exit %d\n%s", code, stdout)
 	}
-	inOrder(t, "stderr", stderr, "Error: Plugin did not start", "on runs/run.hcl line 5", "1 plugin failed: broken; runs/run.lock.hcl not written")
+	clitest.InOrder(t, "stderr", stderr, "Error: Plugin did not start", "on runs/run.hcl line 5", "1 plugin failed: broken; runs/run.lock.hcl not written")
 	if after, _ := os.ReadFile(lockPath); string(after) != string(before) {
 		t.Errorf("lock file changed after a failed lock:\n%s", after)
 	}
 
 	// A lock file that is not valid is an error of its own.
-	writeFile(t, lockPath, "plugin \"beeper\" {\n  hashes = [\"md5:1\"]\n  source = \"bin/beeper\"\n}\n")
-	writeFile(t, filepath.Join(runs, "run.hcl"), "plugin \"beeper\" {\n  source = \"bin/beeper\"\n}\n")
+	clitest.WriteFile(t, lockPath, "plugin \"beeper\" {\n  hashes = [\"md5:1\"]\n  source = \"bin/beeper\"\n}\n")
+	clitest.WriteFile(t, filepath.Join(runs, "run.hcl"), "plugin \"beeper\" {\n  source = \"bin/beeper\"\n}\n")
 	code, _, stderr = runInDir(t, dir, nil, "plugins", "runs/run.hcl")
 	if code != ExitDeterministic || !strings.Contains(stderr, "Error: Bad lock file") {
 		t.Fatalf("bad lock file: exit %d\n%s", code, stderr)
@@ -195,8 +196,8 @@ func TestLockPerRunFile(t *testing.T) {
 	copyExecutable(t, bin, filepath.Join(dir, "bin", "a"))
 	copyExecutable(t, bin, filepath.Join(dir, "bin", "b"))
 	appendByte(t, filepath.Join(dir, "bin", "b")) // another hash
-	writeFile(t, filepath.Join(dir, "first.hcl"), "plugin \"m\" {\n  source = \"bin/a\"\n}\n")
-	writeFile(t, filepath.Join(dir, "second.hcl"), "plugin \"m\" {\n  source = \"bin/b\"\n}\n")
+	clitest.WriteFile(t, filepath.Join(dir, "first.hcl"), "plugin \"m\" {\n  source = \"bin/a\"\n}\n")
+	clitest.WriteFile(t, filepath.Join(dir, "second.hcl"), "plugin \"m\" {\n  source = \"bin/b\"\n}\n")
 	if code, stdout, stderr := runInDir(t, dir, nil, "lock", "first.hcl"); code != ExitOK || !strings.Contains(stdout, "wrote first.lock.hcl (1 plugin)") {
 		t.Fatalf("lock first: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -222,7 +223,7 @@ func TestLockPerRunFile(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("plugins with the old lock file: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	inOrder(t, "stderr", stderr, "Warning: Old lock file", ".duplexmpe.lock.hcl", "duplexmpe lock "+filepath.Join(dir, "first.hcl"), "first.lock.hcl")
+	clitest.InOrder(t, "stderr", stderr, "Warning: Old lock file", ".duplexmpe.lock.hcl", "duplexmpe lock "+filepath.Join(dir, "first.hcl"), "first.lock.hcl")
 	appendByte(t, filepath.Join(dir, "bin", "a"))
 	if code, _, stderr := runInDir(t, dir, nil, "plugins", "first.hcl"); code != ExitDeterministic || !strings.Contains(stderr, filepath.Join(dir, ".duplexmpe.lock.hcl")+" pins") {
 		t.Errorf("a plugin that does not match the old lock file: exit %d\n%s", code, stderr)
@@ -231,7 +232,7 @@ func TestLockPerRunFile(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("lock --upgrade from the old lock file: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	inOrder(t, "stdout", stdout, "re-pinned", "wrote first.lock.hcl", "taken from .duplexmpe.lock.hcl")
+	clitest.InOrder(t, "stdout", stdout, "re-pinned", "wrote first.lock.hcl", "taken from .duplexmpe.lock.hcl")
 	if code, _, stderr := runInDir(t, dir, nil, "plugins", "first.hcl"); code != ExitOK || strings.Contains(stderr, "Old lock file") {
 		t.Errorf("after the migration: exit %d\n%s", code, stderr)
 	}
@@ -242,7 +243,7 @@ func TestLockPerRunFile(t *testing.T) {
 func TestLockChecksPins(t *testing.T) {
 	bin := examplePlugin(t)
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "run.hcl"), `plugin "beeper" {
+	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), `plugin "beeper" {
   source   = "`+bin+`"
   checksum = "sha256:`+strings.Repeat("1", 64)+`"
 }
@@ -251,7 +252,7 @@ func TestLockChecksPins(t *testing.T) {
 	if code != ExitFailed {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	inOrder(t, "stderr", stderr, "Error: Plugin did not start", "on run.hcl line 3", `plugin "beeper" refused`)
+	clitest.InOrder(t, "stderr", stderr, "Error: Plugin did not start", "on run.hcl line 3", `plugin "beeper" refused`)
 	if _, err := os.Stat(filepath.Join(dir, "run.lock.hcl")); err == nil {
 		t.Error("a lock file was written")
 	}
@@ -277,7 +278,7 @@ func TestPinnedExample(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	inOrder(t, "stdout", stdout, `plugin "quiet": ok`, "describes: quiet 0.1.0, protocol 1, kinds model", "5 plugins: all checks passed")
+	clitest.InOrder(t, "stdout", stdout, `plugin "quiet": ok`, "describes: quiet 0.1.0, protocol 1, kinds model", "5 plugins: all checks passed")
 
 	f, err := loadRunFile(&State{Getwd: func() (string, error) { return root, nil }, Stderr: &strings.Builder{}}, "examples/runs/pinned.hcl", nil)
 	if err != nil {

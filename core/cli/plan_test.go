@@ -14,6 +14,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
+	"github.com/duplexmpe/duplexmpe/internal/clitest"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -28,7 +29,7 @@ func TestPlanOfThePaperRun(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "plan", out,
+	clitest.InOrder(t, "plan", out,
 		`Plan: evaluation "paper"`,
 		"6 models x 4000 conversations x 1 repeat = 24000 items: 0 done, 24000 to play",
 		"model", "items", "done", "to play", "audio h", "disk", "play time", "score time",
@@ -107,7 +108,7 @@ func TestPlanCountsWhatTheStoreHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "run.hcl"), `
+	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), `
 plugin "flite" { source = "bin/flite" }
 plugin "silent" { source = "bin/silent" }
 plugin "asr" { source = "bin/asr" }
@@ -149,7 +150,7 @@ evaluation "e" {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "plan", out, "1 model x 24 conversations x 1 repeat = 24 items: 3 done, 21 to play (1 failed",
+	clitest.InOrder(t, "plan", out, "1 model x 24 conversations x 1 repeat = 24 items: 3 done, 21 to play (1 failed",
 		"silent", "24", "3", "21", "measured on 3 items", "fits")
 	if strings.Contains(out, "no measured play rate") {
 		t.Errorf("the stored conversations gave no play rate:\n%s", out)

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+	"github.com/duplexmpe/duplexmpe/internal/clitest"
 )
 
 var (
@@ -48,39 +47,16 @@ func buildPlugin(t *testing.T, pkg string) string {
 // 0.1.0, config threshold/tone_hz/tone_seconds.
 func examplePlugin(t *testing.T) string { return buildPlugin(t, "core/pluginhost/testdata/beeper") }
 
-func sha256File(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// inOrder checks that text contains each of want, in order.
-func inOrder(t *testing.T, what, text string, want ...string) {
-	t.Helper()
-	rest := text
-	for _, w := range want {
-		i := strings.Index(rest, w)
-		if i < 0 {
-			t.Fatalf("%s lacks %q (in order):\n%s", what, w, text)
-		}
-		rest = rest[i+len(w):]
-	}
-}
-
 func TestPlugins(t *testing.T) {
 	bin := examplePlugin(t)
 	dir := t.TempDir()
 	// A plugin that exits at once instead of serving.
 	broken := filepath.Join(dir, "broken.sh")
-	writeFile(t, broken, "#!/bin/sh\necho 'cannot load weights' >&2\nexit 3\n")
+	clitest.WriteFile(t, broken, "#!/bin/sh\necho 'cannot load weights' >&2\nexit 3\n")
 	if err := os.Chmod(broken, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256File(t, bin)
+	sum := clitest.Sha256File(t, bin)
 
 	cases := []struct {
 		name   string
@@ -164,13 +140,13 @@ plugin "beeper" {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			writeFile(t, filepath.Join(dir, "run.hcl"), tc.run)
+			clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), tc.run)
 			code, stdout, stderr := runInDir(t, dir, nil, "plugins", "run.hcl")
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
 			}
-			inOrder(t, "stdout", stdout, tc.stdout...)
-			inOrder(t, "stderr", stderr, tc.stderr...)
+			clitest.InOrder(t, "stdout", stdout, tc.stdout...)
+			clitest.InOrder(t, "stderr", stderr, tc.stderr...)
 		})
 	}
 }
@@ -178,7 +154,7 @@ plugin "beeper" {
 func TestPluginsJSON(t *testing.T) {
 	bin := examplePlugin(t)
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "run.hcl"), `plugin "beeper" {
+	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), `plugin "beeper" {
   source = "`+bin+`"
   config {
     tone_seconds = 1
@@ -203,7 +179,7 @@ func TestPluginsJSON(t *testing.T) {
 		t.Fatalf("reports = %+v", reports)
 	}
 	r := reports[0]
-	if r.Name != "beeper" || r.Failed || r.Source != bin || r.Hash != sha256File(t, bin) || r.Info == nil ||
+	if r.Name != "beeper" || r.Failed || r.Source != bin || r.Hash != clitest.Sha256File(t, bin) || r.Info == nil ||
 		r.Info.Name != "example-beeper" || r.Info.Version != "0.1.0" || r.Info.ProtocolVersion != 1 ||
 		len(r.Info.Kinds) != 1 || r.Info.Kinds[0] != "model" || len(r.Info.Config) != 3 ||
 		r.Config["tone_seconds"] != 1.0 || r.Config["threshold"] != 0.05 {
@@ -211,7 +187,7 @@ func TestPluginsJSON(t *testing.T) {
 	}
 
 	// A failure is in the JSON too, with the problem spelled out.
-	writeFile(t, filepath.Join(dir, "run.hcl"), "plugin \"beeper\" {\n  source = \""+bin+"\"\n  version = \"2.0.0\"\n}\n")
+	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), "plugin \"beeper\" {\n  source = \""+bin+"\"\n  version = \"2.0.0\"\n}\n")
 	code, stdout, _ = runInDir(t, dir, nil, "plugins", "--json", "run.hcl")
 	reports = nil
 	if err := json.Unmarshal([]byte(stdout), &reports); err != nil || code != ExitDeterministic {
@@ -266,7 +242,7 @@ plugin "py" {
 `
 	}
 
-	writeFile(t, filepath.Join(dir, "run.hcl"), runFile("0.1", "500"))
+	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), runFile("0.1", "500"))
 	code, stdout, stderr := runInDir(t, dir, nil, "plugins", "run.hcl")
 	if code != ExitOK || strings.Contains(stdout, "configured:") {
 		t.Fatalf("without --configure: exit %d, want 0 and no configure\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -275,7 +251,7 @@ plugin "py" {
 	if code != ExitOK {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	inOrder(t, "stdout", stdout,
+	clitest.InOrder(t, "stdout", stdout,
 		`plugin "go": ok`, "configured: ok", "identity after configure:", "flite = ", "threshold = 0.1",
 		`plugin "py": ok`, "configured: ok", "identity after configure:", "pause_ms = 500", "threshold = 0.2",
 		"2 plugins: all checks passed")
@@ -290,7 +266,7 @@ plugin "py" {
 	}
 
 	// Values inside the schema's types that each plugin's own check refuses.
-	writeFile(t, filepath.Join(dir, "run.hcl"), runFile("2", "5"))
+	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), runFile("2", "5"))
 	if code, _, stderr := runInDir(t, dir, nil, "plugins", "run.hcl"); code != ExitOK {
 		t.Fatalf("without --configure the bad values pass the schema; exit %d\n%s", code, stderr)
 	}
@@ -298,8 +274,8 @@ plugin "py" {
 	if code != ExitDeterministic {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitDeterministic, stdout, stderr)
 	}
-	inOrder(t, "stdout", stdout, `plugin "go": FAILED`, `plugin "py": FAILED`)
-	inOrder(t, "stderr", stderr,
+	clitest.InOrder(t, "stdout", stdout, `plugin "go": FAILED`, `plugin "py": FAILED`)
+	clitest.InOrder(t, "stderr", stderr,
 		"Error: Plugin rejected its config", "on run.hcl line 4", "threshold = 2",
 		`Plugin "go" refused the config it was given: config threshold = 2: want a number in [0, 1]`,
 		"Error: Plugin rejected its config", "on run.hcl line 12", "pause_ms  = 5",
@@ -309,16 +285,16 @@ plugin "py" {
 	// A plugin that does not start may start on another try: exit 1, even beside a
 	// rejected config.
 	broken := filepath.Join(dir, "broken.sh")
-	writeFile(t, broken, "#!/bin/sh\necho 'cannot load weights' >&2\nexit 1\n")
+	clitest.WriteFile(t, broken, "#!/bin/sh\necho 'cannot load weights' >&2\nexit 1\n")
 	if err := os.Chmod(broken, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "run.hcl"), runFile("2", "500")+"plugin \"broken\" {\n  source = \""+broken+"\"\n}\n")
+	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), runFile("2", "500")+"plugin \"broken\" {\n  source = \""+broken+"\"\n}\n")
 	code, _, stderr = runInDir(t, dir, nil, "plugins", "--configure", "run.hcl")
 	if code != ExitFailed {
 		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, ExitFailed, stderr)
 	}
-	inOrder(t, "stderr", stderr, `Plugin "go" refused`, "Error: Plugin did not start", "2 plugins failed: go, broken")
+	clitest.InOrder(t, "stderr", stderr, `Plugin "go" refused`, "Error: Plugin did not start", "2 plugins failed: go, broken")
 }
 
 // A dataset's voices are checked against the voices its TTS plugin offers (the real
@@ -338,19 +314,19 @@ dataset "d" {
 }
 `
 	}
-	writeFile(t, filepath.Join(dir, "run.hcl"), run(`{ A = "kal16", B = "awb", C = "rms", D = "slt" }`))
+	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), run(`{ A = "kal16", B = "awb", C = "rms", D = "slt" }`))
 	code, stdout, stderr := runInDir(t, dir, nil, "plugins", "run.hcl")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	inOrder(t, "stdout", stdout, `plugin "flite": ok`, "used as: tts", "voices: ", "kal16", "1 plugin: all checks passed")
+	clitest.InOrder(t, "stdout", stdout, `plugin "flite": ok`, "used as: tts", "voices: ", "kal16", "1 plugin: all checks passed")
 
-	writeFile(t, filepath.Join(dir, "run.hcl"), run(`{ A = "kal16", B = "abw", C = "rms", D = "nobody" }`))
+	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), run(`{ A = "kal16", B = "abw", C = "rms", D = "nobody" }`))
 	code, _, stderr = runInDir(t, dir, nil, "plugins", "run.hcl")
 	if code != ExitDeterministic {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	inOrder(t, "stderr", stderr,
+	clitest.InOrder(t, "stderr", stderr,
 		"Error: Unknown voice", "on run.hcl line 8", `gives speaker B the voice "abw", which plugin "flite" does not offer`, `Did you mean "awb"?`,
 		"Error: Unknown voice", `gives speaker D the voice "nobody"`, "1 plugin failed: flite")
 }
@@ -361,7 +337,7 @@ dataset "d" {
 func TestPluginsTestRunsTheConformanceSuite(t *testing.T) {
 	pyDir := pythonExample(t)
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "run.hcl"), `plugin "silent" {
+	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), `plugin "silent" {
   source = "`+buildPlugin(t, "plugins/silent")+`"
   config {
     frame_ms = 1000
@@ -383,7 +359,7 @@ plugin "loud" {
 	if code != ExitFailed {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitFailed, stdout, stderr)
 	}
-	inOrder(t, "stdout", stdout, `plugin "silent": ok`, `plugin "beeper": ok`, `plugin "py": ok`,
+	clitest.InOrder(t, "stdout", stdout, `plugin "silent": ok`, `plugin "beeper": ok`, `plugin "py": ok`,
 		`plugin "loud": FAILED`, "model/frames", "output sample")
 	if !strings.Contains(stderr, "loud: model/frames") || strings.Contains(stderr, "silent:") {
 		t.Errorf("stderr does not name exactly the failed check:\n%s", stderr)

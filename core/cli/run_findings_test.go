@@ -9,6 +9,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/internal/clitest"
 )
 
 // A run whose conversations failed scores and reports the rest, then exits 1: it could
@@ -43,7 +44,7 @@ plugin "nan" {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitFailed, out, errs)
 	}
 	runDir := filepath.Join(dir, "runs", "e")
-	inOrder(t, "stdout", out,
+	clitest.InOrder(t, "stdout", out,
 		"model silent: 2 conversations: 0 reused, 2 played, 0 failed",
 		"model nan: 2 conversations: 0 reused, 0 played, 2 failed",
 		"model nan: 2 failed conversations are not scored",
@@ -55,7 +56,7 @@ plugin "nan" {
 	if strings.Contains(out, "model silent: audio but no speech") || strings.Contains(out, "model nan: audio but no speech") {
 		t.Errorf("a model without audio is named as audio without speech:\n%s", out)
 	}
-	inOrder(t, "stderr", errs, `Error: evaluation "e": 2 conversations failed (nan: 2); each item's failure.json in `+runDir+` says why`)
+	clitest.InOrder(t, "stderr", errs, `Error: evaluation "e": 2 conversations failed (nan: 2); each item's failure.json in `+runDir+` says why`)
 	if _, err := os.Stat(filepath.Join(runDir, "report.html")); err != nil {
 		t.Errorf("no report despite the failures: %v", err)
 	}
@@ -80,7 +81,7 @@ plugin "nan" {
 	if code != ExitOK {
 		t.Fatalf("explain: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "explain", out, "item "+id+": model beeper, scenario hand-01-", "done",
+	clitest.InOrder(t, "explain", out, "item "+id+": model beeper, scenario hand-01-", "done",
 		"model speech episodes: [", "\nT ", "said: ", "gold answer: 7:05", "heard (ASR): ", "judge: label ", "rule: ",
 		"\nN", "rule: ", "to hear it: "+filepath.Join(runDir, "viewer", id+".html"))
 	code, out, _ = runCLI(t, dir, "explain", "--json", filepath.Join(runDir, "items", id)+"/")

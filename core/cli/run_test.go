@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/internal/clitest"
 )
 
 // runFixture writes a run file over the first shipped pair, with real plugin processes:
@@ -28,23 +28,7 @@ func runFixture(t *testing.T, n4gap string) (dir, runFile string) {
 		bins[filepath.Base(pkg)] = buildPlugin(t, pkg)
 	}
 	dir = t.TempDir()
-	src, err := os.Open("../../examples/scenarios/scenarios.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	var pair []string
-	sc := bufio.NewScanner(src)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() && len(pair) < 2 {
-		pair = append(pair, sc.Text())
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "scenarios", "scenarios.jsonl"), []byte(strings.Join(pair, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	clitest.FirstPair(t, dir)
 	runFile = filepath.Join(dir, "run.hcl")
 	hcl := fmt.Sprintf(`
 plugin "flite" { source = %q }
@@ -96,7 +80,7 @@ func TestRunTwiceReusesEverything(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "first run", out,
+	clitest.InOrder(t, "first run", out,
 		"model silent: 2 conversations: 0 reused, 2 played, 0 failed",
 		"model beeper: 2 conversations: 0 reused, 2 played, 0 failed",
 		"scored 4 conversations (4 now, 0 reused)",
@@ -139,7 +123,7 @@ func TestRunTwiceReusesEverything(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("second run: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "second run", out,
+	clitest.InOrder(t, "second run", out,
 		"plan silent: 2 conversations: 2 reused",
 		"plan beeper: 2 conversations: 2 reused",
 		"plugins started: none",
@@ -183,7 +167,7 @@ func TestRunReplaysWhatAChangedScheduleInvalidates(t *testing.T) {
 		t.Fatalf("run after a schedule change: exit %d\n%s\n%s", code, out, errs)
 	}
 	runDir := filepath.Join(dir, "runs", "e")
-	inOrder(t, "run after a schedule change", out,
+	clitest.InOrder(t, "run after a schedule change", out,
 		"plan silent: 2 conversations: 0 reused, 2 to play (2 schedule.n4_gap: 3 -> 2)",
 		"plan beeper: 2 conversations: 0 reused, 2 to play (2 schedule.n4_gap: 3 -> 2)",
 		"4 items of earlier plans are kept in "+runDir+" and not counted; `duplexmpe prune "+runDir+"` removes them",

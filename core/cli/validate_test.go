@@ -2,10 +2,11 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/duplexmpe/duplexmpe/internal/clitest"
 )
 
 // runInDir runs a command line with dir as the working directory and env as the whole
@@ -20,16 +21,6 @@ func runInDir(t *testing.T, dir string, env map[string]string, args ...string) (
 		Getwd: func() (string, error) { return dir, nil },
 	})
 	return code, out.String(), errb.String()
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 const validRun = `variable "seed" {
@@ -61,13 +52,13 @@ evaluation "e" {
 
 func TestValidate(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "runs", "good.hcl"), validRun)
-	writeFile(t, filepath.Join(dir, "runs", "bin", "flite"), "")
-	writeFile(t, filepath.Join(dir, "runs", "bin", "silent"), "")
-	writeFile(t, filepath.Join(dir, "runs", "scenarios", "x.json"), "")
+	clitest.WriteFile(t, filepath.Join(dir, "runs", "good.hcl"), validRun)
+	clitest.WriteFile(t, filepath.Join(dir, "runs", "bin", "flite"), "")
+	clitest.WriteFile(t, filepath.Join(dir, "runs", "bin", "silent"), "")
+	clitest.WriteFile(t, filepath.Join(dir, "runs", "scenarios", "x.json"), "")
 	// A typo in an attribute name: the error names the file (as given) and the line.
-	writeFile(t, filepath.Join(dir, "runs", "typo.hcl"), strings.Replace(validRun, "tts       = plugin.flite", "ttts      = plugin.flite", 1))
-	writeFile(t, filepath.Join(dir, "runs", "badvar.hcl"), strings.Replace(validRun, "default = 1", "default = true", 1))
+	clitest.WriteFile(t, filepath.Join(dir, "runs", "typo.hcl"), strings.Replace(validRun, "tts       = plugin.flite", "ttts      = plugin.flite", 1))
+	clitest.WriteFile(t, filepath.Join(dir, "runs", "badvar.hcl"), strings.Replace(validRun, "default = 1", "default = true", 1))
 
 	cases := []struct {
 		name   string
@@ -122,7 +113,7 @@ func TestValidate(t *testing.T) {
 // Warnings are printed but do not fail validation: plugins may not be built yet.
 func TestValidateWarnings(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "run.hcl"), validRun)
+	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), validRun)
 	code, stdout, stderr := runInDir(t, dir, nil, "validate", "run.hcl")
 	if code != ExitOK || !strings.Contains(stdout, "ok") {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
