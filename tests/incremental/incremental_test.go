@@ -5,10 +5,6 @@
 package incremental
 
 import (
-	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,10 +12,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/cli"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/internal/clitest/clirun"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
@@ -39,21 +36,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// runCLI runs the command line in dir, as a user would.
-func runCLI(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	began := time.Now()
-	st := &cli.State{
-		Ctx: context.Background(), Args: args, Env: map[string]string{},
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Getwd: func() (string, error) { return dir, nil },
-	}
-	code = cli.Run(st)
-	t.Logf("duplexmpe %s: exit %d in %v", strings.Join(args, " "), code, time.Since(began).Round(time.Millisecond))
-	return code, out.String(), errb.String()
-}
-
 // buildPlugin builds a shipped plugin once for the test process, reproducibly.
 func buildPlugin(t *testing.T, pkg string) string {
 	t.Helper()
@@ -63,39 +45,6 @@ func buildPlugin(t *testing.T, pkg string) string {
 		}
 	}
 	return plugintest.BuildGo(t, filepath.Join("../..", pkg))
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func sha256File(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// inOrder checks that text contains each of want, in order.
-func inOrder(t *testing.T, what, text string, want ...string) {
-	t.Helper()
-	rest := text
-	for _, w := range want {
-		i := strings.Index(rest, w)
-		if i < 0 {
-			t.Fatalf("%s lacks %q (in order):\n%s", what, w, text)
-		}
-		rest = rest[i+len(w):]
-	}
 }
 
 // lab is a third party's checkout: a git repository holding its own Go model plugin
@@ -124,10 +73,10 @@ func newLab(t *testing.T) *lab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(l.dir, "speaker", "main.go"), string(src))
-	writeFile(t, filepath.Join(l.dir, "go.sum"), string(sum))
-	writeFile(t, filepath.Join(l.dir, "go.mod"), "module example.com/lab\n\ngo 1.26.8\n\nrequire github.com/duplexmpe/duplexmpe v0.0.0\n\nreplace github.com/duplexmpe/duplexmpe => "+root+"\n")
-	writeFile(t, filepath.Join(l.dir, ".gitignore"), "/bin/\n/runs/\n/build/\n")
+	clitest.WriteFile(t, filepath.Join(l.dir, "speaker", "main.go"), string(src))
+	clitest.WriteFile(t, filepath.Join(l.dir, "go.sum"), string(sum))
+	clitest.WriteFile(t, filepath.Join(l.dir, "go.mod"), "module example.com/lab\n\ngo 1.26.8\n\nrequire github.com/duplexmpe/duplexmpe v0.0.0\n\nreplace github.com/duplexmpe/duplexmpe => "+root+"\n")
+	clitest.WriteFile(t, filepath.Join(l.dir, ".gitignore"), "/bin/\n/runs/\n/build/\n")
 	l.git("init", "-q")
 	l.build() // resolves the module's requirements into go.mod before the first commit
 	l.git("add", ".")
@@ -167,15 +116,10 @@ func (l *lab) runFile(models string) string {
 		bins[filepath.Base(pkg)] = buildPlugin(l.t, pkg)
 	}
 	if _, err := os.Stat(filepath.Join(l.dir, "scenarios", "scenarios.jsonl")); err != nil {
-		raw, err := os.ReadFile("../../examples/scenarios/scenarios.jsonl")
-		if err != nil {
-			l.t.Fatal(err)
-		}
-		lines := strings.SplitN(string(raw), "\n", 3)
-		writeFile(l.t, filepath.Join(l.dir, "scenarios", "scenarios.jsonl"), lines[0]+"\n"+lines[1]+"\n")
+		clitest.FirstPair(l.t, l.dir)
 	}
 	path := filepath.Join(l.dir, "run.hcl")
-	writeFile(l.t, path, fmt.Sprintf(`plugin "flite" { source = %q }
+	clitest.WriteFile(l.t, path, fmt.Sprintf(`plugin "flite" { source = %q }
 plugin "speaker" { source = "bin/speaker" }
 plugin "talker" { source = %q }
 plugin "silent" { source = %q }
@@ -235,14 +179,14 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 	l := newLab(t)
 	runFile := l.runFile("plugin.speaker, plugin.talker")
 	runDir := filepath.Join(l.dir, "runs", "e")
-	if code, out, errs := runCLI(t, l.dir, "lock", runFile); code != ExitOK {
+	if code, out, errs := clirun.Run(t, l.dir, "lock", runFile); code != ExitOK {
 		t.Fatalf("lock: exit %d\n%s\n%s", code, out, errs)
 	}
-	code, out, errs := runCLI(t, l.dir, "run", runFile)
+	code, out, errs := clirun.Run(t, l.dir, "run", runFile)
 	if code != ExitOK {
 		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "first run", out,
+	clitest.InOrder(t, "first run", out,
 		"plan speaker: 2 conversations: 0 reused, 2 to play (2 new)",
 		"plan talker: 2 conversations: 0 reused, 2 to play (2 new)",
 		"plugins started: speaker, talker, pocketsphinx, lexical",
@@ -253,14 +197,14 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 
 	// An untracked file and a rebuild leave the plugin's hash alone: the run is accepted,
 	// nothing plays and no plugin process starts (their logs do not grow).
-	writeFile(t, filepath.Join(l.dir, "screenshot.png"), "an untracked file")
+	clitest.WriteFile(t, filepath.Join(l.dir, "screenshot.png"), "an untracked file")
 	l.build()
 	logs := logSizes(t, runDir)
-	code, out, errs = runCLI(t, l.dir, "run", runFile)
+	code, out, errs = clirun.Run(t, l.dir, "run", runFile)
 	if code != ExitOK {
 		t.Fatalf("run after an untracked file and a rebuild: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "run after a rebuild", out,
+	clitest.InOrder(t, "run after a rebuild", out,
 		"tts plugin not started",
 		"plan speaker: 2 conversations: 2 reused", "plan talker: 2 conversations: 2 reused",
 		"plugins started: none",
@@ -276,33 +220,33 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 	if changed == string(src) {
 		t.Fatal("the speaker's source has no answer to change")
 	}
-	oldHash := sha256File(t, filepath.Join(l.dir, "bin", "speaker"))
-	writeFile(t, filepath.Join(l.dir, "speaker", "main.go"), changed)
+	oldHash := clitest.Sha256File(t, filepath.Join(l.dir, "bin", "speaker"))
+	clitest.WriteFile(t, filepath.Join(l.dir, "speaker", "main.go"), changed)
 	l.build()
-	newHash := sha256File(t, filepath.Join(l.dir, "bin", "speaker"))
-	code, out, errs = runCLI(t, l.dir, "run", runFile)
+	newHash := clitest.Sha256File(t, filepath.Join(l.dir, "bin", "speaker"))
+	code, out, errs = clirun.Run(t, l.dir, "run", runFile)
 	if code != ExitDeterministic {
 		t.Fatalf("run with a changed plugin: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "refusal", errs, runFile+`:2: plugin "speaker": its files hash to `+newHash+", but "+filepath.Join(l.dir, "run.lock.hcl")+" pins "+oldHash,
+	clitest.InOrder(t, "refusal", errs, runFile+`:2: plugin "speaker": its files hash to `+newHash+", but "+filepath.Join(l.dir, "run.lock.hcl")+" pins "+oldHash,
 		"re-pin it with `duplexmpe lock --upgrade "+runFile+"`")
-	writeFile(t, filepath.Join(l.dir, "speaker", "main.go"), string(src))
+	clitest.WriteFile(t, filepath.Join(l.dir, "speaker", "main.go"), string(src))
 	l.build()
-	if got := sha256File(t, filepath.Join(l.dir, "bin", "speaker")); got != oldHash {
+	if got := clitest.Sha256File(t, filepath.Join(l.dir, "bin", "speaker")); got != oldHash {
 		t.Fatalf("rebuilding the original source gave %s, not %s", got, oldHash)
 	}
 
 	// A model added to the finished run (and pinned: plain lock keeps the other pins)
 	// plays only its own conversations.
 	runFile = l.runFile("plugin.speaker, plugin.talker, plugin.silent")
-	if code, out, errs := runCLI(t, l.dir, "lock", runFile); code != ExitOK || !strings.Contains(out, `plugin "speaker": 0.2.0 `+oldHash+" (unchanged)") {
+	if code, out, errs := clirun.Run(t, l.dir, "lock", runFile); code != ExitOK || !strings.Contains(out, `plugin "speaker": 0.2.0 `+oldHash+" (unchanged)") {
 		t.Fatalf("lock with a new model: exit %d\n%s\n%s", code, out, errs)
 	}
-	code, out, errs = runCLI(t, l.dir, "run", runFile)
+	code, out, errs = clirun.Run(t, l.dir, "run", runFile)
 	if code != ExitOK {
 		t.Fatalf("run with a new model: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "run with a new model", out,
+	clitest.InOrder(t, "run with a new model", out,
 		"plan speaker: 2 conversations: 2 reused", "plan talker: 2 conversations: 2 reused",
 		"plan silent: 2 conversations: 0 reused, 2 to play (2 new)",
 		"plugins started: silent, pocketsphinx, lexical",
@@ -314,12 +258,12 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 	// Changing one model invalidates only that model's items, and the run says which
 	// field changed.
 	cfg, _ := os.ReadFile(runFile)
-	writeFile(t, runFile, strings.Replace(string(cfg), `plugin "speaker" { source = "bin/speaker" }`, "plugin \"speaker\" {\n  source = \"bin/speaker\"\n  config {\n    pause_s = 2\n  }\n}", 1))
-	code, out, errs = runCLI(t, l.dir, "run", runFile)
+	clitest.WriteFile(t, runFile, strings.Replace(string(cfg), `plugin "speaker" { source = "bin/speaker" }`, "plugin \"speaker\" {\n  source = \"bin/speaker\"\n  config {\n    pause_s = 2\n  }\n}", 1))
+	code, out, errs = clirun.Run(t, l.dir, "run", runFile)
 	if code != ExitOK {
 		t.Fatalf("run with a changed model: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "run with a changed model", out,
+	clitest.InOrder(t, "run with a changed model", out,
 		"plan speaker: 2 conversations: 0 reused, 2 to play (2 model.config.pause_s: 1 -> 2; model.identity.pause_s: 1 -> 2)",
 		"plan talker: 2 conversations: 2 reused", "plan silent: 2 conversations: 2 reused",
 		"2 items of earlier plans are kept",
@@ -331,11 +275,11 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 	// again (another judge), and every transcript is reused. (It is the same judge
 	// program, so its verdicts are reused too; plugins/openai swaps in a hosted one.)
 	report, _ := os.ReadFile(filepath.Join(runDir, "report.md"))
-	code, out, errs = runCLI(t, l.dir, "score", "runs/e", "--judge", "second", "--out", "views/second")
+	code, out, errs = clirun.Run(t, l.dir, "score", "runs/e", "--judge", "second", "--out", "views/second")
 	if code != ExitOK {
 		t.Fatalf("score --judge second: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "score --judge second", out, "scored 6 conversations (6 now, 0 reused)", "scorer calls: 0 transcribed (")
+	clitest.InOrder(t, "score --judge second", out, "scored 6 conversations (6 now, 0 reused)", "scorer calls: 0 transcribed (")
 	if m := regexp.MustCompile(`0 transcribed \((\d+) transcripts reused\), 0 judged \((\d+) verdicts reused\)`).FindStringSubmatch(out); m == nil || m[1] == "0" || m[2] == "0" {
 		t.Errorf("no transcript or verdict was reused:\n%s", out)
 	}
@@ -351,11 +295,11 @@ func TestIncrementalRunPinsRebuildsAndNewModels(t *testing.T) {
 		t.Errorf("the view holds audio: %v", ents)
 	}
 
-	code, out, errs = runCLI(t, l.dir, "compare", "runs/e", "views/second")
+	code, out, errs = clirun.Run(t, l.dir, "compare", "runs/e", "views/second")
 	if code != ExitOK {
 		t.Fatalf("compare: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "compare", out, "A: runs/e (judge lexical)", "B: views/second (judge second)")
+	clitest.InOrder(t, "compare", out, "A: runs/e (judge lexical)", "B: views/second (judge second)")
 	for _, m := range []string{"speaker", "silent", "talker"} {
 		if !regexp.MustCompile(m + `\s+explicit\s+accuracy\s+1\s+0\s+0\s`).MatchString(out) {
 			t.Errorf("compare does not pair %s's one explicit item, lacking none:\n%s", m, out)
@@ -378,9 +322,9 @@ func TestRunConfiguresTheJudgeBeforePlaying(t *testing.T) {
 	if typo == string(src) {
 		t.Fatal("no lexical plugin block to change")
 	}
-	writeFile(t, runFile, typo)
+	clitest.WriteFile(t, runFile, typo)
 	dir := l.dir
-	code, out, errs := runCLI(t, dir, "run", runFile)
+	code, out, errs := clirun.Run(t, dir, "run", runFile)
 	if code != ExitDeterministic || !strings.Contains(errs, "strictnes") {
 		t.Fatalf("run with a typo in the judge's config: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -395,7 +339,7 @@ func copyFile(t *testing.T, from, to string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, to, string(b))
+	clitest.WriteFile(t, to, string(b))
 	if err := os.Chmod(to, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +352,7 @@ func TestScoreCountsMissingConversations(t *testing.T) {
 	l := &lab{t: t, dir: t.TempDir()}
 	copyFile(t, buildPlugin(t, "examples/plugin-go"), filepath.Join(l.dir, "bin", "speaker"))
 	runFile := l.runFile("plugin.speaker, plugin.silent")
-	if code, out, errs := runCLI(t, l.dir, "run", "--no-score", runFile); code != ExitOK {
+	if code, out, errs := clirun.Run(t, l.dir, "run", "--no-score", runFile); code != ExitOK {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
 	}
 	items, _ := filepath.Glob(filepath.Join(l.dir, "runs", "e", "items", "*", "item.json"))
@@ -423,18 +367,18 @@ func TestScoreCountsMissingConversations(t *testing.T) {
 	if err := os.RemoveAll(filepath.Dir(items[0])); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runCLI(t, l.dir, "score", "runs/e")
+	code, out, errs := clirun.Run(t, l.dir, "score", "runs/e")
 	if code != ExitFailed {
 		t.Fatalf("score with a conversation missing: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "score", out, "scored 3 conversations", "1 conversations of the plan are missing from the run store", m[1]+"/"+m[2], "(1 unscored)")
-	inOrder(t, "score's error", errs, "1 conversations of the run's plan are not in", m[1]+"/"+m[2], "duplexmpe run "+runFile)
+	clitest.InOrder(t, "score", out, "scored 3 conversations", "1 conversations of the plan are missing from the run store", m[1]+"/"+m[2], "(1 unscored)")
+	clitest.InOrder(t, "score's error", errs, "1 conversations of the run's plan are not in", m[1]+"/"+m[2], "duplexmpe run "+runFile)
 	if rep, _ := os.ReadFile(filepath.Join(l.dir, "runs", "e", "report.md")); !strings.Contains(string(rep), "missing conversation | "+m[1]+"/"+m[2]) {
 		t.Errorf("the report does not name the missing conversation:\n%s", rep)
 	}
-	code, out, errs = runCLI(t, l.dir, "run", runFile)
+	code, out, errs = clirun.Run(t, l.dir, "run", runFile)
 	if code != ExitOK {
 		t.Fatalf("run again: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "run again", out, "plan "+m[1]+": 2 conversations: 1 reused, 1 to play (1 new)", "scored 4 conversations (1 now, 3 reused)")
+	clitest.InOrder(t, "run again", out, "plan "+m[1]+": 2 conversations: 1 reused, 1 to play (1 new)", "scored 4 conversations (1 now, 3 reused)")
 }

@@ -4,8 +4,6 @@
 package repeats
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,10 +12,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/cli"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/internal/clitest/clirun"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
@@ -26,33 +25,6 @@ func TestMain(m *testing.M) {
 	pluginhost.KillAll()
 	plugintest.RemoveBuilt()
 	os.Exit(code)
-}
-
-// runCLI runs the command line in dir, as a user would.
-func runCLI(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	began := time.Now()
-	code = cli.Run(&cli.State{
-		Ctx: context.Background(), Args: args, Env: map[string]string{},
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Getwd: func() (string, error) { return dir, nil },
-	})
-	t.Logf("duplexmpe %s: exit %d in %v", strings.Join(args, " "), code, time.Since(began).Round(time.Millisecond))
-	return code, out.String(), errb.String()
-}
-
-// inOrder checks that text contains each of want, in order.
-func inOrder(t *testing.T, what, text string, want ...string) {
-	t.Helper()
-	rest := text
-	for _, w := range want {
-		i := strings.Index(rest, w)
-		if i < 0 {
-			t.Fatalf("%s lacks %q (in order):\n%s", what, w, text)
-		}
-		rest = rest[i+len(w):]
-	}
 }
 
 // runFile writes dir/run.hcl: random-talk (whose bursts are drawn from the
@@ -65,19 +37,14 @@ func runFile(t *testing.T, dir string, n int) string {
 	}
 	bin := func(pkg string) string { return plugintest.BuildGo(t, filepath.Join("../..", pkg)) }
 	if _, err := os.Stat(filepath.Join(dir, "scenarios")); err != nil {
-		raw, err := os.ReadFile("../../examples/scenarios/scenarios.jsonl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := strings.SplitN(string(raw), "\n", 3)
-		writeFile(t, filepath.Join(dir, "scenarios", "scenarios.jsonl"), lines[0]+"\n"+lines[1]+"\n")
+		clitest.FirstPair(t, dir)
 	}
 	repeats := ""
 	if n > 0 {
 		repeats = fmt.Sprintf("\n  repeats = %d", n)
 	}
 	path := filepath.Join(dir, "run.hcl")
-	writeFile(t, path, fmt.Sprintf(`plugin "flite" { source = %q }
+	clitest.WriteFile(t, path, fmt.Sprintf(`plugin "flite" { source = %q }
 plugin "random" { source = %q }
 plugin "silent" { source = %q }
 plugin "pocketsphinx" {
@@ -106,16 +73,6 @@ evaluation "e" {
 	return path
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // logSizes are the sizes of the run's plugin logs: a plugin that starts writes to its log.
 func logSizes(t *testing.T, runDir string) map[string]int64 {
 	t.Helper()
@@ -141,11 +98,11 @@ func TestRepeatsThroughTheCLI(t *testing.T) {
 	runDir := filepath.Join(dir, "runs", "e")
 
 	path := runFile(t, dir, 0)
-	code, out, errs := runCLI(t, dir, "run", path)
+	code, out, errs := clirun.Run(t, dir, "run", path)
 	if code != cli.ExitOK {
 		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "first run", out,
+	clitest.InOrder(t, "first run", out,
 		"plan random: 2 conversations: 0 reused, 2 to play (2 new)",
 		"plan silent: 2 conversations: 0 reused, 2 to play (2 new)",
 		"scored 4 conversations (4 now, 0 reused)")
@@ -161,11 +118,11 @@ func TestRepeatsThroughTheCLI(t *testing.T) {
 	// repeats = 1 is the same run: everything reused, no plugin started.
 	path = runFile(t, dir, 1)
 	logs := logSizes(t, runDir)
-	code, out, errs = runCLI(t, dir, "run", path)
+	code, out, errs = clirun.Run(t, dir, "run", path)
 	if code != cli.ExitOK {
 		t.Fatalf("run with repeats = 1: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "run with repeats = 1", out,
+	clitest.InOrder(t, "run with repeats = 1", out,
 		"plan random: 2 conversations: 2 reused", "plan silent: 2 conversations: 2 reused",
 		"plugins started: none",
 		"model random: 2 conversations: 2 reused, 0 played", "model silent: 2 conversations: 2 reused, 0 played",
@@ -176,11 +133,11 @@ func TestRepeatsThroughTheCLI(t *testing.T) {
 
 	// repeats = 3: the first repeat is reused, the two new ones play.
 	path = runFile(t, dir, 3)
-	code, out, errs = runCLI(t, dir, "run", path)
+	code, out, errs = clirun.Run(t, dir, "run", path)
 	if code != cli.ExitOK {
 		t.Fatalf("run with repeats = 3: exit %d\n%s\n%s", code, out, errs)
 	}
-	inOrder(t, "run with repeats = 3", out,
+	clitest.InOrder(t, "run with repeats = 3", out,
 		"repeats: 3: every conversation is played 3 times",
 		"plan random: 6 conversations: 2 reused, 4 to play (4 new)",
 		"plan silent: 6 conversations: 2 reused, 4 to play (4 new)",
@@ -284,7 +241,7 @@ func TestRepeatsThroughTheCLI(t *testing.T) {
 		section, _, _ := strings.Cut(string(report[i:]), "\n## Explicit")
 		t.Logf("the report's run-to-run section:\n%s", section)
 	}
-	inOrder(t, "report", string(report), "Repeats: every conversation was played 3 times",
+	clitest.InOrder(t, "report", string(report), "Repeats: every conversation was played 3 times",
 		"Run-to-run agreement and spread (3 repeats)", "decisions agreed", "Explicit vs implicit", "once per repeat (3 repeats)")
 	if !regexp.MustCompile(`\| silent \| [a-z]+ \| explicit \| 3 \(3 repeats\) \|`).Match(report) {
 		t.Errorf("the main table does not count silent's three plays:\n%s", report)
