@@ -1,8 +1,6 @@
 package browsertest
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -22,6 +20,8 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/cli"
 	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/internal/clitest/clirun"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
@@ -70,18 +70,7 @@ func makeRun(t *testing.T) error {
 		return err
 	}
 	fix.dir = dir
-	src, err := os.ReadFile("../../../examples/scenarios/scenarios.jsonl")
-	if err != nil {
-		return err
-	}
-	var pair []string
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() && len(pair) < 2 {
-		pair = append(pair, sc.Text())
-	}
-	os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755)
-	if err := os.WriteFile(filepath.Join(dir, "scenarios", "scenarios.jsonl"), []byte(strings.Join(pair, "\n")+"\n"), 0o644); err != nil {
+	if err := clitest.WriteFirstPair(dir); err != nil {
 		return err
 	}
 	runFile := filepath.Join(dir, "run.hcl")
@@ -112,16 +101,14 @@ evaluation "browser" {
 	if err := os.WriteFile(runFile, []byte(hcl), 0o644); err != nil {
 		return err
 	}
-	var out, errb bytes.Buffer
-	st := &cli.State{Ctx: context.Background(), Args: []string{"run", runFile}, Env: map[string]string{},
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getwd: func() (string, error) { return dir, nil }}
 	began := time.Now()
-	if code := cli.Run(st); code != cli.ExitOK {
-		return fmt.Errorf("duplexmpe run: exit %d\n%s\n%s", code, out.String(), errb.String())
+	code, out, errs := clirun.Run(t, dir, "run", runFile)
+	if code != cli.ExitOK {
+		return fmt.Errorf("duplexmpe run: exit %d\n%s\n%s", code, out, errs)
 	}
 	fix.took = time.Since(began)
+	t.Logf("the run took %s:\n%s", fix.took.Round(time.Second), out)
 	fix.runDir = filepath.Join(dir, "runs", "browser")
-	t.Logf("the run took %s:\n%s", fix.took.Round(time.Second), out.String())
 	return nil
 }
 
