@@ -59,16 +59,10 @@ evaluation "e" {
 	return dir, runFile
 }
 
+// runCLI runs the command line in dir, as a user would: runCLIContext without a deadline.
 func runCLI(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	st := &State{
-		Ctx: context.Background(), Args: args, Env: map[string]string{},
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Getwd: func() (string, error) { return dir, nil },
-	}
-	code = Run(st)
-	return code, out.String(), errb.String()
+	return runCLIContext(context.Background(), dir, args...)
 }
 
 // TestRunTwiceReusesEverything is the resume promise of the run command: the second run
