@@ -62,6 +62,11 @@ type Turn struct {
 	// (clips/<sha256>.wav); empty before synthesis.
 	Clip      string  `json:"clip,omitempty"`
 	DurationS float64 `json:"duration_s,omitempty"`
+	// GapAfterS is the natural silence after this turn, drawn when the set was compiled
+	// (docs/protocol.md section 3.3): played under the run's gap profile "natural" after
+	// an ordinary turn; absent on T, N4_Q and the last turn, whose silences the protocol
+	// fixes.
+	GapAfterS float64 `json:"gap_after_s,omitempty"`
 }
 
 // Scenario is one version (explicit or implicit) of a scenario pair.
@@ -74,6 +79,17 @@ type Scenario struct {
 	Turns      []Turn     `json:"turns"`
 	GoldAnswer string     `json:"gold_answer"`
 	TPosition  string     `json:"t_position"`
+	// GoldAccepted lists other ways of saying the gold answer that a judge accepts
+	// ("quarter past seven" for "7:15").
+	GoldAccepted []string `json:"gold_accepted,omitempty"`
+	// Names are the speakers' first names as the turns use them (speaker -> name).
+	Names map[string]string `json:"names,omitempty"`
+	// Cue is the implicit version's addressing cue (protocol.md section 2.3): "role",
+	// "capability", "setup" or "assistant-term"; empty on explicit versions.
+	Cue string `json:"cue,omitempty"`
+	// ContextTurns are the indices of earlier turns, by someone other than the asker,
+	// whose facts the gold answer needs (non-addressed speech supplying context).
+	ContextTurns []int `json:"context_turns,omitempty"`
 }
 
 // TIndex is the index of the first T turn, or -1.
