@@ -22,6 +22,9 @@ type BuildResult struct {
 	Report  construct.Report
 	// Started: the tts plugin ran (a clip was synthesised, or nothing recorded it yet).
 	Started bool
+	// Warnings are the pair differences the protocol allows (dataset.Warnings: the T
+	// position bucket, N4 edits); BuildDataset also prints them through UI.Notef.
+	Warnings []dataset.Violation
 }
 
 // BuildDataset builds one dataset block of a checked run file: it reads, generates or
@@ -34,9 +37,14 @@ type BuildResult struct {
 // its voices are recorded in the dataset's plugins/ directory (pluginstart.Known), so a
 // rebuild with every clip in place starts nothing.
 func BuildDataset(ctx context.Context, s *pluginstart.Starter, ds *config.Dataset, ui UI) (*BuildResult, error) {
-	scripts, gen, err := datasetScripts(ctx, s, ds)
+	scripts, gen, warnings, err := datasetScripts(ctx, s, ds)
 	if err != nil {
 		return nil, err
+	}
+	if ui.Notef != nil {
+		for _, w := range warnings {
+			ui.Notef("dataset %q: %s\n", ds.Name, w.String())
+		}
 	}
 	b := s.File.Plugin(ds.TTS)
 	if b == nil {
@@ -89,7 +97,7 @@ func BuildDataset(ctx context.Context, s *pluginstart.Starter, ds *config.Datase
 		}
 		return nil, fmt.Errorf("dataset %q: %w", ds.Name, err)
 	}
-	res := &BuildResult{Block: ds, Dataset: d, Report: rep, Started: tts.Started()}
+	res := &BuildResult{Block: ds, Dataset: d, Report: rep, Started: tts.Started(), Warnings: warnings}
 	if ui.Built != nil {
 		ui.Built(res)
 	}
@@ -131,26 +139,34 @@ func (recordedTTS) Synthesize(context.Context, string, string) (sdk.Audio, error
 	return sdk.Audio{}, errNeedsTTS
 }
 
-// datasetScripts reads, generates or asks an LLM for the dataset's scenario scripts.
-func datasetScripts(ctx context.Context, s *pluginstart.Starter, ds *config.Dataset) ([]dataset.Scenario, dataset.Generator, error) {
+// datasetScripts reads, generates or asks an LLM for the dataset's scenario scripts, with
+// the pair differences the protocol allows as warnings (docs/protocol.md section 2.3).
+func datasetScripts(ctx context.Context, s *pluginstart.Starter, ds *config.Dataset) ([]dataset.Scenario, dataset.Generator, []dataset.Violation, error) {
 	f := s.File
 	if ds.Generate == nil {
 		d, vs, err := dataset.ValidatePath(ds.Scenarios)
 		if err != nil {
-			return nil, dataset.Generator{}, fmt.Errorf("dataset %q: %w", ds.Name, err)
+			return nil, dataset.Generator{}, nil, fmt.Errorf("dataset %q: %w", ds.Name, err)
 		}
 		if script := scriptViolations(vs); len(script) > 0 {
 			pe := &ProblemsError{Summary: fmt.Sprintf("dataset %q: %d violations in %s; fix them, then build again", ds.Name, len(script), d.File)}
 			for _, v := range script {
 				pe.Problems = append(pe.Problems, v.String())
 			}
-			return nil, dataset.Generator{}, pe
+			return nil, dataset.Generator{}, nil, pe
 		}
 		rel := ds.Scenarios
 		if r, err := filepath.Rel(f.Dir, ds.Scenarios); err == nil && !strings.HasPrefix(r, "..") {
 			rel = r
 		}
-		return d.Scenarios, dataset.Generator{Kind: "file", Source: filepath.ToSlash(rel)}, nil
+		gen := dataset.Generator{Kind: "file", Source: filepath.ToSlash(rel)}
+		if raw, err := os.ReadFile(d.File); err == nil {
+			// A release split, byte for byte: the dataset is named by its release.
+			if r, sp := dataset.ReleaseOf(d.File, dataset.ContentHash(raw)); r != nil {
+				gen.Identity = map[string]string{"release": r.Name, "release_version": r.Version, "split": sp.Name, "release_sha256": r.SHA256}
+			}
+		}
+		return d.Scenarios, gen, dataset.Warnings(d), nil
 	}
 	g := ds.Generate
 	seed := g.Seed
@@ -158,28 +174,28 @@ func datasetScripts(ctx context.Context, s *pluginstart.Starter, ds *config.Data
 	case "llm":
 		p, err := startBlock(ctx, s, g.LLM, fmt.Errorf("dataset %q: llm plugin %q is not declared", ds.Name, g.LLM))
 		if err != nil {
-			return nil, dataset.Generator{}, err
+			return nil, dataset.Generator{}, nil, err
 		}
 		defer p.Kill()
 		llm, err := p.LLM()
 		if err != nil {
-			return nil, dataset.Generator{}, fmt.Errorf("dataset %q: plugin %q: %w", ds.Name, g.LLM, err)
+			return nil, dataset.Generator{}, nil, fmt.Errorf("dataset %q: plugin %q: %w", ds.Name, g.LLM, err)
 		}
 		scs, id, err := construct.GenerateLLM(ctx, llm, construct.LLMSpec{Pairs: g.Pairs, Seed: seed, FourSpeakerShare: g.FourSpeakerShare})
 		if err != nil {
-			return nil, dataset.Generator{}, fmt.Errorf("dataset %q: %w", ds.Name, err)
+			return nil, dataset.Generator{}, nil, fmt.Errorf("dataset %q: %w", ds.Name, err)
 		}
 		id["llm_plugin"] = g.LLM
 		for k, v := range p.Info.Identity {
 			id["llm_"+k] = v
 		}
-		return scs, dataset.Generator{Kind: "llm", Seed: &seed, Identity: id}, nil
+		return scs, dataset.Generator{Kind: "llm", Seed: &seed, Identity: id}, dataset.PairWarnings(scs), nil
 	default:
 		scs, err := construct.Generate(construct.GenerateSpec{Pairs: g.Pairs, Seed: seed, FourSpeakerShare: g.FourSpeakerShare})
 		if err != nil {
-			return nil, dataset.Generator{}, fmt.Errorf("dataset %q: %w", ds.Name, err)
+			return nil, dataset.Generator{}, nil, fmt.Errorf("dataset %q: %w", ds.Name, err)
 		}
-		return scs, dataset.Generator{Kind: "procedural", Seed: &seed, Identity: map[string]string{"version": construct.GeneratorVersion}}, nil
+		return scs, dataset.Generator{Kind: "procedural", Seed: &seed, Identity: map[string]string{"version": construct.GeneratorVersion}}, dataset.PairWarnings(scs), nil
 	}
 }
 

@@ -23,7 +23,8 @@ func newDatasetCmd(st *State) *cobra.Command {
 		Long: "A dataset is a directory with dataset.json and scenarios.jsonl (and clips/ once\n" +
 			"synthesised), or a bare scenarios .jsonl file. See docs/dataset.md.",
 	}
-	cmd.AddCommand(newDatasetValidateCmd(st), newDatasetStatsCmd(st), newDatasetGenerateCmd(st))
+	cmd.AddCommand(newDatasetValidateCmd(st), newDatasetStatsCmd(st), newDatasetGenerateCmd(st),
+		newDatasetCompileCmd(st), newDatasetLintCmd(st), newDatasetVerifyCmd(st))
 	return cmd
 }
 
@@ -144,6 +145,143 @@ func newDatasetGenerateCmd(st *State) *cobra.Command {
 	cmd.Flags().Int64Var(&spec.Seed, "seed", 1, "random seed")
 	cmd.Flags().Float64Var(&spec.FourSpeakerShare, "four-speaker-share", 0.25, "fraction of pairs with four speakers")
 	cmd.Flags().StringVar(&out, "out", "", "the scenarios .jsonl file to write")
+	return cmd
+}
+
+func newDatasetCompileCmd(st *State) *cobra.Command {
+	var check bool
+	cmd := &cobra.Command{
+		Use:   "compile RELEASE.json",
+		Short: "Compile a release's authoring files (pairs stated once) into its dev and test splits and MANIFEST.json",
+		Long: "Compile a release's authoring files (one JSON line a pair, both versions of T side by side)\n" +
+			"into the standard scenarios.jsonl of each split and the release manifest (docs/datasheet.md).\n" +
+			"Every scenario and pair rule is checked first; nothing is written on an error (exit 3).\n" +
+			"--check writes nothing and exits 3 when the files on disk differ from what would be written.",
+		Example: "  duplexmpe dataset compile datasets/open-v1/authoring/release.json\n" +
+			"  duplexmpe dataset compile --check datasets/open-v1/authoring/release.json",
+		Args: exactArgs(1, "a release spec (release.json)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := construct.ReadReleaseSpec(resolvePath(st, args[0]))
+			if err != nil {
+				return fault.Deterministic(err)
+			}
+			rf, err := construct.CompileRelease(spec)
+			if err != nil {
+				return fault.Deterministic(err)
+			}
+			if check {
+				stale := construct.StaleReleaseFiles(spec.Out, rf)
+				for _, f := range stale {
+					fmt.Fprintf(st.Stderr, "%s: differs from what %s compiles to\n", displayPath(st, filepath.Join(spec.Out, f)), args[0])
+				}
+				if len(stale) > 0 {
+					fmt.Fprintf(st.Stderr, "run 'duplexmpe dataset compile %s' and commit the result\n", args[0])
+					return fault.Deterministic(ErrReported)
+				}
+			} else if err := construct.WriteRelease(spec.Out, rf); err != nil {
+				return err
+			}
+			r := rf.Release
+			fmt.Fprintf(st.Stdout, "%s %s (%s): ", r.Name, r.Version, r.SHA256)
+			for i, sp := range r.Splits {
+				if i > 0 {
+					fmt.Fprint(st.Stdout, ", ")
+				}
+				fmt.Fprintf(st.Stdout, "%s %d pairs", sp.Name, sp.Pairs)
+			}
+			fmt.Fprintln(st.Stdout)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 3 if the compiled files on disk are not up to date")
+	return cmd
+}
+
+func newDatasetLintCmd(st *State) *cobra.Command {
+	var gridFile string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "lint PATH",
+		Short: "Measure a scenario set against a benchmark's construction rules; exit 3 if one misses its goal",
+		Long: "Measure a scenario set against the construction rules of a benchmark release (docs/datasheet.md):\n" +
+			"the scenario and pair rules, verbatim repetition of turns across pairs, distinct T requests,\n" +
+			"attribute and T-position balance, speakers, N4 events, labels in every scenario, context facts,\n" +
+			"Aria's name in implicit turns. PATH is a set or a release directory (every split together).",
+		Example: "  duplexmpe dataset lint --grid datasets/open-v1/authoring/grid.json datasets/open-v1",
+		Args:    exactArgs(1, "a dataset directory, a scenarios .jsonl file or a release directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var grid *dataset.Grid
+			if gridFile != "" {
+				g, err := dataset.LoadGrid(resolvePath(st, gridFile))
+				if err != nil {
+					return fault.Deterministic(err)
+				}
+				grid = g
+			}
+			d, err := dataset.LoadAny(resolvePath(st, args[0]))
+			if err != nil {
+				return fault.Deterministic(err)
+			}
+			rep := dataset.Lint(d, grid)
+			if asJSON {
+				enc := json.NewEncoder(st.Stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else {
+				rep.Print(st.Stdout)
+			}
+			if n := rep.Failed(); n > 0 {
+				fmt.Fprintf(st.Stderr, "%s: %d checks miss their goal\n", args[0], n)
+				return fault.Deterministic(ErrReported)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&gridFile, "grid", "", "the declared attribute grid (JSON); without it the attributes are only counted")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checks as JSON")
+	return cmd
+}
+
+func newDatasetVerifyCmd(st *State) *cobra.Command {
+	var manifest string
+	cmd := &cobra.Command{
+		Use:   "verify DATASET_DIR --manifest MANIFEST.json",
+		Short: "Check a built copy of a release split against the release manifest and its clips; exit 3 on a difference",
+		Long: "Check a built dataset against a release manifest: every scenario's script must hash as the\n" +
+			"manifest records it, none missing, none extra; and every rule of 'dataset validate', the\n" +
+			"clips' SHA-256 (clips.sha256) included.",
+		Example: "  duplexmpe dataset verify build/datasets/open-v1-dev --manifest datasets/open-v1/MANIFEST.json",
+		Args:    exactArgs(1, "a built dataset directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if manifest == "" {
+				return UsageErrorf("--manifest MANIFEST.json is required")
+			}
+			r, err := dataset.LoadRelease(resolvePath(st, manifest))
+			if err != nil {
+				return fault.Deterministic(err)
+			}
+			d, vs, err := dataset.ValidatePath(resolvePath(st, args[0]))
+			if err != nil {
+				return fault.Deterministic(err)
+			}
+			split, problems := dataset.VerifyRelease(d, r)
+			for _, v := range vs {
+				problems = append(problems, v.String())
+			}
+			for _, p := range problems {
+				fmt.Fprintln(st.Stderr, p)
+			}
+			if len(problems) > 0 {
+				fmt.Fprintf(st.Stderr, "%s: %d differences from %s %s\n", args[0], len(problems), r.Name, r.Version)
+				return fault.Deterministic(ErrReported)
+			}
+			fmt.Fprintf(st.Stdout, "%s: %s (%d scenarios, every script as released, every clip as built)\n", args[0], dataset.ReleaseLabel(r, split), len(d.Scenarios))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&manifest, "manifest", "", "the release manifest (MANIFEST.json, or its directory)")
 	return cmd
 }
 

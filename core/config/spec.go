@@ -200,6 +200,7 @@ func protocolAttrs() []AttrSpec {
 		{Name: "tail", Type: TypeDuration, Doc: "Silence streamed after the last turn."},
 		{Name: "bootstrap_resamples", Type: TypeWhole, Doc: "Bootstrap resamples for between-model differences."},
 		{Name: "timing_control", Type: TypeBool, Doc: "The timing-cue control (docs/protocol.md section 3.6): pad every ordinary turn with the silence a request gets (t_onset_window or n4_gap, drawn per turn from the seed), so that a long pause no longer announces the request. Off (the paper's schedule) by default."},
+		{Name: "gap_profile", Type: TypeString, Doc: "The silence after an ordinary turn (docs/protocol.md section 3.3): \"paper\" (the default, also \"\") is turn_gap after every one, as the paper; \"natural\" is each turn's own gap as the dataset records it (gap_after_s, a naturalistic distribution drawn when the set was compiled), so that pause length is not a cue."},
 	}
 	fillDefaults(attrs, protocol.Defaults())
 	return attrs

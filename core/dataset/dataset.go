@@ -510,3 +510,32 @@ func SortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// LoadScenariosBytes reads a scripts-only set from memory, as if it were the file name
+// (for checking a set before it is written).
+func LoadScenariosBytes(raw []byte, name string) (*Dataset, error) {
+	scs, lines, err := ReadScenarios(bytes.NewReader(raw), name)
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{Dir: filepath.Dir(name), File: name, Scenarios: scs, Lines: lines}, nil
+}
+
+// LoadAny loads a set (a dataset directory or a scenarios file) or, for a release
+// directory (one holding ReleaseFile), every split of the release as one set.
+func LoadAny(path string) (*Dataset, error) {
+	r, err := LoadRelease(filepath.Join(path, ReleaseFile))
+	if err != nil {
+		return Load(path)
+	}
+	all := &Dataset{Dir: path, File: filepath.Join(path, ReleaseFile)}
+	for _, sp := range r.Splits {
+		d, err := Load(filepath.Join(path, filepath.FromSlash(sp.File)))
+		if err != nil {
+			return nil, err
+		}
+		all.Scenarios = append(all.Scenarios, d.Scenarios...)
+		all.Lines = append(all.Lines, d.Lines...)
+	}
+	return all, nil
+}

@@ -40,10 +40,11 @@ const (
 	RuleExplicitName   Rule = "explicit-name"   // explicit T does not name Aria
 	RuleImplicitName   Rule = "implicit-name"   // implicit T names Aria
 	RulePairMissing    Rule = "pair-missing"    // a pair lacks a version, or has one twice
-	RulePairTurnCount  Rule = "pair-turn-count" // versions differ in turn count (a warning)
-	RulePairLabels     Rule = "pair-labels"     // versions differ in label sequence (a warning)
+	RulePairTurnCount  Rule = "pair-turn-count" // versions differ in turn count outside N4 events
+	RulePairLabels     Rule = "pair-labels"     // versions differ in label sequence outside N4 events
 	RulePairGold       Rule = "pair-gold"       // versions differ in gold answer
-	RulePairRewrite    Rule = "pair-rewrite"    // versions differ outside T and the turn before it (a warning)
+	RulePairRewrite    Rule = "pair-rewrite"    // versions differ outside T, the turn before it and N4 events
+	RulePairN4Edit     Rule = "pair-n4-edit"    // the versions' N4 events differ (a warning)
 	RulePairSameT      Rule = "pair-same-t"     // both versions have the same T text
 	RulePairTSpeaker   Rule = "pair-t-speaker"  // the versions' T turns have different speakers
 	RulePairTPosition  Rule = "pair-t-position" // the versions' T sit in different position buckets (a warning)
@@ -337,30 +338,69 @@ func comparePair(e, im *Scenario) []Violation {
 			warn(-1, RulePairTPosition, "the paired comparison by T position reads best with both versions in one bucket", "t_position %s, the explicit version's is %s", im.TPosition, e.TPosition)
 		}
 	}
-	if len(e.Turns) != len(im.Turns) {
-		warn(-1, RulePairTurnCount, "allowed after N4 edits; a rewrite alone keeps the turn count", "%d turns, the explicit version %s has %d", len(im.Turns), e.ScenarioID, len(e.Turns))
+	// The versions may differ in T, the turn before T and their N4 events, nothing else
+	// (section 2.3): outside N4 turns, the same turns in the same order.
+	eo, io := withoutN4(e), withoutN4(im)
+	if len(eo) != len(io) {
+		add(-1, RulePairTurnCount, "the versions differ only in T, the turn before T and N4 events", "%d turns outside N4 events, the explicit version %s has %d", len(io), e.ScenarioID, len(eo))
 		return vs
 	}
-	labels := true
-	for i := range e.Turns {
-		if e.Turns[i].Label != im.Turns[i].Label {
-			warn(i, RulePairLabels, "allowed after N4 edits; a rewrite alone keeps the label sequence", "label %s, the explicit version has %s", im.Turns[i].Label, e.Turns[i].Label)
-			labels = false
-		}
-	}
-	if !labels {
-		return vs
-	}
-	for i := range e.Turns {
-		if i == ti || i == ti-1 {
+	for k := range eo {
+		a, b := e.Turns[eo[k]], im.Turns[io[k]]
+		if a.Label != b.Label {
+			add(io[k], RulePairLabels, "the versions differ only in T, the turn before T and N4 events", "label %s, the explicit version has %s", b.Label, a.Label)
 			continue
 		}
-		a, b := e.Turns[i], im.Turns[i]
-		if a.Speaker != b.Speaker || a.Text != b.Text || a.Addressee != b.Addressee {
-			warn(i, RulePairRewrite, "a rewrite changes only T and the turn before it; later edits may change more", "turn differs from the explicit version %s", e.ScenarioID)
+		if a.Speaker != b.Speaker || a.Addressee != b.Addressee {
+			add(io[k], RulePairRewrite, "the versions differ only in T, the turn before T and N4 events", "speaker or addressee differs from the explicit version %s", e.ScenarioID)
+			continue
+		}
+		if eo[k] == ti || eo[k] == ti-1 {
+			continue
+		}
+		if a.Text != b.Text {
+			add(io[k], RulePairRewrite, "the versions differ only in T, the turn before T and N4 events", "turn differs from the explicit version %s", e.ScenarioID)
 		}
 	}
+	if !sameN4(e, im) {
+		warn(-1, RulePairN4Edit, "allowed: N4 events may be edited between versions; the N4 tables then compare different events", "N4 events differ from the explicit version %s", e.ScenarioID)
+	}
 	return vs
+}
+
+// withoutN4 is the indices of the turns that are not part of an N4 event.
+func withoutN4(s *Scenario) []int {
+	var out []int
+	for i, t := range s.Turns {
+		if t.Label != protocol.LabelN4Q && t.Label != protocol.LabelN4R {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// sameN4 reports whether both versions hold the same N4 turns, in order.
+func sameN4(a, b *Scenario) bool {
+	var x, y []Turn
+	for _, t := range a.Turns {
+		if t.Label == protocol.LabelN4Q || t.Label == protocol.LabelN4R {
+			x = append(x, Turn{Speaker: t.Speaker, Text: t.Text, Label: t.Label})
+		}
+	}
+	for _, t := range b.Turns {
+		if t.Label == protocol.LabelN4Q || t.Label == protocol.LabelN4R {
+			y = append(y, Turn{Speaker: t.Speaker, Text: t.Text, Label: t.Label})
+		}
+	}
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if x[i] != y[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Validate checks every rule over a loaded dataset: each scenario, unique ids, the

@@ -83,8 +83,11 @@ func TestEveryRuleHasAFailingExample(t *testing.T) {
 		{RulePairSameT, 4, func(e, im *Scenario) { im.Turns[4].Text = e.Turns[4].Text }},
 		{RulePairTSpeaker, 4, func(e, im *Scenario) { im.Turns[4].Speaker = "A" }},
 		{RulePairTPosition, -1, func(e, im *Scenario) { im.TPosition = "late-middle"; moveT(im, 5) }},
+		{RulePairN4Edit, -1, func(e, im *Scenario) { im.Turns[3].Text = "Oh, it's six, the box says so." }},
 	}
-	warnings := map[Rule]bool{RulePairTurnCount: true, RulePairLabels: true, RulePairRewrite: true, RulePairTPosition: true}
+	// Issue 21: only the T position bucket and N4 edits are warnings; a different turn
+	// count, label sequence or wording outside T and the turn before it is an error.
+	warnings := map[Rule]bool{RulePairTPosition: true, RulePairN4Edit: true}
 	for _, c := range cases {
 		t.Run(string(c.rule), func(t *testing.T) {
 			e, im := validPair()
@@ -135,7 +138,9 @@ func TestEveryRuleHasAFailingExample(t *testing.T) {
 
 // Issue 11, finding 9: the paper's final versions may differ in wording and event counts
 // after N4 edits. An implicit version with an extra N4 exchange has no error (it used to
-// fail pair-turn-count and pair-labels); the differences are warnings.
+// fail pair-turn-count and pair-labels); the difference is a pair-n4-edit warning.
+// Issue 21: that is the only kind of difference outside T and the turn before it that
+// passes (TestPairRulesAreStrictOutsideN4).
 func TestPairRulesFollowThePaper(t *testing.T) {
 	e, im := validPair()
 	im.Turns = slices.Insert(slices.Clone(im.Turns), 5,
@@ -147,11 +152,47 @@ func TestPairRulesFollowThePaper(t *testing.T) {
 		t.Errorf("a pair after N4 edits has errors: %v", vs)
 	}
 	ws := Warnings(d)
-	if len(ws) != 1 || ws[0].Rule != RulePairTurnCount || !ws[0].Warning || ws[0].Line != 2 || !strings.Contains(ws[0].String(), "warning: [pair-turn-count]") {
-		t.Errorf("warnings %v, want one pair-turn-count warning on line 2", ws)
+	if len(ws) != 1 || ws[0].Rule != RulePairN4Edit || !ws[0].Warning || ws[0].Line != 2 || !strings.Contains(ws[0].String(), "warning: [pair-n4-edit]") {
+		t.Errorf("warnings %v, want one pair-n4-edit warning on line 2", ws)
 	}
 	if errs := ValidatePairs(d.Scenarios); len(errs) != 0 {
 		t.Errorf("ValidatePairs: %v", errs)
+	}
+}
+
+// Issue 21: an extra N3, a removed N2, a relabelled turn or a reworded N1 between the two
+// versions is an error, not a warning.
+func TestPairRulesAreStrictOutsideN4(t *testing.T) {
+	cases := map[string]func(im *Scenario){
+		"extra N3": func(im *Scenario) {
+			im.Turns = slices.Insert(im.Turns, 1, Turn{Speaker: "B", Text: "Hm, where's the colander.", Label: "N3"})
+		},
+		"removed N2": func(im *Scenario) { im.Turns = slices.Delete(im.Turns, 1, 2) },
+		"relabelled": func(im *Scenario) { im.Turns[6].Label = "N3" },
+		"reworded N1": func(im *Scenario) {
+			for i := range im.Turns {
+				if im.Turns[i].Label == "N1" {
+					im.Turns[i].Text += " Honestly."
+				}
+			}
+		},
+	}
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			e, im := validPair()
+			im.Turns = slices.Clone(im.Turns)
+			mutate(&im)
+			d := &Dataset{File: "set.jsonl", Scenarios: []Scenario{e, im}, Lines: []int{1, 2}}
+			errs := ValidatePairs(d.Scenarios)
+			if len(errs) == 0 {
+				t.Fatalf("no pair error; warnings %v", Warnings(d))
+			}
+			for _, v := range errs {
+				if v.Warning {
+					t.Errorf("error marked as a warning: %v", v)
+				}
+			}
+		})
 	}
 }
 

@@ -35,6 +35,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/session"
@@ -317,6 +318,9 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 	if err := opts.Params.Validate(); err != nil {
 		return sum, err
 	}
+	if err := CheckGaps(ds, opts.Params); err != nil {
+		return sum, err
+	}
 	items := opts.Plan
 	if items == nil {
 		var err error
@@ -542,6 +546,23 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	return c, err
 }
 
+// CheckGaps refuses gap_profile "natural" on a dataset that records no natural gap for
+// some ordinary turn (docs/protocol.md section 3.3): that turn would be followed by no
+// silence at all.
+func CheckGaps(ds *dataset.Dataset, p protocol.Params) error {
+	if !p.Natural() {
+		return nil
+	}
+	for _, sc := range ds.Scenarios {
+		for i, t := range sc.Turns {
+			if i < len(sc.Turns)-1 && t.Label != protocol.LabelT && t.Label != protocol.LabelN4Q && t.GapAfterS <= 0 {
+				return fault.Deterministic(fmt.Errorf("gap_profile = \"natural\": scenario %s turn %d has no natural gap (gap_after_s) in %s; use gap_profile = \"paper\", or a set compiled with gaps (duplexmpe dataset compile)", sc.ScenarioID, i, ds.File))
+			}
+		}
+	}
+	return nil
+}
+
 // conversation loads the audio of one scenario.
 func (r *runner) conversation(it Item) (session.Conversation, error) {
 	conv := session.Conversation{ID: it.Meta.ScenarioID, PairID: it.Meta.PairID, Preamble: r.preamble}
@@ -554,7 +575,7 @@ func (r *runner) conversation(it Item) (session.Conversation, error) {
 		if addressee == "none" {
 			addressee = ""
 		}
-		conv.Turns = append(conv.Turns, session.Turn{Index: i, Label: t.Label, Speaker: t.Speaker, Text: t.Text, Addressee: addressee, Audio: pcm})
+		conv.Turns = append(conv.Turns, session.Turn{Index: i, Label: t.Label, Speaker: t.Speaker, Text: t.Text, Addressee: addressee, Audio: pcm, GapAfterS: t.GapAfterS})
 	}
 	return conv, nil
 }

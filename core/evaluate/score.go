@@ -535,7 +535,7 @@ func ScoringKey(scorers []provenance.Plugin, p protocol.Params, v protocol.VAD) 
 		Protocol protocol.Params
 		VAD      protocol.VAD
 		Rules    int
-	}{ks, p, v, score.RulesVersion})
+	}{ks, p.Canonical(), v, score.RulesVersion})
 	sum := sha256.Sum256(raw)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -70,7 +70,30 @@ type Params struct {
 	// 3.6), so that the length of a pause stops announcing the request. Off by default:
 	// the paper's schedule.
 	TimingControl bool `json:"timing_control,omitempty"`
+	// GapProfile chooses the silence after an ordinary turn (section 3.3): GapPaper
+	// (also written "", the default) is turn_gap after every one, as the paper;
+	// GapNatural is each turn's own gap as the dataset records it (gap_after_s, drawn
+	// from a naturalistic distribution when the set was compiled).
+	GapProfile string `json:"gap_profile,omitempty"`
 }
+
+// Gap profiles (section 3.3).
+const (
+	GapPaper   = "paper"
+	GapNatural = "natural"
+)
+
+// Canonical is p with equal settings written one way (gap_profile "paper" as ""), so
+// that keys built from it change with behaviour only.
+func (p Params) Canonical() Params {
+	if p.GapProfile == GapPaper {
+		p.GapProfile = ""
+	}
+	return p
+}
+
+// Natural reports whether the gap profile is GapNatural.
+func (p Params) Natural() bool { return p.GapProfile == GapNatural }
 
 // Revisions of the rules the code implements. A revision changes when the same inputs
 // would give another result, and only then; the item key carries SchedulerRevision and
@@ -117,6 +140,15 @@ func (p Params) Validate() error {
 	check("yield_deadline", p.YieldDeadline)
 	check("yield_observe", p.YieldObserve)
 	check("tail", p.Tail)
+	switch p.GapProfile {
+	case "", GapPaper:
+	case GapNatural:
+		if p.TimingControl {
+			bad = append(bad, "gap_profile = \"natural\" and timing_control = true both set the silence after ordinary turns; choose one")
+		}
+	default:
+		bad = append(bad, fmt.Sprintf("gap_profile = %q must be %q or %q", p.GapProfile, GapPaper, GapNatural))
+	}
 	if p.TWaitCap < p.TOnsetWindow {
 		bad = append(bad, fmt.Sprintf("t_wait_cap = %g must be at least t_onset_window = %g", p.TWaitCap, p.TOnsetWindow))
 	}

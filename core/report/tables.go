@@ -157,7 +157,7 @@ func mainSection(s score.Summary) section {
 		"Denominators: fresh onset and presence, every T turn; accuracy, T turns with response presence; silence, every N1/N2/N3 window; "+
 		"yield, eligible N4 events (shown as n/a (n=eligible) below min_eligible = %d); window response, every N4 event. "+
 		"Presence and window response are diagnostics, not scored. Conversations: those in the denominators; failed conversations (the model failed) "+
-		"and unscored ones (the ASR or judge failed) are left out of every rate and counted in brackets. "+familyText(s)+repeatsText(s), s.Protocol.MinEligible)
+		"and unscored ones (the ASR or judge failed) are left out of every rate and counted in brackets. "+scheduleText(s.Protocol)+" "+familyText(s)+repeatsText(s), s.Protocol.MinEligible)
 	return section{ID: "main", Title: "Main results", Intro: intro, Tables: []table{t}, Charts: []string{chartMeasures}}
 }
 
@@ -537,8 +537,25 @@ func metaTable(s score.Summary, m Meta) table {
 	return t
 }
 
+// scheduleText names the gap profile the conversations were played with (protocol.md
+// sections 3.3 and 3.6): how much a long pause can give a request away depends on it.
+func scheduleText(p protocol.Params) string {
+	switch {
+	case p.Natural():
+		return "Gaps: natural (each ordinary turn followed by the dataset's own gap, gap_after_s; pause length is not a cue)."
+	case p.TimingControl:
+		return "Gaps: timing control (every ordinary turn followed by a request-length pause)."
+	default:
+		return fmt.Sprintf("Gaps: paper (turn_gap %g s after every ordinary turn; only T and N4_Q are followed by a long pause).", p.TurnGap)
+	}
+}
+
 func paramsText(p protocol.Params) string {
-	return fmt.Sprintf("preamble_gap %g s, turn_gap %g s, t_onset_window %g s, t_end_silence %g s, t_wait_cap %g s, n4_gap %g s, "+
+	gaps := "paper"
+	if p.Natural() {
+		gaps = "natural"
+	}
+	return fmt.Sprintf("gap_profile %s, timing_control %v, ", gaps, p.TimingControl) + fmt.Sprintf("preamble_gap %g s, turn_gap %g s, t_onset_window %g s, t_end_silence %g s, t_wait_cap %g s, n4_gap %g s, "+
 		"yield_deadline %g s, yield_observe %g s, min_eligible %d, tail %g s, bootstrap %d resamples",
 		p.PreambleGap, p.TurnGap, p.TOnsetWindow, p.TEndSilence, p.TWaitCap, p.N4Gap, p.YieldDeadline, p.YieldObserve,
 		p.MinEligible, p.Tail, p.BootstrapResamples)

@@ -92,6 +92,9 @@ type Turn struct {
 	Text      string
 	Addressee string
 	Audio     audio.PCM
+	// GapAfterS is the turn's natural gap (dataset gap_after_s), played after it under
+	// gap_profile "natural" (section 3.3).
+	GapAfterS float64
 }
 
 // Listener is the online speech detector the scheduler consults: it hears the audible
@@ -382,11 +385,14 @@ func (s *scheduler) plan() {
 }
 
 // ordinaryGap is the silence after ordinary turn i (not T, N4_Q or the last turn):
-// turn_gap, or with timing_control one of the conversation's request gaps (t_onset_window
+// turn_gap, under gap_profile "natural" the turn's own recorded gap, or with timing_control one of the conversation's request gaps (t_onset_window
 // for its T, n4_gap for each N4_Q), drawn from the seed, the pair and the turn's position
 // so that both versions of a pair get the same pads (section 3.6).
 func (s *scheduler) ordinaryGap(i int) float64 {
 	p := s.opts.Params
+	if p.Natural() {
+		return s.conv.Turns[i].GapAfterS
+	}
 	if !p.TimingControl {
 		return p.TurnGap
 	}

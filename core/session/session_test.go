@@ -513,6 +513,37 @@ func TestTimingControlPadsOrdinaryTurns(t *testing.T) {
 	}
 }
 
+// Section 3.3, gap profile "natural": each ordinary turn is followed by its own recorded
+// gap (N1, N2, N4_R here), exactly, to the sample; N4_Q keeps n4_gap and T its wait; the
+// paper's profile ignores the recorded gaps.
+func TestNaturalGapsFollowTheDataset(t *testing.T) {
+	f := sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1600}
+	want := map[int]float64{0: 1.731, 2: 0.212, 4: 2.4}
+	for _, profile := range []string{protocol.GapNatural, protocol.GapPaper} {
+		opts := testOptions()
+		opts.Params.GapProfile = profile
+		conv := conversation(16000, 0.35, sixTurns)
+		for i, g := range want {
+			conv.Turns[i].GapAfterS = g
+		}
+		rec := run(t, &scripted{format: f}, conv, opts)
+		tl := rec.Timeline.Turns
+		for i, g := range want {
+			got := tl[i+1].Start - tl[i].End
+			exp := g
+			if profile == protocol.GapPaper {
+				exp = opts.Params.TurnGap
+			}
+			if math.Abs(got-exp) > 1e-9 {
+				t.Errorf("%s: gap after turn %d is %.4f s, want %.4f", profile, i, got, exp)
+			}
+		}
+		if q := tl[4].Start - tl[3].End; math.Abs(q-opts.Params.N4Gap) > 1e-9 {
+			t.Errorf("%s: N4_Q gap %.3f, want n4_gap", profile, q)
+		}
+	}
+}
+
 // Rule 4: N4_R follows N4_Q after exactly n4_gap even while the model is speaking.
 func TestN4GapIgnoresTheModel(t *testing.T) {
 	f := sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1600}

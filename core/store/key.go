@@ -64,6 +64,9 @@ type Schedule struct {
 	Tail         float64 `json:"tail"`
 	// TimingControl pads ordinary turns (section 3.6); left out of the key when off.
 	TimingControl bool `json:"timing_control,omitempty"`
+	// GapProfile is "natural" when the dataset's own gaps are played (section 3.3); left
+	// out of the key for the paper's turn_gap.
+	GapProfile string `json:"gap_profile,omitempty"`
 	// Rules is protocol.SchedulerRevision: the same inputs played under other rules are
 	// other items.
 	Rules int `json:"rules"`
@@ -74,7 +77,7 @@ func ScheduleOf(p protocol.Params) Schedule {
 	return Schedule{
 		PreambleGap: p.PreambleGap, TurnGap: p.TurnGap, TOnsetWindow: p.TOnsetWindow,
 		TEndSilence: p.TEndSilence, TWaitCap: p.TWaitCap, N4Gap: p.N4Gap, Tail: p.Tail,
-		TimingControl: p.TimingControl, Rules: protocol.SchedulerRevision,
+		TimingControl: p.TimingControl, GapProfile: p.Canonical().GapProfile, Rules: protocol.SchedulerRevision,
 	}
 }
 

@@ -2,7 +2,7 @@
 """Draw the scene assignment of every Duplex-MPE open v1 pair (run once; its output,
 assignments.tsv, is what the writers were given). Balanced by construction: scene combos,
 relationships, devices and registers cycle; T buckets cycle; speaker count alternates;
-N4 events in 4 of 5 pairs, resolved by the asker and by someone else in turn; a
+an N4 event in every pair, resolved by the asker and by someone else in turn; a
 context fact in 2 of 3 pairs; the implicit cue type cycles. Fixed seed."""
 import random, sys
 
@@ -75,7 +75,12 @@ def main():
             if cands:
                 break
         t = rng.choice(cands)
-        n4 = "none" if k % 5 == 4 else ("asker" if (k - k // 5) % 2 == 0 else "other")
+        # Every pair has an N4 event, resolved by the asker in half of each register and by
+        # someone else in the other half. (The first draw used k % 5 for both the register
+        # and the N4 event: every "tense" pair had none and each other register one
+        # resolver. Found while the scripts were being written; the writers then added or
+        # re-attributed those N4 events to this assignment.)
+        n4 = "asker" if (k // 5) % 2 == 0 else "other"
         ctx = "no" if (k // 3) % 3 == 2 else "yes"
         cue = CUES[(k + k // 12) % len(CUES)]
         print("\t".join(map(str, [f"ov1-{k + 1:04d}", setting, activity, rel, dev, reg,
