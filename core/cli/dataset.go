@@ -12,6 +12,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/construct"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/fault"
+	"github.com/duplexmpe/duplexmpe/core/review"
 )
 
 func init() { register(newDatasetCmd) }
@@ -24,7 +25,7 @@ func newDatasetCmd(st *State) *cobra.Command {
 			"synthesised), or a bare scenarios .jsonl file. See docs/dataset.md.",
 	}
 	cmd.AddCommand(newDatasetValidateCmd(st), newDatasetStatsCmd(st), newDatasetGenerateCmd(st),
-		newDatasetCompileCmd(st), newDatasetLintCmd(st), newDatasetVerifyCmd(st))
+		newDatasetCompileCmd(st), newDatasetLintCmd(st), newDatasetVerifyCmd(st), newDatasetReviewCmd(st))
 	return cmd
 }
 
@@ -282,6 +283,43 @@ func newDatasetVerifyCmd(st *State) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&manifest, "manifest", "", "the release manifest (MANIFEST.json, or its directory)")
+	return cmd
+}
+
+func newDatasetReviewCmd(st *State) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "review RELEASE_DIR VALIDATION_DIR",
+		Short: "Score a release's blind validation: label agreement and Cohen's kappa, implicit inferability, gold derivable",
+		Long: "Score the blind reviews of a release sample (docs/datasheet.md, Validation): VALIDATION_DIR holds\n" +
+			"key-R.tsv (item -> scenario id) and review-R.jsonl for each reviewer R, and adjudication.tsv.\n" +
+			"Prints per-label agreement, Cohen's kappa, the implicit requests the reviewers attributed to\n" +
+			"Aria, the gold answers they derived, and every disagreement.",
+		Example: "  duplexmpe dataset review datasets/open-v1 datasets/open-v1/validation",
+		Args:    exactArgs(2, "a release directory and its validation directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := dataset.LoadAny(resolvePath(st, args[0]))
+			if err != nil {
+				return fault.Deterministic(err)
+			}
+			v, err := review.ReadValidation(resolvePath(st, args[1]))
+			if err != nil {
+				return fault.Deterministic(err)
+			}
+			fig, err := v.Figures(d.Scenarios)
+			if err != nil {
+				return fault.Deterministic(err)
+			}
+			if asJSON {
+				enc := json.NewEncoder(st.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(fig)
+			}
+			fig.Print(st.Stdout)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the figures as JSON")
 	return cmd
 }
 
