@@ -1,6 +1,7 @@
 # The embedded default benchmark: `make run` runs it, CPU only and offline.
 #
-# The shipped scenarios are spoken with flite; three baseline models and the reference
+# The dev split of Duplex-MPE open v1 (datasets/open-v1, docs/datasheet.md) is spoken with
+# flite; three baseline models and the reference
 # cascade play them; the responses are transcribed with pocketsphinx and scored by the
 # lexical judge. The baselines bound the scores (a silent model never answers, a random
 # talker shows chance, a pause detector shows what the timing cue alone is worth); no
@@ -25,6 +26,11 @@ variable "seed" {
 variable "out" {
   default     = "runs/default"
   description = "The run directory, relative to this file (make bench-run plays into build/bench-run)."
+}
+
+variable "gaps" {
+  default     = "paper"
+  description = "The gap profile (docs/protocol.md section 3.3): paper (0.5 s after every ordinary turn, the paper's schedule) or natural (the dataset's own gaps); --var gaps=natural."
 }
 
 variable "concurrency" {
@@ -73,22 +79,27 @@ plugin "lexical" {
   source = "bin/plugins/lexical-judge"
 }
 
-dataset "shipped" {
-  scenarios = "examples/scenarios"
+# The dev split of open v1: 41 pairs, every one with an N4 event. The test split
+# (datasets/open-v1/test) is played by examples/runs/open-v1.hcl.
+dataset "open_v1_dev" {
+  scenarios = "datasets/open-v1/dev"
   tts       = plugin.flite
   # flite's 16 kHz voices, one per speaker.
-  voices   = { A = "kal16", B = "awb", C = "rms", D = "slt" }
+  voices   = { A = "slt", B = "awb", C = "clb", D = "rms" }
   preamble = "default"
-  out      = "build/datasets/shipped"
+  out      = "build/datasets/open-v1-dev"
 }
 
 evaluation "default" {
-  dataset     = dataset.shipped
+  dataset     = dataset.open_v1_dev
   models      = [plugin.silent, plugin.random_talk, plugin.pause_responder, plugin.cascade]
   asr         = plugin.pocketsphinx
   judge       = plugin.lexical
   concurrency = var.concurrency
   seed        = var.seed
   out         = var.out
-  # protocol {} and vad {} are left at the protocol's section 8 defaults.
+  # vad {} and the rest of protocol {} are left at the protocol's section 8 defaults.
+  protocol {
+    gap_profile = var.gaps
+  }
 }

@@ -1,14 +1,30 @@
-# Datasets (core/dataset, core/construct, plugins/flite). `make dataset` builds the
-# shipped scenarios of bench.hcl with flite into build/datasets/shipped and validates the
-# result; `make test` runs the same check (a rebuild reuses every clip, so it is quick
-# after the first time).
+# Datasets (core/dataset, core/construct, plugins/flite). `make dataset` checks the
+# benchmark release and builds what bench.hcl plays; `make test` runs the same checks:
+# - the 12 demonstration pairs (examples/scenarios, the harness's own test material)
+#   built by examples/runs/shipped.hcl into build/datasets/shipped and validated;
+# - Duplex-MPE open v1 (datasets/open-v1): the splits and MANIFEST.json are what the
+#   authoring files compile to, every construction goal of `dataset lint` is met, the
+#   blind validation scores (`dataset review`), and bench.hcl's dev split, once built,
+#   verifies against the manifest (a rebuild reuses every clip, so it is quick after
+#   the first time).
 
 TEST_EXTRA += dataset-check
 
-.PHONY: dataset dataset-check
+OPEN_V1 := datasets/open-v1
+
+.PHONY: dataset dataset-check dataset-compile
 
 dataset: deps build dataset-check
 
 dataset-check:
-	$(BIN)/duplexmpe build --dataset shipped bench.hcl
+	$(BIN)/duplexmpe build --dataset shipped examples/runs/shipped.hcl
 	$(BIN)/duplexmpe dataset validate build/datasets/shipped
+	$(BIN)/duplexmpe dataset compile --check $(OPEN_V1)/authoring/release.json
+	$(BIN)/duplexmpe dataset lint --grid $(OPEN_V1)/authoring/grid.json $(OPEN_V1)
+	$(BIN)/duplexmpe dataset review $(OPEN_V1) $(OPEN_V1)/validation > /dev/null
+	$(BIN)/duplexmpe build --dataset open_v1_dev bench.hcl
+	$(BIN)/duplexmpe dataset verify build/datasets/open-v1-dev --manifest $(OPEN_V1)/MANIFEST.json
+
+# After editing datasets/open-v1/authoring: write the splits and the manifest again.
+dataset-compile: build
+	$(BIN)/duplexmpe dataset compile $(OPEN_V1)/authoring/release.json

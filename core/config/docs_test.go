@@ -141,9 +141,9 @@ func TestCalibrationRunsTheBenchDataset(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diagText(cal, diags))
 	}
-	b, c := bench.Dataset("shipped"), cal.Dataset("shipped")
+	b, c := bench.Dataset("open_v1_dev"), cal.Dataset("open_v1_dev")
 	if b == nil || c == nil {
-		t.Fatal("both files declare dataset \"shipped\"")
+		t.Fatal("both files declare dataset \"open_v1_dev\"")
 	}
 	if b.Scenarios != c.Scenarios || b.Preamble != c.Preamble || b.Out != c.Out || !maps.Equal(b.Voices, c.Voices) || b.TTS != c.TTS {
 		t.Errorf("calibration.hcl's dataset %+v is not bench.hcl's %+v", c, b)

@@ -19,6 +19,11 @@ variable "seed" {
   description = "Seed for the model and the bootstrap."
 }
 
+variable "gaps" {
+  default     = "paper"
+  description = "The gap profile, as bench.hcl's: paper or natural."
+}
+
 plugin "flite" {
   source = "../../bin/plugins/flite"
 }
@@ -37,19 +42,22 @@ plugin "lexical" {
 }
 
 # bench.hcl's dataset block, paths relative to this file (TestCalibrationRunsTheBenchDataset).
-dataset "shipped" {
-  scenarios = "../scenarios"
+dataset "open_v1_dev" {
+  scenarios = "../../datasets/open-v1/dev"
   tts       = plugin.flite
-  voices    = { A = "kal16", B = "awb", C = "rms", D = "slt" }
+  voices    = { A = "slt", B = "awb", C = "clb", D = "rms" }
   preamble  = "default"
-  out       = "../../build/datasets/shipped"
+  out       = "../../build/datasets/open-v1-dev"
 }
 
 evaluation "calibration" {
-  dataset = dataset.shipped
+  dataset = dataset.open_v1_dev
   models  = [plugin.always_talk]
   asr     = plugin.pocketsphinx
   judge   = plugin.lexical
   seed    = var.seed
   out     = "../../runs/calibration"
+  protocol {
+    gap_profile = var.gaps
+  }
 }
