@@ -92,10 +92,10 @@ func newDatasetStatsCmd(st *State) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "stats PATH",
-		Short: "Print counts by condition, speakers, labels, T position, N2 addressee, N4 events, durations",
-		Args:  exactArgs(1, "a dataset directory or a scenarios .jsonl file"),
+		Short: "Print counts by condition, speakers, labels, T position, N2 addressee, N4 events, cues, gaps, attributes, durations",
+		Args:  exactArgs(1, "a dataset directory, a scenarios .jsonl file or a release directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := dataset.Load(resolvePath(st, args[0]))
+			d, err := dataset.LoadAny(resolvePath(st, args[0]))
 			if err != nil {
 				return err
 			}
@@ -118,7 +118,12 @@ func newDatasetGenerateCmd(st *State) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "generate --out FILE",
-		Short: "Write procedurally generated scenario pairs (no network, deterministic for a seed) to a .jsonl file",
+		Short: "Write procedurally generated scenario pairs (a format stress generator, not benchmark content) to a .jsonl file",
+		Long: "Write procedurally generated scenario pairs to a .jsonl file: no network, deterministic for a seed.\n" +
+			"It is a format and scale stress generator, NOT benchmark content: its turns come from\n" +
+			"templates (at 2,000 pairs most explicit turns repeat word for word in another scenario),\n" +
+			"and its implicit requests are not validated as inferable. Evaluate on the Duplex-MPE\n" +
+			"release in datasets/open-v1 (docs/datasheet.md); use this to test plugins and scale.",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {

@@ -31,6 +31,18 @@ type Stats struct {
 	MeanTurn             float64 `json:"mean_turn_s"`
 	PreambleDuration     float64 `json:"preamble_s"`
 	MeanTurnsPerScenario float64 `json:"mean_turns_per_scenario"`
+	// Attributes counts pairs (their explicit versions) by each scene attribute.
+	Attributes map[string]map[string]int `json:"attributes"`
+	// Cues counts implicit versions by addressing cue; ContextPairs the pairs whose gold
+	// needs another speaker's fact (context_turns).
+	Cues         map[string]int `json:"cues,omitempty"`
+	ContextPairs int            `json:"context_pairs"`
+	// Natural gaps (gap_after_s) over explicit versions: how many turns carry one, their
+	// mean and median, and how many exceed 1.2 s.
+	Gaps       int     `json:"natural_gaps"`
+	GapMean    float64 `json:"natural_gap_mean_s,omitempty"`
+	GapMedian  float64 `json:"natural_gap_median_s,omitempty"`
+	GapsOver12 int     `json:"natural_gaps_over_1_2_s"`
 }
 
 // ComputeStats counts a set's scenarios along every axis of the protocol.
@@ -41,7 +53,29 @@ func ComputeStats(d *Dataset) Stats {
 	}
 	pairs := map[string]bool{}
 	synthTurns := 0
+	st.Attributes = map[string]map[string]int{"setting": {}, "activity": {}, "relationship": {}, "devices": {}, "register": {}}
+	st.Cues = map[string]int{}
+	var gaps []float64
 	for _, s := range d.Scenarios {
+		if s.Condition == protocol.Explicit {
+			a := s.Attributes
+			for k, v := range map[string]string{"setting": a.Setting, "activity": a.Activity, "relationship": a.Relationship, "devices": a.Devices, "register": a.Register} {
+				st.Attributes[k][v]++
+			}
+			if len(s.ContextTurns) > 0 {
+				st.ContextPairs++
+			}
+			for _, t := range s.Turns {
+				if t.GapAfterS > 0 {
+					gaps = append(gaps, t.GapAfterS)
+					if t.GapAfterS > 1.2 {
+						st.GapsOver12++
+					}
+				}
+			}
+		} else if s.Cue != "" {
+			st.Cues[s.Cue]++
+		}
 		st.Scenarios++
 		pairs[s.PairID] = true
 		st.Conditions[s.Condition]++
@@ -83,6 +117,14 @@ func ComputeStats(d *Dataset) Stats {
 		}
 	}
 	st.Pairs = len(pairs)
+	if st.Gaps = len(gaps); st.Gaps > 0 {
+		sort.Float64s(gaps)
+		for _, g := range gaps {
+			st.GapMean += g
+		}
+		st.GapMean /= float64(st.Gaps)
+		st.GapMedian = gaps[st.Gaps/2]
+	}
 	if st.Synthesised > 0 {
 		st.MeanConversation = st.TotalDuration / float64(st.Synthesised)
 	}
@@ -129,6 +171,25 @@ func (st Stats) Print(w io.Writer) {
 	section("N2 addressee", union([]string{protocol.AddresseeHuman, protocol.AddresseeDevice}, SortedKeys(st.N2Addressee)),
 		func(k string) int { return st.N2Addressee[k] }, n2)
 	fmt.Fprintf(w, "\nN4 events      %d (resolved by the asker %d, by someone else %d)\n", st.N4Events, st.N4ByAsker, st.N4ByOther)
+	if len(st.Cues) > 0 {
+		cues := 0
+		for _, n := range st.Cues {
+			cues += n
+		}
+		section("implicit cue", SortedKeys(st.Cues), func(k string) int { return st.Cues[k] }, cues)
+	}
+	if st.ContextPairs > 0 {
+		fmt.Fprintf(w, "\ngold needs another speaker's fact: %d of %d pairs (%.1f%%)\n", st.ContextPairs, st.Pairs, 100*float64(st.ContextPairs)/float64(max(st.Pairs, 1)))
+	}
+	if st.Gaps > 0 {
+		fmt.Fprintf(w, "natural gaps   %d turns (explicit versions), mean %.3f s, median %.3f s, %d (%.1f%%) over 1.2 s\n",
+			st.Gaps, st.GapMean, st.GapMedian, st.GapsOver12, 100*float64(st.GapsOver12)/float64(st.Gaps))
+	}
+	for _, axis := range []string{"setting", "activity", "relationship", "devices", "register"} {
+		if m := st.Attributes[axis]; len(m) > 0 {
+			section(axis+" (pairs)", SortedKeys(m), func(k string) int { return m[k] }, st.Pairs)
+		}
+	}
 	if st.Synthesised == 0 {
 		fmt.Fprintf(w, "\ndurations      not synthesised (run 'duplexmpe build' to make clips)\n")
 		return
