@@ -18,7 +18,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-// The paper's run file: 2,000 generated pairs for six models, planned without starting
+// The paper's run file: open v1's test split (389 pairs) for six models, planned without starting
 // any plugin (its GPU models are not even installed here).
 func TestPlanOfThePaperRun(t *testing.T) {
 	paper, err := filepath.Abs("../../examples/runs/paper.hcl")
@@ -31,12 +31,12 @@ func TestPlanOfThePaperRun(t *testing.T) {
 	}
 	clitest.InOrder(t, "plan", out,
 		`Plan: evaluation "paper"`,
-		"6 models x 4000 conversations x 1 repeat = 24000 items: 0 done, 24000 to play",
+		"6 models x 778 conversations x 1 repeat = 4668 items: 0 done, 4668 to play",
 		"model", "items", "done", "to play", "audio h", "disk", "play time", "score time",
-		"minicpm_o", "4000", "moshi", "flm_audio", "voila", "freeze_omni", "cascade", "total", "24000",
+		"minicpm_o", "778", "moshi", "flm_audio", "voila", "freeze_omni", "cascade", "total", "4668",
 		"disk when done:", "note: model minicpm_o: no measured play rate", "--rtf minicpm_o=")
 
-	// The whole paper run (2,000 pairs, 24,000 items) fits well under 30 GB at the
+	// The whole paper run (open v1 test, 389 pairs, 4,668 items) fits well under 30 GB at the
 	// default disk rate (the beeper's FLAC audio, the most of the baselines measured).
 	code, out, errs = runInDir(t, t.TempDir(), nil, "plan", paper, "--json")
 	var whole []struct {
@@ -49,13 +49,13 @@ func TestPlanOfThePaperRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &whole); code != ExitOK || err != nil || len(whole) != 1 {
 		t.Fatalf("--json: exit %d, %v\n%s\n%s", code, err, out, errs)
 	}
-	if w := whole[0].Total; w.Items != 24000 || w.DiskBytes == nil || *w.DiskBytes <= 0 || *w.DiskBytes > 30e9 {
-		t.Fatalf("the paper run: %d items, disk %v; want 24000 items in well under 30 GB", w.Items, w.DiskBytes)
+	if w := whole[0].Total; w.Items != 4668 || w.DiskBytes == nil || *w.DiskBytes <= 0 || *w.DiskBytes > 30e9 {
+		t.Fatalf("the paper run: %d items, disk %v; want 4668 items in well under 30 GB", w.Items, w.DiskBytes)
 	}
 	// The report is counted apart: a page per conversation, and the viewer's recordings
 	// within their budget (at 64 kB a second of conversation, all of them would be ten
 	// times the store at this scale).
-	if w, want := whole[0].Total, 24000*plan.ReportBytesPerItem+plan.RecordingsBudget; math.Abs(w.ReportBytes-want) > 1 || w.ReportBytes > *w.DiskBytes/4 {
+	if w, want := whole[0].Total, 4668*plan.ReportBytesPerItem+plan.RecordingsBudget; math.Abs(w.ReportBytes-want) > 1 || w.ReportBytes > *w.DiskBytes {
 		t.Errorf("the paper run's report: %.0f bytes, want the pages and the recordings budget, %.0f, beside %.0f for the store", w.ReportBytes, float64(want), *w.DiskBytes)
 	}
 
@@ -84,11 +84,13 @@ func TestPlanOfThePaperRun(t *testing.T) {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
 	p := plans[0]
-	if p.Shard != "1/4" || p.Total.Items != 6000 || p.Total.DiskBytes == nil || p.Total.PlaySeconds != nil {
-		t.Fatalf("shard %s: %d items, disk %v, play %v; want 6000 items, a disk, an unknown play time", p.Shard, p.Total.Items, p.Total.DiskBytes, p.Total.PlaySeconds)
+	// A quarter of the 778 conversations for each of the six models: the shard split
+	// keeps a conversation's items together, so every model gets the same count.
+	if p.Shard != "1/4" || p.Total.Items != 6*p.PerModel[0].Items || p.Total.DiskBytes == nil || p.Total.PlaySeconds != nil {
+		t.Fatalf("shard %s: %d items, disk %v, play %v; want six models' items, a disk, an unknown play time", p.Shard, p.Total.Items, p.Total.DiskBytes, p.Total.PlaySeconds)
 	}
 	for _, m := range p.PerModel {
-		if m.Items != 1000 || m.DiskBytes == nil || *m.DiskBytes <= 0 {
+		if m.Items < 778/4-20 || m.Items > 778/4+20 || m.Items != p.PerModel[0].Items || m.DiskBytes == nil || *m.DiskBytes <= 0 {
 			t.Errorf("%s: %d items, disk %v", m.Model, m.Items, m.DiskBytes)
 		}
 		if m.Model == "moshi" {
