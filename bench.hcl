@@ -85,7 +85,7 @@ dataset "open_v1_dev" {
   scenarios = "datasets/open-v1/dev"
   tts       = plugin.flite
   # flite's 16 kHz voices, one per speaker.
-  voices   = { A = "slt", B = "awb", C = "clb", D = "rms" }
+  voices   = { A = "slt", B = "awb", C = "kal16", D = "rms" }
   preamble = "default"
   out      = "build/datasets/open-v1-dev"
 }

@@ -29,6 +29,10 @@ type PairSource struct {
 	// ImplicitPrevious is the implicit version's text of the turn before T (cue
 	// "setup"); nil when that turn is the same in both versions.
 	ImplicitPrevious *string `json:"implicit_previous"`
+	// ImplicitPreviousLabel is the label of that rewritten turn when it differs from
+	// the explicit version's (a turn to a person that now refers to Aria is N1: protocol.md
+	// section 2.1.1, rule 4); "" keeps the label.
+	ImplicitPreviousLabel string `json:"implicit_previous_label,omitempty"`
 	Cue              string  `json:"cue"`
 	// CueEvidence says what a listener hears that points the implicit T at Aria.
 	CueEvidence    string   `json:"cue_evidence"`
@@ -162,6 +166,15 @@ func CompilePair(p *PairSource, spec CompileSpec) (e, im dataset.Scenario, err e
 	if p.ImplicitPrevious != nil && ti == 0 {
 		return e, im, fail("implicit_previous with T first")
 	}
+	switch p.ImplicitPreviousLabel {
+	case "":
+	case protocol.LabelN1, protocol.LabelN3:
+		if p.ImplicitPrevious == nil {
+			return e, im, fail("implicit_previous_label without implicit_previous")
+		}
+	default:
+		return e, im, fail("implicit_previous_label %q: the rewritten turn before T becomes N1 or N3, or keeps its label", p.ImplicitPreviousLabel)
+	}
 	for _, c := range p.ContextTurns {
 		if c < 0 || c >= ti {
 			return e, im, fail("context turn %d is not before T (turn %d)", c, ti)
@@ -193,10 +206,14 @@ func CompilePair(p *PairSource, spec CompileSpec) (e, im dataset.Scenario, err e
 				if implicit {
 					text = t.Implicit
 				}
-			} else if implicit && i == ti-1 && p.ImplicitPrevious != nil {
-				text = *p.ImplicitPrevious
 			}
 			out[i] = dataset.Turn{Speaker: t.Speaker, Text: text, Label: t.Label, Addressee: t.Addressee}
+			if implicit && i == ti-1 && p.ImplicitPrevious != nil {
+				out[i].Text = *p.ImplicitPrevious
+				if p.ImplicitPreviousLabel != "" {
+					out[i].Label, out[i].Addressee = p.ImplicitPreviousLabel, ""
+				}
+			}
 			if ordinaryTurn(p.Turns, i) {
 				out[i].GapAfterS = NaturalGap(spec.GapSeed, p.PairID, i)
 			}

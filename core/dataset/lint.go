@@ -281,7 +281,7 @@ func Lint(d *Dataset, grid *Grid) *LintReport {
 	buckets := map[string]int{}
 	speakers := map[int]int{}
 	n4, byAsker, byOther, context := 0, 0, 0, 0
-	var missing, named, nocue []string
+	var missing, named, nocue, n2aria []string
 	for _, id := range order {
 		p := pairs[id]
 		if p.e == nil || p.im == nil {
@@ -320,6 +320,11 @@ func Lint(d *Dataset, grid *Grid) *LintReport {
 					n3 = true
 				}
 			}
+			for i, t := range s.Turns {
+				if t.Label == protocol.LabelN2 && t.Addressee == "human" && NamesAria(t.Text) {
+					n2aria = append(n2aria, fmt.Sprintf("%s turn %d: %q", s.ScenarioID, i, t.Text))
+				}
+			}
 			if !(n1 && n2h && n2d && n3) {
 				missing = append(missing, fmt.Sprintf("%s: N1 %v, N2 human %v, N2 device %v, N3 %v", s.ScenarioID, n1, n2h, n2d, n3))
 			}
@@ -348,6 +353,7 @@ func Lint(d *Dataset, grid *Grid) *LintReport {
 	add("N4 resolved by asker / other", fmt.Sprintf("%d / %d", byAsker, byOther), "within 10% of N4 events", pct(absInt(byAsker-byOther), byAsker+byOther) <= 10, "")
 	add("gold needs another's fact", fmt.Sprintf("%.1f%% (%d)", pct(context, np), context), ">= 50%", pct(context, np) >= 50, "")
 	add("N1, N2 human, N2 device, N3", fmt.Sprintf("%d scenarios lack one", len(missing)), "in every scenario", len(missing) == 0, first(missing, 10))
+	add("N2 human that names Aria", fmt.Sprintf("%d", len(n2aria)), "0 (rule 4: N1)", len(n2aria) == 0, first(n2aria, 10))
 	add("Aria's name in implicit T", fmt.Sprintf("%d", len(named)), "0", len(named) == 0, first(named, 10))
 	add("implicit cue recorded", fmt.Sprintf("%d without", len(nocue)), "every implicit version", len(nocue) == 0, first(nocue, 10))
 	return rep

@@ -82,10 +82,11 @@ func releaseLabel(t dataset.Turn) string {
 }
 
 // SameAnswer compares a derived answer with the gold answer and its accepted variants:
-// equal after lower-casing and dropping everything but letters and digits, or one of
-// them containing the other as whole words.
+// the answer without its working (parentheses, and anything after ";"), lower-cased with
+// everything but letters and digits dropped, equals one of them or holds it as whole
+// words ("about 7:45 pm" holds "7:45").
 func SameAnswer(got string, sc *dataset.Scenario) bool {
-	g := normAnswer(got)
+	g := normAnswer(stripWorking(got))
 	if g == "" {
 		return false
 	}
@@ -99,6 +100,27 @@ func SameAnswer(got string, sc *dataset.Scenario) bool {
 		}
 	}
 	return false
+}
+
+// stripWorking drops a reviewer's working from an answer: parenthesised parts and
+// anything after a semicolon ("85 (38 + 22 + 25); 60 for the parts" is "85").
+func stripWorking(s string) string {
+	if i := strings.IndexByte(s, ';'); i >= 0 {
+		s = s[:i]
+	}
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func normAnswer(s string) string {

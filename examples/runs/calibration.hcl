@@ -45,7 +45,7 @@ plugin "lexical" {
 dataset "open_v1_dev" {
   scenarios = "../../datasets/open-v1/dev"
   tts       = plugin.flite
-  voices    = { A = "slt", B = "awb", C = "clb", D = "rms" }
+  voices    = { A = "slt", B = "awb", C = "kal16", D = "rms" }
   preamble  = "default"
   out       = "../../build/datasets/open-v1-dev"
 }

@@ -58,7 +58,7 @@ plugin "lexical" {
 dataset "open_v1_test" {
   scenarios = "../../datasets/open-v1/test"
   tts       = plugin.flite
-  voices    = { A = "slt", B = "awb", C = "clb", D = "rms" }
+  voices    = { A = "slt", B = "awb", C = "kal16", D = "rms" }
   preamble  = "default"
   out       = "../../build/datasets/open-v1-test"
 }
