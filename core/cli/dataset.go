@@ -124,7 +124,7 @@ func newDatasetGenerateCmd(st *State) *cobra.Command {
 			"templates (at 2,000 pairs most explicit turns repeat word for word in another scenario),\n" +
 			"and its implicit requests are not validated as inferable. Evaluate on the Duplex-MPE\n" +
 			"release in datasets/open-v1 (docs/datasheet.md); use this to test plugins and scale.",
-		Args:  exactArgs(0, "no arguments"),
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return UsageErrorf("--out FILE is required")

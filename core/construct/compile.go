@@ -33,7 +33,7 @@ type PairSource struct {
 	// the explicit version's (a turn to a person that now refers to Aria is N1: protocol.md
 	// section 2.1.1, rule 4); "" keeps the label.
 	ImplicitPreviousLabel string `json:"implicit_previous_label,omitempty"`
-	Cue              string  `json:"cue"`
+	Cue                   string `json:"cue"`
 	// CueEvidence says what a listener hears that points the implicit T at Aria.
 	CueEvidence    string   `json:"cue_evidence"`
 	GoldAnswer     string   `json:"gold_answer"`

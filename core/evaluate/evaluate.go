@@ -34,8 +34,8 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
-	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/fault"
+	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/session"
