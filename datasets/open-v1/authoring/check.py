@@ -17,6 +17,10 @@ WAKE = {"Hey Siri": "siri", "Alexa": "alexa", "Hey Google": "google", "Hi Bixby"
 def check(o, ln):
     errs = []
     e = errs.append
+    o = dict(o)
+    ipl = o.pop("implicit_previous_label", None)  # added after the blind review: N1 for a setup turn
+    if ipl not in (None, "N1", "N3"):
+        e(f"implicit_previous_label {ipl!r}")
     if set(o) != KEYS:
         e(f"keys differ: missing {sorted(KEYS - set(o))}, extra {sorted(set(o) - KEYS)}")
         return errs
