@@ -18,9 +18,9 @@ var numberForms = []struct {
 }{
 	{"time 3:30", []string{"3:30", "3:30 pm", "half past three"}, []string{
 		"3:30", "3.30", "330", "three thirty", "half past three", "It's at 3:30.",
-		"$330",        // whisper, slt voice
-		"3 30",        // whisper, kal16 voice
-		"15:30",       // the same time on a 24-hour clock
+		"$330",  // whisper, slt voice
+		"3 30",  // whisper, kal16 voice
+		"15:30", // the same time on a 24-hour clock
 		"three thirty p.m.", "at half past 3",
 	}},
 	{"time 7:15", []string{"7:15", "quarter past seven"}, []string{
