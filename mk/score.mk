@@ -4,11 +4,11 @@
 # missing. `make fuzz-score` fuzzes the explain parser and the lexical judge's normaliser
 # (go test runs only their seed corpora). `make bench-score` measures the model-comparison
 # bootstrap and Summarize at paper scale, PocketSphinx's decoding speed and the lexical
-# judge; `make measure-asr` measures PocketSphinx's word accuracy on flite speech.
+# judge.
 
 DEPS        += deps-pocketsphinx
 
-.PHONY: deps-pocketsphinx fuzz-score bench-score measure-asr
+.PHONY: deps-pocketsphinx fuzz-score bench-score
 
 deps-pocketsphinx:
 	@missing=""; for p in libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us; do \
@@ -28,11 +28,7 @@ fuzz-score:
 bench-score:
 	$(GO) test ./core/stats ./core/score ./plugins/pocketsphinx/sphinx ./plugins/lexical-judge/lexical -run '^$$' -bench . -benchtime 3x
 
-# The figures of plugins/pocketsphinx/README.md and plugins/lexical-judge/README.md:
-# flite clips through PocketSphinx (and the lexical judge), about three minutes.
-measure-asr:
-	DUPLEXMPE_MEASURE_ASR=1 $(GO) test ./plugins/pocketsphinx/sphinx -run '^$$' -bench WordAccuracy -benchtime 1x -v
-	DUPLEXMPE_MEASURE_ASR=1 $(GO) test ./core/score -run '^$$' -bench AcknowledgementChain -benchtime 1x -v
+# measure-asr (word error rates of every ASR plugin) is in mk/asr.mk.
 
 # After a change of core/score's verdicts: bump score.RulesVersion (core/score/rules.go),
 # then record the new digest of TestRulesVersion's corpus in core/score/testdata/rules.golden.

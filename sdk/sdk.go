@@ -215,6 +215,11 @@ type AnswerQuery struct {
 	Request    string
 	GoldAnswer string
 	Response   string
+	// GoldAccepted are other ways of saying the gold answer that count as correct (the
+	// scenario's gold_accepted, "quarter past seven" for "7:15"); usually empty. Left out
+	// of the JSON when empty, so the judge call cache keys of queries without variants
+	// stay what they were.
+	GoldAccepted []string `json:",omitempty"`
 }
 
 // SpeechQuery asks whether speech in a silence window is an acknowledgement.

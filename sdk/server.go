@@ -293,10 +293,11 @@ type judgeServer struct {
 
 func (s *judgeServer) JudgeAnswer(ctx context.Context, req *protocol.JudgeAnswerRequest) (*protocol.Verdict, error) {
 	v, err := s.impl.JudgeAnswer(ctx, AnswerQuery{
-		Context:    turnsFromProto(req.GetContext()),
-		Request:    req.GetRequest(),
-		GoldAnswer: req.GetGoldAnswer(),
-		Response:   req.GetResponse(),
+		Context:      turnsFromProto(req.GetContext()),
+		Request:      req.GetRequest(),
+		GoldAnswer:   req.GetGoldAnswer(),
+		Response:     req.GetResponse(),
+		GoldAccepted: req.GetGoldAccepted(),
 	})
 	if err != nil {
 		return nil, toStatus(codes.Internal, err)

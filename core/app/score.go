@@ -186,11 +186,14 @@ func (j scoreJob) records() []provenance.Plugin {
 // VAD, the gold answers and where remarks go. The plan, the verdict store and the call
 // caches are the caller's.
 func (j scoreJob) scoreOptions(ui UI) evaluate.ScoreOptions {
-	gold := map[string]string{}
+	gold, accepted := map[string]string{}, map[string][]string{}
 	for _, sc := range j.ds.Scenarios {
 		gold[sc.ScenarioID] = sc.GoldAnswer
+		if len(sc.GoldAccepted) > 0 {
+			accepted[sc.ScenarioID] = sc.GoldAccepted
+		}
 	}
-	return evaluate.ScoreOptions{Params: j.ev.Protocol, VAD: j.ev.VAD, Detector: j.det, Gold: gold,
+	return evaluate.ScoreOptions{Params: j.ev.Protocol, VAD: j.ev.VAD, Detector: j.det, Gold: gold, Accepted: accepted,
 		Warn: func(msg string) { ui.notef("%s\n", msg) }}
 }
 

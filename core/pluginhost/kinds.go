@@ -386,6 +386,7 @@ func (j judgeClient) JudgeAnswer(ctx context.Context, q sdk.AnswerQuery) (sdk.Ve
 	}
 	v, err := protocol.NewJudgeClient(conn).JudgeAnswer(ctx, &protocol.JudgeAnswerRequest{
 		Context: turnsToProto(q.Context), Request: q.Request, GoldAnswer: q.GoldAnswer, Response: q.Response,
+		GoldAccepted: q.GoldAccepted,
 	})
 	if err != nil {
 		return sdk.Verdict{}, j.c.callError("Judge.JudgeAnswer", err)

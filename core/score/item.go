@@ -18,6 +18,9 @@ type Item struct {
 	GoldAnswer string             `json:"gold_answer"`
 	Timeline   timeline.Timeline  `json:"timeline"`
 	Episodes   []timeline.Episode `json:"episodes"` // merged model speech (section 4)
+	// GoldAccepted are the scenario's other ways of saying the gold answer; the judge
+	// counts an answer matching any of them as correct.
+	GoldAccepted []string `json:"gold_accepted,omitempty"`
 }
 
 // Scored is an item's identity with its verdicts; Summarize aggregates these.

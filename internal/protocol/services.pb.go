@@ -413,7 +413,11 @@ type JudgeAnswerRequest struct {
 	Request    string          `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
 	GoldAnswer string          `protobuf:"bytes,3,opt,name=gold_answer,json=goldAnswer,proto3" json:"gold_answer,omitempty"`
 	// Transcript of the model's answer audio.
-	Response      string `protobuf:"bytes,4,opt,name=response,proto3" json:"response,omitempty"`
+	Response string `protobuf:"bytes,4,opt,name=response,proto3" json:"response,omitempty"`
+	// Other ways of saying the gold answer that count as correct ("quarter past seven" for
+	// "7:15"): the scenario's gold_accepted. A response that answers with the gold answer or
+	// with any of these is correct. Empty for most scenarios.
+	GoldAccepted  []string `protobuf:"bytes,5,rep,name=gold_accepted,json=goldAccepted,proto3" json:"gold_accepted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -474,6 +478,13 @@ func (x *JudgeAnswerRequest) GetResponse() string {
 		return x.Response
 	}
 	return ""
+}
+
+func (x *JudgeAnswerRequest) GetGoldAccepted() []string {
+	if x != nil {
+		return x.GoldAccepted
+	}
+	return nil
 }
 
 type ClassifySpeechRequest struct {
@@ -830,13 +841,14 @@ const file_duplexmpe_v1_services_proto_rawDesc = "" +
 	"\x04text\x18\x01 \x01(\tR\x04text\"<\n" +
 	"\fDialogueTurn\x12\x18\n" +
 	"\aspeaker\x18\x01 \x01(\tR\aspeaker\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\"\xa1\x01\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\xc6\x01\n" +
 	"\x12JudgeAnswerRequest\x124\n" +
 	"\acontext\x18\x01 \x03(\v2\x1a.duplexmpe.v1.DialogueTurnR\acontext\x12\x18\n" +
 	"\arequest\x18\x02 \x01(\tR\arequest\x12\x1f\n" +
 	"\vgold_answer\x18\x03 \x01(\tR\n" +
 	"goldAnswer\x12\x1a\n" +
-	"\bresponse\x18\x04 \x01(\tR\bresponse\"m\n" +
+	"\bresponse\x18\x04 \x01(\tR\bresponse\x12#\n" +
+	"\rgold_accepted\x18\x05 \x03(\tR\fgoldAccepted\"m\n" +
 	"\x15ClassifySpeechRequest\x124\n" +
 	"\acontext\x18\x01 \x03(\v2\x1a.duplexmpe.v1.DialogueTurnR\acontext\x12\x1e\n" +
 	"\n" +

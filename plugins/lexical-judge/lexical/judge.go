@@ -14,7 +14,7 @@ import (
 
 // RulesVersion changes whenever a rule in this package changes; it is hashed into the
 // identity together with the word lists.
-const RulesVersion = "lexical-rules-2"
+const RulesVersion = "lexical-rules-3"
 
 // Backchannels is the acknowledgement lexicon: phrases that add no content and do not
 // take the floor. A transcript is an acknowledgement when it is made only of these
@@ -44,6 +44,7 @@ var UnitWords = []string{
 	"dollar", "buck", "cent", "euro", "pound", "percent", "minute", "hour", "second",
 	"day", "week", "month", "year", "mile", "kilometer", "kilometre", "meter", "metre",
 	"kilo", "kilogram", "gram", "degree", "oclock", "people", "person", "time",
+	"am", "pm", "km", "kg", "cm", "lb", "hr", "min",
 }
 
 func set(words []string) map[string]bool {
@@ -109,7 +110,7 @@ func MatchAnswer(gold, response string) (ok bool, missing []string) {
 		return false, nil
 	}
 	have := map[string]int{}
-	for _, t := range Normalize(response) {
+	for _, t := range readings(normalize(response)) {
 		have[t]++
 	}
 	for _, t := range req {
@@ -140,7 +141,7 @@ func IsAcknowledgement(transcript string) (ok bool, firstContent string) {
 			}
 		}
 		if n == 0 {
-			return false, toks[i]
+			return false, primary(toks[i])
 		}
 		i += n
 	}
@@ -187,7 +188,9 @@ func (Judge) Configure(_ context.Context, config map[string]any) error {
 type rawVerdict struct {
 	Label   string   `json:"label"`
 	Missing []string `json:"missing,omitempty"`
-	Content string   `json:"first_content_word,omitempty"`
+	// Accepted is the accepted variant the response matched, when not the gold answer.
+	Accepted string `json:"accepted,omitempty"`
+	Content  string `json:"first_content_word,omitempty"`
 }
 
 func verdict(label, rationale string, raw rawVerdict) sdk.Verdict {
@@ -197,7 +200,9 @@ func verdict(label, rationale string, raw rawVerdict) sdk.Verdict {
 }
 
 // JudgeAnswer: correct when the response contains every required content token of the
-// gold answer (see Required). The request and context are not used.
+// gold answer or of one of its accepted variants (q.GoldAccepted; see Required). The
+// request and context are not used. An incorrect verdict names what the response lacks
+// of the gold answer itself.
 func (Judge) JudgeAnswer(_ context.Context, q sdk.AnswerQuery) (sdk.Verdict, error) {
 	if strings.TrimSpace(q.GoldAnswer) == "" {
 		return verdict(sdk.LabelIncorrect, "no gold answer to compare with", rawVerdict{}), nil
@@ -206,7 +211,19 @@ func (Judge) JudgeAnswer(_ context.Context, q sdk.AnswerQuery) (sdk.Verdict, err
 	if ok {
 		return verdict(sdk.LabelCorrect, fmt.Sprintf("the response contains the gold content %q", strings.Join(Required(q.GoldAnswer), " ")), rawVerdict{}), nil
 	}
-	return verdict(sdk.LabelIncorrect, fmt.Sprintf("the response lacks %q of the gold answer", strings.Join(missing, " ")), rawVerdict{Missing: missing}), nil
+	for _, alt := range q.GoldAccepted {
+		if strings.TrimSpace(alt) == "" {
+			continue
+		}
+		if ok, _ := MatchAnswer(alt, q.Response); ok {
+			return verdict(sdk.LabelCorrect, fmt.Sprintf("the response contains the content %q of the accepted answer %q", strings.Join(Required(alt), " "), alt), rawVerdict{Accepted: alt}), nil
+		}
+	}
+	why := fmt.Sprintf("the response lacks %q of the gold answer", strings.Join(missing, " "))
+	if len(q.GoldAccepted) > 0 {
+		why += fmt.Sprintf(" and matches none of its %d accepted variants", len(q.GoldAccepted))
+	}
+	return verdict(sdk.LabelIncorrect, why, rawVerdict{Missing: missing}), nil
 }
 
 // ClassifySpeech: acknowledgement when the transcript is made only of backchannel

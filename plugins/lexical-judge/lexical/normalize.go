@@ -73,7 +73,17 @@ func tokenize(text string) []string {
 					break
 				}
 			}
-			num := canonicalNumber(b.String())
+			raw := b.String()
+			num := canonicalNumber(raw)
+			// A clock time "3:30" (hour, colon, two digits) is one token, "3:30".
+			if !strings.Contains(raw, ".") && j+2 < len(rs) && rs[j] == ':' && isDigit(rs[j+1]) && isDigit(rs[j+2]) && (j+3 == len(rs) || !isDigit(rs[j+3])) {
+				num = clockToken(num, int(rs[j+1]-'0')*10+int(rs[j+2]-'0'))
+				j += 3
+			} else if alt := decimalTime(raw); alt != "" {
+				// "3.30" is the decimal 3.3 and, as ASR writes "three thirty", the time 3:30:
+				// the second reading travels with the token (see readings).
+				num += altSep + alt
+			}
 			// ordinal suffix
 			k := j
 			for k < len(rs) && unicode.IsLetter(rs[k]) {
@@ -296,10 +306,21 @@ func isInteger(t string) bool {
 }
 
 // Normalize turns text into the comparable tokens both sides of a match use: tokenised,
-// number words as digits, prices joined ("9 dollars 50" -> "9.5 dollars"), "p m" after a
-// number joined into "pm", plurals made singular.
+// number words as digits, prices joined ("9 dollars 50" -> "9.5 dollars"), times said in
+// words as clock tokens ("half past three" -> "3:30"), "p m" after a number joined into
+// "pm", plurals made singular. The other readings of a token ("3.30" is also 3:30) are
+// not in it: see readings.
 func Normalize(text string) []string {
-	toks := joinMinorUnits(numberWords(tokenize(text)))
+	toks := normalize(text)
+	for i, t := range toks {
+		toks[i] = primary(t)
+	}
+	return toks
+}
+
+// normalize is Normalize with each token's other readings kept after altSep.
+func normalize(text string) []string {
+	toks := spokenForms(joinMinorUnits(numberWords(tokenize(text))))
 	var out []string
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -314,3 +335,5 @@ func Normalize(text string) []string {
 }
 
 func isNumber(t string) bool { return t != "" && unicode.IsDigit(rune(t[0])) }
+
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }

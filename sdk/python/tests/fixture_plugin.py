@@ -44,7 +44,8 @@ class Fixture(dp.TTS, dp.ASR, dp.Judge, dp.LLM):
         return f"{len(audio.samples)} samples at {audio.rate} Hz"
 
     def judge_answer(self, q):
-        return dp.Verdict(dp.LABEL_CORRECT, True, raw=q.response)
+        raw = q.response + "".join(f" | accepted: {a}" for a in q.gold_accepted)
+        return dp.Verdict(dp.LABEL_CORRECT, True, raw=raw)
 
     def classify_speech(self, q):
         return dp.Verdict(dp.LABEL_INTRUSION, True, raw=q.transcript)

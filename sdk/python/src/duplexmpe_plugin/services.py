@@ -368,7 +368,8 @@ class JudgeServicer(services_pb2_grpc.JudgeServicer):
     def JudgeAnswer(self, request, context):
         def judge():
             q = AnswerQuery(context=_turns(request.context), request=request.request,
-                            gold_answer=request.gold_answer, response=request.response)
+                            gold_answer=request.gold_answer, response=request.response,
+                            gold_accepted=tuple(request.gold_accepted))
             return _verdict(self.plugin.judge_answer(q), "Judge.judge_answer")
         return self.calls.run(context, "JudgeAnswer", judge)
 

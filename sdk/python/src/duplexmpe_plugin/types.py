@@ -113,6 +113,9 @@ class AnswerQuery:
     request: str
     gold_answer: str
     response: str
+    # Other ways of saying the gold answer that count as correct (the scenario's
+    # gold_accepted); empty for most scenarios.
+    gold_accepted: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
