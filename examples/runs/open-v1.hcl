@@ -47,8 +47,9 @@ plugin "cascade" {
   role   = "reference"
 }
 
-plugin "pocketsphinx" {
-  source = "../../bin/plugins/pocketsphinx"
+plugin "whisper" {
+  command = ["./run.sh"]
+  dir     = "../../plugins/whisper"
 }
 
 plugin "lexical" {
@@ -66,7 +67,7 @@ dataset "open_v1_test" {
 evaluation "open_v1_test" {
   dataset = dataset.open_v1_test
   models  = [plugin.silent, plugin.always_talk, plugin.random_talk, plugin.pause_responder, plugin.cascade]
-  asr     = plugin.pocketsphinx
+  asr     = plugin.whisper
   judge   = plugin.lexical
   seed    = var.seed
   out     = "../../runs/open-v1-test"
