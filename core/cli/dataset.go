@@ -33,11 +33,12 @@ func newDatasetValidateCmd(st *State) *cobra.Command {
 	var asJSON, strict bool
 	cmd := &cobra.Command{
 		Use:   "validate PATH",
-		Short: "Check every rule of the scenario spec, the pair rules and the clips; exit 1 on any violation",
-		Long: "Check every rule of the scenario spec, the pair rules and the clips; exit 1 on any violation.\n" +
-			"Differences between the versions of a pair that the protocol allows (turn count, label\n" +
-			"sequence, turns besides T and the one before it, T's position bucket: docs/protocol.md\n" +
-			"section 2.3) are reported as warnings; --strict makes them violations.",
+		Short: "Check every rule of the scenario spec, the pair rules and the clips; exit 3 on any violation",
+		Long: "Check every rule of the scenario spec, the pair rules and the clips; exit 3 on any violation.\n" +
+			"The versions of a pair may differ only in T, the turn before T and N4 events\n" +
+			"(docs/protocol.md section 2.3); anything else is a violation. Two allowed differences\n" +
+			"are reported as warnings, N4 events that differ and T in another position bucket;\n" +
+			"--strict makes them violations.",
 		Args: exactArgs(1, "a dataset directory or a scenarios .jsonl file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, vs, err := dataset.ValidatePath(resolvePath(st, args[0]))

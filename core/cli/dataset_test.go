@@ -69,26 +69,45 @@ func TestDatasetValidateStrict(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[1]), &sc); err != nil || sc.Condition != "implicit" {
 		t.Fatalf("line 2 is not an implicit version: %v", err)
 	}
-	last := len(sc.Turns) - 1
-	sc.Turns[last].Text += " Anyway."
-	edited, _ := json.Marshal(sc)
-	lines[1] = string(edited) + "\n"
-	path := filepath.Join(t.TempDir(), "edited.jsonl")
-	os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644)
-
-	code, stdout, stderr := runDatasetCLI(".", "dataset", "validate", path)
-	if code != ExitOK || !strings.Contains(stdout, "valid (24 scenarios, 12 pairs") || !strings.Contains(stdout, "; 1 warnings") ||
-		!strings.Contains(stderr, "warning: [pair-rewrite]") {
-		t.Fatalf("exit %d, stdout %q, stderr %q; want valid with one pair-rewrite warning", code, stdout, stderr)
+	write := func(edit func(*dataset.Scenario)) string {
+		c := sc
+		c.Turns = append([]dataset.Turn(nil), sc.Turns...)
+		edit(&c)
+		edited, _ := json.Marshal(c)
+		out := append([]string(nil), lines...)
+		out[1] = string(edited) + "\n"
+		path := filepath.Join(t.TempDir(), "edited.jsonl")
+		os.WriteFile(path, []byte(strings.Join(out, "")), 0o644)
+		return path
 	}
-	code, _, stderr = runDatasetCLI(".", "dataset", "validate", "--strict", path)
-	if code != ExitDeterministic || !strings.Contains(stderr, "[pair-rewrite]") || strings.Contains(stderr, "warning:") || !strings.Contains(stderr, "1 violations") {
+	// An N4 edit is allowed: a warning, and a violation under --strict.
+	n4 := write(func(c *dataset.Scenario) {
+		for i := range c.Turns {
+			if c.Turns[i].Label == "N4_R" {
+				c.Turns[i].Text += " Anyway."
+				return
+			}
+		}
+	})
+	code, stdout, stderr := runDatasetCLI(".", "dataset", "validate", n4)
+	if code != ExitOK || !strings.Contains(stdout, "valid (24 scenarios, 12 pairs") || !strings.Contains(stdout, "; 1 warnings") ||
+		!strings.Contains(stderr, "warning: [pair-n4-edit]") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want valid with one pair-n4-edit warning", code, stdout, stderr)
+	}
+	code, _, stderr = runDatasetCLI(".", "dataset", "validate", "--strict", n4)
+	if code != ExitDeterministic || !strings.Contains(stderr, "[pair-n4-edit]") || strings.Contains(stderr, "warning:") || !strings.Contains(stderr, "1 violations") {
 		t.Fatalf("--strict: exit %d, stderr %q; want the difference as a violation (exit 3: the dataset must change)", code, stderr)
 	}
-	code, stdout, _ = runDatasetCLI(".", "dataset", "validate", "--json", path)
+	code, stdout, _ = runDatasetCLI(".", "dataset", "validate", "--json", n4)
 	var vs []dataset.Violation
 	if code != ExitOK || json.Unmarshal([]byte(stdout), &vs) != nil || len(vs) != 1 || !vs[0].Warning {
 		t.Fatalf("--json: exit %d, %v from %q; want one warning", code, vs, stdout)
+	}
+	// Issue 21: a reworded last turn is an error without --strict.
+	last := write(func(c *dataset.Scenario) { c.Turns[len(c.Turns)-1].Text += " Anyway." })
+	code, _, stderr = runDatasetCLI(".", "dataset", "validate", last)
+	if code != ExitDeterministic || !strings.Contains(stderr, "[pair-rewrite]") || strings.Contains(stderr, "warning:") {
+		t.Fatalf("reworded last turn: exit %d, stderr %q; want a pair-rewrite violation", code, stderr)
 	}
 }
 
