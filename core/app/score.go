@@ -242,6 +242,23 @@ func (j scoreJob) startScorers(ctx context.Context) (evaluate.Scorers, []string,
 		}
 		return "", nil
 	}
+	// A scorer whose process stopped is restarted with its last config, as a model is
+	// (the item it was scoring stays unscored; the next score retries it).
+	sc.Revive = func(ctx context.Context) (int, error) {
+		n := 0
+		var errs []error
+		for _, k := range []*pluginstart.Known{j.asr, j.judge} {
+			if k.Plugin == nil || !k.Plugin.Exited() {
+				continue
+			}
+			if err := k.Plugin.Restart(ctx); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			n++
+		}
+		return n, errors.Join(errs...)
+	}
 	return sc, started, nil
 }
 

@@ -13,6 +13,8 @@
 //	nan         Step replies with a NaN sample
 //	flood       flood_frames Steps from at_frame on write 1 MiB to stdout each
 //	text        every Step from at_frame on replies with text_bytes bytes of text
+//	asr_crash   as the ASR (it is one, and a judge, for the scoring tests), Transcribe
+//	            exits the process once: when crash_file does not exist yet (it creates it)
 //	setsid      Start spawns a child in a session of its own (setsid) that holds the
 //	            plugin's stdout and stderr and sleeps; its pid goes to pid_file
 //
@@ -36,7 +38,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-var faults = []string{"none", "panic", "crash", "hang", "wedge", "hang_start", "hang_close", "garbage", "nan", "flood", "text", "setsid"}
+var faults = []string{"none", "panic", "crash", "hang", "wedge", "hang_start", "hang_close", "garbage", "nan", "flood", "text", "setsid", "asr_crash"}
 
 const (
 	rate      = 16000
@@ -44,14 +46,15 @@ const (
 )
 
 type faulty struct {
-	mu      sync.Mutex
-	fault   string
-	at      int
-	flood   int
-	text    int
-	pidFile string
-	convs   []string
-	wedged  sync.Mutex // held forever once a wedge strikes
+	mu        sync.Mutex
+	fault     string
+	at        int
+	flood     int
+	text      int
+	pidFile   string
+	crashFile string
+	convs     []string
+	wedged    sync.Mutex // held forever once a wedge strikes
 }
 
 func (f *faulty) Describe(context.Context) (sdk.Info, error) {
@@ -68,6 +71,7 @@ func (f *faulty) Describe(context.Context) (sdk.Info, error) {
 			{Name: "conversations", Type: sdk.TypeListString, Default: []any{}, Description: "conversation ids it goes wrong in; empty: all"},
 			{Name: "flood_frames", Type: sdk.TypeNumber, Default: 50.0, Description: "how many frames a flood lasts"},
 			{Name: "text_bytes", Type: sdk.TypeNumber, Default: float64(1 << 20), Description: "how much text a text fault sends per frame"},
+			{Name: "crash_file", Type: sdk.TypePath, Default: "", Description: "an asr_crash fault crashes once, creating this file"},
 			{Name: "pid_file", Type: sdk.TypePath, Default: "", Description: "where a setsid fault writes its child's pid"},
 			{Name: "touch", Type: sdk.TypePath, Default: "", Description: "a file Configure creates (to see where a relative path resolves)"},
 		},
@@ -81,6 +85,10 @@ func (f *faulty) Configure(_ context.Context, cfg map[string]any) error {
 	f.fault, f.at, f.flood, f.convs, f.text, f.pidFile = "none", 3, 50, nil, 1<<20, ""
 	if v, ok := cfg["text_bytes"].(float64); ok {
 		f.text = int(v)
+	}
+	f.crashFile = ""
+	if v, ok := cfg["crash_file"].(string); ok {
+		f.crashFile = v
 	}
 	if v, ok := cfg["pid_file"].(string); ok {
 		f.pidFile = v
@@ -205,6 +213,32 @@ func (c *conversation) Close() error {
 		select {}
 	}
 	return nil
+}
+
+// Transcribe makes the plugin an ASR: it hears "hello" in every clip, and an asr_crash
+// fault exits the process once.
+func (f *faulty) Transcribe(context.Context, sdk.Audio, string) (string, error) {
+	f.mu.Lock()
+	fault, file := f.fault, f.crashFile
+	f.mu.Unlock()
+	if fault == "asr_crash" && file != "" {
+		if _, err := os.Stat(file); err != nil {
+			_ = os.WriteFile(file, []byte("crashed\n"), 0o644)
+			fmt.Fprintln(os.Stderr, "faulty: the ASR exits in Transcribe")
+			os.Exit(3)
+		}
+	}
+	return "hello", nil
+}
+
+// JudgeAnswer and ClassifySpeech make it a judge that finds every answer wrong and
+// every speech an intrusion.
+func (f *faulty) JudgeAnswer(context.Context, sdk.AnswerQuery) (sdk.Verdict, error) {
+	return sdk.Verdict{Label: sdk.LabelIncorrect, Parsed: true}, nil
+}
+
+func (f *faulty) ClassifySpeech(context.Context, sdk.SpeechQuery) (sdk.Verdict, error) {
+	return sdk.Verdict{Label: sdk.LabelIntrusion, Parsed: true}, nil
 }
 
 func main() {
