@@ -556,8 +556,12 @@ func (r *runner) givenUp() string {
 
 var digits = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
 
-// failureKind is a failure's text without what changes between conversations.
+// failureKind is a failure's text without what changes between conversations: the
+// conversation's id, numbers (frames, times), and the remarks after the first "; ",
+// which depend on what the host saw at that moment (whether the process had been
+// reaped yet, for one).
 func failureKind(scenario, failure string) string {
+	failure, _, _ = strings.Cut(failure, "; ")
 	if scenario != "" {
 		failure = strings.ReplaceAll(failure, scenario, "<conversation>")
 	}

@@ -337,9 +337,6 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 			return fmt.Errorf("plugin %q: %v", name, err)
 		}
 		cfg.RunnerFunc = runnerFunc(cmd, &c.runner)
-		if dir := socketDir(); dir != "" {
-			cfg.UnixSocketConfig = &plugin.UnixSocketConfig{TempDir: dir}
-		}
 		cfg.SkipHostEnv = true
 		cfg.AutoMTLS = true
 		cfg.StartTimeout = c.spec.startTimeout()
@@ -774,7 +771,6 @@ func KillAll() {
 		}()
 	}
 	wg.Wait()
-	removeSocketDir()
 }
 
 // stopProcess asks the plugin to shut down (go-plugin's Kill: Shutdown over gRPC, then

@@ -63,7 +63,8 @@ func (r *groupRunner) closePipes() {
 // command holding only the environment it needs (cookie, versions, client certificate,
 // socket dir); those variables are added to ours. The runner is published through *out.
 func runnerFunc(base *exec.Cmd, out *atomic.Pointer[groupRunner]) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
-	return func(_ hclog.Logger, prepared *exec.Cmd, _ string) (runner.Runner, error) {
+	return func(_ hclog.Logger, prepared *exec.Cmd, socketDir string) (runner.Runner, error) {
+		markSocketDir(socketDir)
 		cmd := exec.Command(base.Path, base.Args[1:]...)
 		cmd.Dir = base.Dir
 		token := newToken()

@@ -6,62 +6,56 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 )
 
-// The folders go-plugin makes for each plugin's Unix socket ("plugin-dir*") go into one
-// folder of this host process, $TMPDIR/duplexmpe-plugins-<pid>-<start>, named after the
-// process (its pid and its start time, so a reused pid is no match). A host killed
-// before it removed them leaves that folder behind; the next host to start a plugin
-// removes every such folder whose process is gone, and only those: names of the
-// project's own prefix.
-const socketDirPrefix = "duplexmpe-plugins-"
+// go-plugin makes a folder for each plugin's Unix socket, $TMPDIR/plugin-dir<random>,
+// and removes it when the plugin is killed: a host killed first leaves it behind. The
+// host marks each such folder as its own with a file naming the host process (its pid
+// and its start time, so a reused pid is no match), and the first plugin start of the
+// next host removes the marked folders of hosts that are gone, and only those: a
+// folder without the mark is not the project's. (A folder of our own around them would
+// lengthen the socket's path past the 108 bytes a Unix socket address holds.)
+const socketOwnerFile = ".duplexmpe-host"
 
-var socketDirMade atomic.Bool
+var sweepOnce sync.Once
 
-var socketDirOnce = sync.OnceValue(func() string {
-	socketDirMade.Store(true)
-	sweepSocketDirs(os.TempDir())
-	dir := filepath.Join(os.TempDir(), socketDirPrefix+strconv.Itoa(os.Getpid())+"-"+processStart(os.Getpid()))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "" // go-plugin's default, $TMPDIR
-	}
-	return dir
-})
-
-// socketDir is the folder of this process's plugin socket folders ("" when it cannot be
-// made: then go-plugin's default).
-func socketDir() string { return socketDirOnce() }
-
-// removeSocketDir removes this process's socket folder when it is empty (KillAll).
-func removeSocketDir() {
-	if !socketDirMade.Load() {
+// markSocketDir records this process as the owner of go-plugin's socket folder dir,
+// after sweeping the folders of hosts that are gone (once per process).
+func markSocketDir(dir string) {
+	sweepOnce.Do(func() { sweepSocketDirs(os.TempDir()) })
+	if dir == "" {
 		return
 	}
-	if dir := socketDir(); dir != "" {
-		_ = os.Remove(dir)
-	}
+	_ = os.WriteFile(filepath.Join(dir, socketOwnerFile), []byte(ownerID(os.Getpid())+"\n"), 0o600)
 }
 
-// sweepSocketDirs removes the socket folders of host processes that are gone.
+// ownerID names process pid for good: "<pid>-<start time>".
+func ownerID(pid int) string { return strconv.Itoa(pid) + "-" + processStart(pid) }
+
+// sweepSocketDirs removes the marked socket folders in tmp whose host is gone.
 func sweepSocketDirs(tmp string) {
 	ents, err := os.ReadDir(tmp)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), socketDirPrefix)
-		if !ok || !e.IsDir() {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "plugin-dir") {
 			continue
 		}
-		pid, start, ok := strings.Cut(rest, "-")
+		dir := filepath.Join(tmp, e.Name())
+		raw, err := os.ReadFile(filepath.Join(dir, socketOwnerFile))
+		if err != nil {
+			continue // not marked: not ours
+		}
+		owner := strings.TrimSpace(string(raw))
+		pid, _, ok := strings.Cut(owner, "-")
 		n, err := strconv.Atoi(pid)
 		if !ok || err != nil || n <= 0 {
 			continue
 		}
-		if processAlive(n) && processStart(n) == start {
+		if processAlive(n) && ownerID(n) == owner {
 			continue // its host still runs
 		}
-		_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
+		_ = os.RemoveAll(dir)
 	}
 }
