@@ -2,7 +2,10 @@
 # seeded random points and resumed, compared with an uninterrupted run (0 lost, 0 differ,
 # 0 orphan processes, 0 temporary files); the fault plugins (panic, crash, hang, wedge,
 # hung start and close, garbage and NaN audio, log floods, slow starts, Python sys.exit)
-# in one evaluation; the damaged-input catalogue through the CLI. `go test ./...` skips it.
+# in one evaluation; the damaged-input catalogue through the CLI; issue 24's hostile runs
+# (text flood, setsid child, a model failing every conversation, two writers and a stale
+# lock, a foreign out folder, symlinks, missing folders, viewer debris: TestHostileRuns).
+# `go test ./...` skips it.
 # RELIABILITY_TRIALS and RELIABILITY_SEED choose the kill trials; the figures are written
 # to build/reliability.jsonl.
 

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/rundir"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
@@ -170,8 +172,17 @@ type PruneResult struct {
 func Prune(dir string) (*PruneResult, error) {
 	st, err := store.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a run directory (%v)", dir, err)
+		err = fmt.Errorf("%s is not a run directory (%w)", dir, err)
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fault.Deterministic(err)
+		}
+		return nil, err
 	}
+	lock, err := rundir.Acquire(dir, rundir.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	if len(st.Manifest().Plan) == 0 {
 		return nil, fmt.Errorf("%s records no plan (it was written by an older duplexmpe): run its run file once, then prune", dir)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
+	"github.com/duplexmpe/duplexmpe/core/rundir"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/vad"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -44,6 +45,9 @@ type EvaluateOptions struct {
 	// that every plugin the run names is started once and asked again: for plugins whose
 	// identity depends on something their files and config do not show.
 	FreshIdentities bool
+	// IntoExisting lets a run into an out folder that holds files and is not a run
+	// directory (rundir.CheckTarget refuses it otherwise).
+	IntoExisting bool
 }
 
 // PlayResult is what the evaluation loop did.
@@ -257,6 +261,17 @@ func (pl *Planned) Kill() {
 // opened says that finished conversations are kept and how to resume.
 func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation, opts EvaluateOptions, ui UI) (*EvaluateResult, error) {
 	res := &EvaluateResult{}
+	// Nothing is written before the out folder is known to be the run's own, and only
+	// one writer works in it at a time.
+	if err := rundir.CheckTarget(ev.Out, opts.IntoExisting); err != nil {
+		return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+	}
+	lock, err := rundir.Acquire(ev.Out, rundir.Options{Create: true})
+	if err != nil {
+		return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+	}
+	defer lock.Release()
+	noteStale(ui, lock)
 	shard := opts.Shard
 	if shard.Count == 0 {
 		shard = store.All

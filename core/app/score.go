@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,10 +16,12 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
+	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/reference"
 	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/rundir"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/vad"
@@ -102,8 +106,18 @@ func Score(ctx context.Context, req ScoreRequest, ui UI) (*ScoreResult, error) {
 	}
 	st, err := store.Open(req.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a run directory (%v); `duplexmpe run FILE.hcl` makes one", req.Given, err)
+		err = fmt.Errorf("%s is not a run directory (%w); `duplexmpe run FILE.hcl` makes one", req.Given, err)
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fault.Deterministic(err) // running it again meets the same folder
+		}
+		return nil, err
 	}
+	lock, err := rundir.Acquire(req.Dir, rundir.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	noteStale(ui, lock)
 	info, err := ReadRunInfo(req.Dir)
 	if err != nil && req.RunFile == "" {
 		return nil, fmt.Errorf("%s: %v; name the run file with --run-file", req.Given, err)
@@ -158,6 +172,12 @@ func Score(ctx context.Context, req ScoreRequest, ui UI) (*ScoreResult, error) {
 	job := scoreJob{ev: ev, st: st, det: det, asr: asr, judge: judgeP, ds: ds, file: f}
 	if req.Out != "" && !sameDir(req.Out, st.Dir()) {
 		job.out = req.Out
+		view, err := rundir.Acquire(req.Out, rundir.Options{Create: true})
+		if err != nil {
+			return nil, err
+		}
+		defer view.Release()
+		noteStale(ui, view)
 	}
 	return scoreStore(ctx, job, ui)
 }
@@ -224,6 +244,23 @@ func (j scoreJob) startScorers(ctx context.Context) (evaluate.Scorers, []string,
 			}
 		}
 		return "", nil
+	}
+	// A scorer whose process stopped is restarted with its last config, as a model is
+	// (the item it was scoring stays unscored; the next score retries it).
+	sc.Revive = func(ctx context.Context) (int, error) {
+		n := 0
+		var errs []error
+		for _, k := range []*pluginstart.Known{j.asr, j.judge} {
+			if k.Plugin == nil || !k.Plugin.Exited() {
+				continue
+			}
+			if err := k.Plugin.Restart(ctx); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			n++
+		}
+		return n, errors.Join(errs...)
 	}
 	return sc, started, nil
 }
@@ -457,4 +494,11 @@ func ReferenceDirFor(f *config.File, ev *config.Evaluation, ui UI) string {
 		return ""
 	}
 	return r.Out
+}
+
+// noteStale says when a lock a killed process left was taken over.
+func noteStale(ui UI, l *rundir.Lock) {
+	if l.Stale != nil {
+		ui.notef("note: %s was last locked by %s, which ended without releasing it; taken over\n", l.Dir(), l.Stale)
+	}
 }

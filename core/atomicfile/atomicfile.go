@@ -94,7 +94,7 @@ var tempSeq atomic.Uint64
 func createTemp(dir, base string) (*os.File, error) {
 	for range 100 {
 		n := tempSeq.Add(1)
-		name := filepath.Join(dir, "."+base+"."+strconv.Itoa(os.Getpid())+"-"+
+		name := filepath.Join(dir, TempPrefix+base+"."+strconv.Itoa(os.Getpid())+"-"+
 			strconv.FormatUint(n, 36)+".tmp")
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, Perm)
 		if errors.Is(err, fs.ErrExist) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/app"
 	"github.com/duplexmpe/duplexmpe/core/fault"
+	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
 
 // Exit codes are stable: scripts and schedulers depend on them (README, docs/scale.md).
@@ -121,12 +122,13 @@ func Run(st *State) int {
 	var aue *app.UsageError
 	switch {
 	case errors.As(err, &ue) || errors.As(err, &aue) || isCobraUsageError(err):
-		fmt.Fprintf(st.Stderr, "Error: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
+		fmt.Fprintf(st.Stderr, "Error: %s\nRun '%s --help' for usage.\n", termsafe.String(err.Error()), cmd.CommandPath())
 		return ExitUsage
 	case errors.Is(err, ErrReported):
 		return failureCode(err)
 	default:
-		fmt.Fprintf(st.Stderr, "Error: %v\n", err)
+		// An error carries data (scenario ids, plugin messages): shown, never obeyed.
+		fmt.Fprintf(st.Stderr, "Error: %s\n", termsafe.String(err.Error()))
 		return failureCode(err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/score/explain"
+	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
 
 func init() { register(newExplainCmd) }
@@ -86,7 +87,7 @@ func newExplainCmd(st *State) *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(res)
 			}
-			writeExplainText(st.Stdout, res)
+			writeExplainText(termsafe.Writer{W: st.Stdout}, res) // scenario text and ids are data
 			return nil
 		},
 	}
@@ -113,7 +114,7 @@ func explainItem(st *State, arg string, asJSON bool) error {
 			return err
 		}
 	} else {
-		writeItemText(st.Stdout, it)
+		writeItemText(termsafe.Writer{W: st.Stdout}, it) // transcripts, answers and ids are data
 	}
 	switch {
 	case it.Scored:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/duplexmpe/duplexmpe/core/rundir"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
@@ -32,6 +33,11 @@ shards again and merge again before scoring OUT.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			lock, err := rundir.Acquire(args[0], rundir.Options{Create: true})
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
 			rep, err := store.Merge(args[0], args[1:])
 			if err != nil {
 				return err

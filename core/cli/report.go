@@ -1,15 +1,20 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/rundir"
 )
 
 func init() { register(newReportCmd) }
@@ -35,6 +40,9 @@ rest in item order; the pages of the others play the model's stored audible outp
 		Args: exactArgs(1, "one run directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := reportDirArg(st, args[0])
+			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+				return fault.Deterministicf("%s does not exist: give the run directory a run wrote (its `out`)", args[0])
+			}
 			s, meta, err := report.Load(dir)
 			if err != nil {
 				return err
@@ -49,6 +57,11 @@ rest in item order; the pages of the others play the model's stored audible outp
 			if out != "" {
 				dest = reportDirArg(st, out)
 			}
+			lock, err := rundir.Acquire(dest, rundir.Options{Create: true})
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
 			if err := report.WriteAll(dest, s, meta); err != nil {
 				return err
 			}

@@ -25,6 +25,7 @@ func newRunCmd(st *State) *cobra.Command {
 		noScore   bool
 		deadline  time.Duration
 		fresh     bool
+		into      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run FILE.hcl",
@@ -70,7 +71,7 @@ func newRunCmd(st *State) *cobra.Command {
 			ui.Planned = func(r *app.PlayResult) { printPlanned(st, r) }
 			ui.Played = func(r *app.PlayResult) { printPlayed(st, r) }
 			ui.Scored = func(r *app.ScoreResult) { printScored(st, r) }
-			opts := app.EvaluateOptions{Vars: vars, Shard: shard, FrameDeadline: deadline, Score: !noScore, Harness: ReadBuildInfo(), FreshIdentities: fresh}
+			opts := app.EvaluateOptions{Vars: vars, Shard: shard, FrameDeadline: deadline, Score: !noScore, Harness: ReadBuildInfo(), FreshIdentities: fresh, IntoExisting: into}
 			found := false
 			var failed []error
 			for _, ev := range f.Evaluations {
@@ -103,6 +104,7 @@ func newRunCmd(st *State) *cobra.Command {
 	cmd.Flags().StringVar(&shardFlag, "shard", "", "play only slice `i/N` (e.g. 2/8); scoring waits for duplexmpe merge")
 	cmd.Flags().BoolVar(&noScore, "no-score", false, "play the conversations but do not score or report")
 	cmd.Flags().DurationVar(&deadline, "frame-deadline", 0, "frame_timeout for every model plugin block that does not set one (default 2m): a model slower than this for one frame is killed, restarted, and that conversation fails")
+	cmd.Flags().BoolVar(&into, "into-existing", false, "let the run write into an out folder that holds other files and is not a run directory (refused otherwise, exit 3); it removes nothing it did not write")
 	cmd.Flags().BoolVar(&fresh, "fresh-identities", false, "start every plugin once and ask what it is, instead of using what it described before (RUN_DIR/plugins)")
 	return cmd
 }

@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
 
 // Rule names a constraint. Every violation carries one, so reports can be grepped and
@@ -57,7 +60,70 @@ const (
 	RulePreamble       Rule = "preamble"        // the dataset's preamble clip is missing or unreadable
 	RuleManifestHash   Rule = "manifest-hash"   // dataset.json's content hash does not match scenarios.jsonl
 	RuleManifestCounts Rule = "manifest-counts" // dataset.json's counts do not match
+	RuleControlChar    Rule = "control-char"    // a control character in a scenario's text, ids or answers
+	RuleLength         Rule = "length"          // an id, label or answer longer than its bound
 )
+
+// Bounds of a scenario's short strings (turn text has MaxTurnText).
+const (
+	MaxIDLength     = 128  // characters of scenario_id, pair_id, a speaker, a label, an attribute, a name
+	MaxAnswerLength = 1000 // characters of gold_answer, each gold_accepted answer and the cue
+)
+
+// hygiene checks every string of s for control characters (tab and newline are allowed
+// in text: turns, answers, the cue) and the short ones for their length. Ids and answers
+// reach terminals, logs, file names and the report: an ESC sequence there clears a
+// screen or sets a title, and a 200 KB id is no id.
+func hygiene(s *Scenario, add func(turn int, rule Rule, hint, format string, args ...any)) {
+	check := func(turn int, field, v string, text bool, max int) {
+		for i, r := range v {
+			if (r == '\t' || r == '\n') && text {
+				continue
+			}
+			if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') {
+				hint := "remove it; ids and labels are one line of printable text"
+				if text {
+					hint = "remove it; text may hold tabs and newlines, no other control character"
+				}
+				add(turn, RuleControlChar, hint, "%s has the control character %U at byte %d", field, r, i)
+				break
+			}
+		}
+		if n := utf8.RuneCountInString(v); n > max {
+			add(turn, RuleLength, "shorten it", "%s has %d characters; at most %d", field, n, max)
+		}
+	}
+	check(-1, "scenario_id", s.ScenarioID, false, MaxIDLength)
+	check(-1, "pair_id", s.PairID, false, MaxIDLength)
+	check(-1, "condition", s.Condition, false, MaxIDLength)
+	check(-1, "t_position", s.TPosition, false, MaxIDLength)
+	a := s.Attributes
+	for _, f := range []struct{ name, v string }{
+		{"setting", a.Setting}, {"activity", a.Activity}, {"relationship", a.Relationship},
+		{"devices", a.Devices}, {"register", a.Register},
+	} {
+		check(-1, "attribute "+f.name, f.v, false, MaxAnswerLength)
+	}
+	for _, sp := range s.Speakers {
+		check(-1, "a speaker", sp, false, MaxIDLength)
+	}
+	check(-1, "gold_answer", s.GoldAnswer, true, MaxAnswerLength)
+	for i, g := range s.GoldAccepted {
+		check(-1, fmt.Sprintf("gold_accepted[%d]", i), g, true, MaxAnswerLength)
+	}
+	check(-1, "cue", s.Cue, true, MaxAnswerLength)
+	for k, v := range s.Names {
+		check(-1, "a names key", k, false, MaxIDLength)
+		check(-1, "names["+strconv.Quote(k)+"]", v, false, MaxIDLength)
+	}
+	for i, t := range s.Turns {
+		check(i, "speaker", t.Speaker, false, MaxIDLength)
+		check(i, "text", t.Text, true, 1<<62) // its bound is RuleTurnText's
+		check(i, "label", t.Label, false, MaxIDLength)
+		check(i, "addressee", t.Addressee, false, MaxIDLength)
+		check(i, "clip", t.Clip, false, 4096)
+	}
+}
 
 // Violation is one broken rule. Turn is the 0-based turn index, or -1 when the rule is
 // about the whole scenario, pair or dataset. A Warning is a difference the protocol
@@ -96,7 +162,8 @@ func (v Violation) String() string {
 	if v.Hint != "" {
 		fmt.Fprintf(&b, " (%s)", v.Hint)
 	}
-	return b.String()
+	// Ids and messages carry the scenario's own text: a terminal must show it, not obey it.
+	return termsafe.String(b.String())
 }
 
 var ariaName = regexp.MustCompile(`(?i)\baria\b`)
@@ -130,6 +197,7 @@ func ValidateScenario(s *Scenario) []Violation {
 	add := func(turn int, rule Rule, hint, format string, args ...any) {
 		vs = append(vs, Violation{ScenarioID: s.ScenarioID, Turn: turn, Rule: rule, Message: fmt.Sprintf(format, args...), Hint: hint})
 	}
+	hygiene(s, add)
 	if strings.TrimSpace(s.ScenarioID) == "" {
 		add(-1, RuleScenarioID, "give every scenario version a unique scenario_id", "scenario_id is empty")
 	}

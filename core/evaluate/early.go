@@ -59,6 +59,9 @@ func ScoreEarly(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOpti
 				}
 				// An item left unscored, or an error, is Score's to redo and report.
 				o := scoreItem(ctx, st, it, e.calls, opts, key)
+				if o.unscored != nil {
+					e.calls.revive(ctx)
+				}
 				e.mu.Lock()
 				e.finished++
 				if o.done {

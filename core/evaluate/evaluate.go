@@ -25,8 +25,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,7 +113,15 @@ type Options struct {
 	// Plan, when set, is the plan Run plays (PlanAll's items, as the caller surveyed
 	// them) instead of planning again; Run still plays only the items of Shard.
 	Plan []Item
+	// SameFailures is how many consecutive conversations of one model may fail the
+	// same way before its remaining ones are saved as failed without playing (a model
+	// that crashes or hangs on every conversation would otherwise cost a restart or a
+	// frame deadline each); 0 means DefaultSameFailures, negative never stops.
+	SameFailures int
 }
+
+// DefaultSameFailures is Options.SameFailures when unset.
+const DefaultSameFailures = 3
 
 // Item is one planned (model, conversation).
 type Item struct {
@@ -496,12 +506,81 @@ type runner struct {
 
 	restartMu sync.Mutex
 	dead      error // set when the plugin died and could not be restarted
+
+	failMu    sync.Mutex
+	lastFail  string // the last failure, its conversation's id taken out and numbers masked
+	sameFails int    // consecutive conversations that failed as lastFail
+	given     string // set once the model is given up: why its remaining items fail
+}
+
+// noteOutcome counts consecutive failures of the same kind (the failure's text with
+// the conversation's id and every number masked, so that "frame 12 of s1" and "frame
+// 40 of s2" match); at Options.SameFailures in a row the model is given up. It reports
+// whether this failure gave it up.
+func (r *runner) noteOutcome(scenario, failure string) bool {
+	r.failMu.Lock()
+	defer r.failMu.Unlock()
+	if failure == "" {
+		r.lastFail, r.sameFails = "", 0
+		return false
+	}
+	key := failureKind(scenario, failure)
+	if key == r.lastFail {
+		r.sameFails++
+	} else {
+		r.lastFail, r.sameFails = key, 1
+	}
+	limit := r.opts.SameFailures
+	if limit == 0 {
+		limit = DefaultSameFailures
+	}
+	if limit < 0 || r.sameFails < limit || r.given != "" {
+		return false
+	}
+	r.given = fmt.Sprintf("not played: model %s failed %d conversations in a row the same way (last: %s); fix the model (or its plugin block) and run again, which plays these", r.m.Name, r.sameFails, failure)
+	return true
+}
+
+func (r *runner) sameFailsNow() int {
+	r.failMu.Lock()
+	defer r.failMu.Unlock()
+	return r.sameFails
+}
+
+// givenUp is why the model's remaining items fail unplayed; "" while it plays.
+func (r *runner) givenUp() string {
+	r.failMu.Lock()
+	defer r.failMu.Unlock()
+	return r.given
+}
+
+var digits = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+
+// failureKind is a failure's text without what changes between conversations: the
+// conversation's id, numbers (frames, times), and the remarks after the first "; ",
+// which depend on what the host saw at that moment (whether the process had been
+// reaped yet, for one).
+func failureKind(scenario, failure string) string {
+	failure, _, _ = strings.Cut(failure, "; ")
+	if scenario != "" {
+		failure = strings.ReplaceAll(failure, scenario, "<conversation>")
+	}
+	return digits.ReplaceAllString(failure, "N")
 }
 
 // play runs one item and saves it. The error stops the whole loop.
 func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	var c Counts
 	log := r.opts.Logger.With("model", r.m.Name, "scenario", it.Meta.ScenarioID, "item", it.Meta.ID)
+	if why := r.givenUp(); why != "" {
+		// Saved as failed, so that the report counts it and a resumed run plays it.
+		if err := r.st.Save(it.Meta, &session.Record{ConversationID: it.Meta.ScenarioID, Failure: why}); err != nil {
+			return c, err
+		}
+		r.bar.increment()
+		c.Failed++
+		return c, nil
+	}
 	conv, err := r.conversation(it)
 	if err != nil {
 		return c, err
@@ -521,6 +600,7 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 		return c, err
 	}
 	r.bar.increment()
+	gaveUp := r.noteOutcome(it.Meta.ScenarioID, rec.Failure)
 	if !rec.Failed() {
 		c.Done++
 		if r.opts.Finished != nil {
@@ -539,6 +619,13 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	}
 	c.Failed++
 	log.Warn("conversation failed", "reason", rec.Failure)
+	if gaveUp {
+		// One message for the model; its remaining conversations fail unplayed, and
+		// its plugin is not restarted for them.
+		log.Error("giving up on a model: the same failure on consecutive conversations; its remaining conversations are saved as failed without playing",
+			"consecutive", r.sameFailsNow(), "reason", rec.Failure)
+		return c, nil
+	}
 	restarted, err := r.restartIfDead(ctx)
 	if restarted {
 		c.Restarts++

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
@@ -32,6 +34,11 @@ type Scorers struct {
 	// that the answers just given are not trusted; a nil error means all is well. Nil:
 	// always alive.
 	Alive func() (role string, err error)
+	// Revive restarts a scorer whose process stopped (crashed, or killed at a missed
+	// deadline), with its last config, as a model plugin is restarted: the items it was
+	// scoring stay unscored, the rest are scored by the new process. It returns how
+	// many it restarted. Nil: never restarted.
+	Revive func(ctx context.Context) (int, error)
 }
 
 // record is the record of the scorer in role; zero when there is none.
@@ -121,6 +128,25 @@ type ScoreResult struct {
 	JudgeVerdicts, Unparseable int
 	// Key is the scoring key the verdicts are stored under.
 	Key string
+	// Restarts counts the scorer plugins restarted after their process stopped.
+	Restarts int
+}
+
+// DiskFullError stops a scoring: a verdict or a cache could not be written for lack of
+// space, and every later write would fail the same way.
+type DiskFullError struct {
+	Err error
+}
+
+func (e *DiskFullError) Error() string {
+	return fmt.Sprintf("the disk is full: %v; scoring stopped at the first write that failed (the items scored before are kept): free some space (or move the run directory), then score again", e.Err)
+}
+
+func (e *DiskFullError) Unwrap() error { return e.Err }
+
+// diskFull reports whether err is the file system running out of space (or quota).
+func diskFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
 // Complete reports whether every planned item is scored or failed as a conversation.
@@ -212,27 +238,50 @@ func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) 
 	calls := newScorerCalls(sc, opts)
 	outcomes := make([]itemOutcome, len(todo))
 	next := make(chan int)
-	var wg sync.WaitGroup
+	var (
+		wg       sync.WaitGroup
+		fullOnce sync.Once
+		full     error // the first write that found the disk full
+	)
+	stop := make(chan struct{})
 	for range min(workers, max(len(todo), 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
 				outcomes[i] = scoreItem(ctx, st, todo[i], calls, opts, res.Key)
+				if outcomes[i].unscored != nil {
+					calls.revive(ctx) // a scorer that stopped serves the next item anew
+				}
 				if opts.Progress != nil {
 					opts.Progress.Clip(outcomes[i].err == nil && outcomes[i].unscored == nil)
+				}
+				if err := outcomes[i].err; err != nil && diskFull(err) {
+					fullOnce.Do(func() {
+						full = err
+						close(stop)
+					})
 				}
 			}
 		}()
 	}
+feed:
 	for i := range todo {
 		if ctx.Err() != nil {
 			break
 		}
-		next <- i
+		select {
+		case next <- i:
+		case <-stop:
+			break feed
+		}
 	}
 	close(next)
 	wg.Wait()
+	res.Restarts = calls.restartCount()
+	if full != nil {
+		return res, &DiskFullError{Err: full}
+	}
 	res.Transcribed, res.TranscriptsReused, res.Judged, res.JudgementsReused = calls.counts()
 	var errs []error
 	for i, o := range outcomes {
@@ -388,6 +437,8 @@ type scorerCalls struct {
 
 	mu                                                   sync.Mutex
 	transcribed, transcriptsReused, judged, judgesReused int
+	restarts                                             int
+	reviveMu                                             sync.Mutex
 }
 
 // newScorerCalls makes the calls of one scoring with sc through opts' call caches; a
@@ -398,6 +449,35 @@ func newScorerCalls(sc Scorers, opts ScoreOptions) *scorerCalls {
 	}
 	return &scorerCalls{sc: sc, asrKey: scorerKey(sc.record(sdk.KindASR)), judgeKey: scorerKey(sc.record(sdk.KindJudge)),
 		transcripts: opts.Transcripts, judgements: opts.Judgements}
+}
+
+// revive restarts the scorers whose process stopped (Scorers.Revive) after an item was
+// left unscored, one caller at a time; the others find them running again.
+func (c *scorerCalls) revive(ctx context.Context) {
+	if c.sc.Revive == nil || ctx.Err() != nil {
+		return
+	}
+	c.reviveMu.Lock()
+	defer c.reviveMu.Unlock()
+	// A call fails a moment before its process is seen to exit.
+	for deadline := time.Now().Add(exitGrace); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := c.sc.Alive(); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return // alive: the failure was the service's answer, not a crash
+		}
+	}
+	n, _ := c.sc.Revive(ctx) // one that cannot restart leaves its items unscored, named
+	c.mu.Lock()
+	c.restarts += n
+	c.mu.Unlock()
+}
+
+func (c *scorerCalls) restartCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.restarts
 }
 
 func (c *scorerCalls) counts() (int, int, int, int) {

@@ -115,9 +115,7 @@ func (c *Client) Exited() bool {
 func (c *Client) Kill() {
 	if c.starting.Load() {
 		// The start holds mu until its handshake ends; killing the process ends it now.
-		if gr := c.runner.Load(); gr != nil {
-			killGroup(gr.Pid())
-		}
+		c.runner.Load().killAll()
 	}
 	c.mu.Lock()
 	c.killLocked()
@@ -255,7 +253,7 @@ func (c *Client) stopWedged(pc *plugin.Client, reason string) bool {
 	}
 	c.stopped.Store(&reason)
 	c.logger.Error("the plugin missed a deadline; killing its process group", "reason", reason, "pgid", gr.Pid())
-	killGroup(gr.Pid())
+	gr.killAll()
 	for deadline := time.Now().Add(5 * time.Second); processAlive(gr.Pid()) && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -397,7 +395,7 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 		for {
 			if gr := c.runner.Load(); gr != nil && gr.Pid() != 0 {
 				c.pid = gr.Pid()
-				killGroup(c.pid)
+				gr.killAll()
 			}
 			select {
 			case <-done:
@@ -439,7 +437,7 @@ func (c *Client) killLocked() {
 				_ = c.conn.Close()
 			}
 		} else {
-			stopProcess(c.pc, c.pid)
+			stopProcess(c.pc, c.runner.Load(), c.logger)
 		}
 	}
 	if c.logFile != nil {
@@ -776,33 +774,51 @@ func KillAll() {
 }
 
 // stopProcess asks the plugin to shut down (go-plugin's Kill: Shutdown over gRPC, then
-// SIGKILL to the direct child after 2 s) and SIGKILLs the whole process group as soon as
-// the direct child is gone. go-plugin's Kill also waits for the plugin's stdout and
-// stderr to close, which never happens while a stray grandchild holds them open, so the
-// group kill cannot wait for Kill to return.
-func stopProcess(pc *plugin.Client, pgid int) {
+// SIGKILL to the direct child after 2 s) and, as soon as the direct child is gone (or
+// after 3 s), SIGKILLs every process of the plugin: its group, its descendants and
+// whatever carries its token (a child that called setsid). go-plugin's Kill also waits
+// for the plugin's stdout and stderr to close, which a process holding them open would
+// delay without end: the wait is bounded, the pipes are closed from the host's side,
+// and after that the host goes on.
+func stopProcess(pc *plugin.Client, gr *groupRunner, logger hclog.Logger) {
 	done := make(chan struct{})
 	go func() {
 		pc.Kill()
 		close(done)
 	}()
+	pgid := 0
+	if gr != nil {
+		pgid = gr.Pid()
+	}
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	deadline := time.After(3 * time.Second)
+wait:
 	for {
 		select {
 		case <-done:
-			killGroup(pgid)
-			return
+			break wait
 		case <-tick.C:
-			if processAlive(pgid) {
+			if pgid == 0 || processAlive(pgid) {
 				continue
 			}
+			break wait
 		case <-deadline:
+			break wait
 		}
-		killGroup(pgid)
-		<-done
+	}
+	gr.killAll()
+	select {
+	case <-done:
 		return
+	case <-time.After(2 * time.Second):
+	}
+	gr.closePipes()
+	gr.killAll()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		logger.Warn("the plugin's connection did not close after its processes were killed; going on without it", "pgid", pgid)
 	}
 }
 

@@ -167,6 +167,7 @@ type conversation struct {
 
 	mu     sync.Mutex
 	next   uint64
+	text   int // bytes of text the model sent so far (MaxConversationText)
 	buf    []byte
 	err    error // sticky: a broken stream stays broken
 	closed bool
@@ -218,7 +219,37 @@ func (cv *conversation) Step(ctx context.Context, frame []float32) (sdk.Output, 
 		return sdk.Output{}, cv.err
 	}
 	cv.next++
+	if err := cv.checkText(idx, out.Text); err != nil {
+		cv.err = err
+		cv.cancel()
+		return sdk.Output{}, err
+	}
 	return out, nil
+}
+
+// The bounds of a model's text channel, like those of its audio (a frame's reply) and
+// its log (Spec.LogLimit): a model's text is what it says, a few words a frame. Without
+// them a plugin sending 1 MB a frame took the host to 2 GB and a 210 MB text.json.
+const (
+	MaxFrameText        = 64 << 10 // bytes of text in one frame's reply
+	MaxConversationText = 1 << 20  // bytes of text over one conversation
+)
+
+// checkText fails the conversation whose model sent more text than the bounds allow,
+// naming the plugin, the conversation and the frame.
+func (cv *conversation) checkText(idx uint64, text string) error {
+	cv.text += len(text)
+	var what string
+	switch {
+	case len(text) > MaxFrameText:
+		what = fmt.Sprintf("%d bytes of text in one frame (at most %d)", len(text), MaxFrameText)
+	case cv.text > MaxConversationText:
+		what = fmt.Sprintf("more than %d bytes of text in the conversation (%d so far)", MaxConversationText, cv.text)
+	default:
+		return nil
+	}
+	return fmt.Errorf("plugin %q: Model.Step (conversation %q, frame %d): the model sent %s; the host refuses it and fails the conversation: a model's text channel carries what it says, a few words a frame",
+		cv.c.spec.Name, cv.id, idx, what)
 }
 
 func (cv *conversation) roundTrip(idx uint64) (sdk.Output, error) {

@@ -26,3 +26,10 @@ func GroupMembers(pgid int) ([]int, error) {
 }
 
 func processAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+// killPlugin kills the plugin's process group; without /proc its other processes (a
+// child that called setsid) cannot be found.
+func killPlugin(pgid int, _ string) { killGroup(pgid) }
+
+// processStart is unknown without /proc.
+func processStart(int) string { return "0" }

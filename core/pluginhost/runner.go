@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin/runner"
@@ -22,19 +23,55 @@ type groupRunner struct {
 	cmd            *exec.Cmd
 	stdout, stderr io.ReadCloser
 	pid            atomic.Int64
+	token          string // TokenEnv's value in the plugin's environment
+}
+
+// TokenEnv names the environment variable that marks every process of one plugin
+// start (the plugin, its children and theirs, a child in a session of its own too):
+// the host finds them by it when it ends the plugin.
+const TokenEnv = "DUPLEXMPE_PLUGIN_TOKEN"
+
+var tokenSeq atomic.Uint64
+
+func newToken() string {
+	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(tokenSeq.Add(1), 10) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+}
+
+// killAll ends every process of the plugin (killPlugin); nothing before Start.
+func (r *groupRunner) killAll() {
+	if r == nil {
+		return
+	}
+	killPlugin(r.Pid(), r.token)
+}
+
+// closePipes closes the host's ends of the plugin's stdout and stderr, which ends
+// go-plugin's readers of them when a process the host could not end holds them open.
+func (r *groupRunner) closePipes() {
+	if r == nil {
+		return
+	}
+	if r.stdout != nil {
+		_ = r.stdout.Close()
+	}
+	if r.stderr != nil {
+		_ = r.stderr.Close()
+	}
 }
 
 // runnerFunc adapts spec's command to go-plugin's RunnerFunc: go-plugin prepares a
 // command holding only the environment it needs (cookie, versions, client certificate,
 // socket dir); those variables are added to ours. The runner is published through *out.
 func runnerFunc(base *exec.Cmd, out *atomic.Pointer[groupRunner]) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
-	return func(_ hclog.Logger, prepared *exec.Cmd, _ string) (runner.Runner, error) {
+	return func(_ hclog.Logger, prepared *exec.Cmd, socketDir string) (runner.Runner, error) {
+		markSocketDir(socketDir)
 		cmd := exec.Command(base.Path, base.Args[1:]...)
 		cmd.Dir = base.Dir
-		cmd.Env = append(append([]string(nil), base.Env...), prepared.Env...)
+		token := newToken()
+		cmd.Env = append(append(append([]string(nil), base.Env...), prepared.Env...), TokenEnv+"="+token)
 		cmd.SysProcAttr = base.SysProcAttr
 		cmd.ExtraFiles = base.ExtraFiles
-		r := &groupRunner{cmd: cmd}
+		r := &groupRunner{cmd: cmd, token: token}
 		var err error
 		if r.stdout, err = cmd.StdoutPipe(); err != nil {
 			return nil, err
@@ -61,11 +98,7 @@ func (r *groupRunner) Pid() int { return int(r.pid.Load()) }
 func (r *groupRunner) Wait(context.Context) error { return r.cmd.Wait() }
 
 func (r *groupRunner) Kill(context.Context) error {
-	pid := r.Pid()
-	if pid == 0 {
-		return nil
-	}
-	killGroup(pid)
+	r.killAll()
 	return nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/plan"
@@ -348,7 +349,7 @@ func toViewerRate(p audio.PCM) []float32 {
 func writeStereo(path string, left, right []float32) error {
 	rate := viewerRate
 	n := max(len(left), len(right))
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := os.CreateTemp(filepath.Dir(path), atomicfile.TempPattern(filepath.Base(path)))
 	if err != nil {
 		return err
 	}
@@ -455,7 +456,7 @@ func writeDerived(path string, data []byte) error {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := os.CreateTemp(filepath.Dir(path), atomicfile.TempPattern(filepath.Base(path)))
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

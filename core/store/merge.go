@@ -391,7 +391,7 @@ func copyItem(src, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+	tmp, err := os.MkdirTemp(filepath.Dir(dst), atomicfile.TempPattern(filepath.Base(dst)))
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,11 @@
 //	garbage     Step replies with integer-scaled samples (3000.0)
 //	nan         Step replies with a NaN sample
 //	flood       flood_frames Steps from at_frame on write 1 MiB to stdout each
+//	text        every Step from at_frame on replies with text_bytes bytes of text
+//	asr_crash   as the ASR (it is one, and a judge, for the scoring tests), Transcribe
+//	            exits the process once: when crash_file does not exist yet (it creates it)
+//	setsid      Start spawns a child in a session of its own (setsid) that holds the
+//	            plugin's stdout and stderr and sleeps; its pid goes to pid_file
 //
 // A start delay (a model loading its weights) is set with the environment variable
 // FAULTY_START_DELAY, in seconds, before the handshake.
@@ -22,16 +27,18 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-var faults = []string{"none", "panic", "crash", "hang", "wedge", "hang_start", "hang_close", "garbage", "nan", "flood"}
+var faults = []string{"none", "panic", "crash", "hang", "wedge", "hang_start", "hang_close", "garbage", "nan", "flood", "text", "setsid", "asr_crash"}
 
 const (
 	rate      = 16000
@@ -39,12 +46,15 @@ const (
 )
 
 type faulty struct {
-	mu     sync.Mutex
-	fault  string
-	at     int
-	flood  int
-	convs  []string
-	wedged sync.Mutex // held forever once a wedge strikes
+	mu        sync.Mutex
+	fault     string
+	at        int
+	flood     int
+	text      int
+	pidFile   string
+	crashFile string
+	convs     []string
+	wedged    sync.Mutex // held forever once a wedge strikes
 }
 
 func (f *faulty) Describe(context.Context) (sdk.Info, error) {
@@ -60,6 +70,9 @@ func (f *faulty) Describe(context.Context) (sdk.Info, error) {
 			{Name: "at_frame", Type: sdk.TypeNumber, Default: 3.0, Description: "the frame it goes wrong at"},
 			{Name: "conversations", Type: sdk.TypeListString, Default: []any{}, Description: "conversation ids it goes wrong in; empty: all"},
 			{Name: "flood_frames", Type: sdk.TypeNumber, Default: 50.0, Description: "how many frames a flood lasts"},
+			{Name: "text_bytes", Type: sdk.TypeNumber, Default: float64(1 << 20), Description: "how much text a text fault sends per frame"},
+			{Name: "crash_file", Type: sdk.TypePath, Default: "", Description: "an asr_crash fault crashes once, creating this file"},
+			{Name: "pid_file", Type: sdk.TypePath, Default: "", Description: "where a setsid fault writes its child's pid"},
 			{Name: "touch", Type: sdk.TypePath, Default: "", Description: "a file Configure creates (to see where a relative path resolves)"},
 		},
 		Identity: map[string]string{"fault": f.fault, "at_frame": strconv.Itoa(f.at), "conversations": strings.Join(f.convs, ",")},
@@ -69,7 +82,17 @@ func (f *faulty) Describe(context.Context) (sdk.Info, error) {
 func (f *faulty) Configure(_ context.Context, cfg map[string]any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.fault, f.at, f.flood, f.convs = "none", 3, 50, nil
+	f.fault, f.at, f.flood, f.convs, f.text, f.pidFile = "none", 3, 50, nil, 1<<20, ""
+	if v, ok := cfg["text_bytes"].(float64); ok {
+		f.text = int(v)
+	}
+	f.crashFile = ""
+	if v, ok := cfg["crash_file"].(string); ok {
+		f.crashFile = v
+	}
+	if v, ok := cfg["pid_file"].(string); ok {
+		f.pidFile = v
+	}
 	if v, ok := cfg["fault"].(string); ok {
 		if !slices.Contains(faults, v) {
 			return fmt.Errorf("fault %q: want one of %s", v, strings.Join(faults, ", "))
@@ -113,15 +136,32 @@ func (f *faulty) Start(_ context.Context, req sdk.ConversationStart) (sdk.Conver
 		select {}
 	}
 	f.mu.Lock()
-	at, flood := f.at, f.flood
+	at, flood, text, pidFile := f.at, f.flood, f.text, f.pidFile
 	f.mu.Unlock()
-	return &conversation{f: f, fault: fault, at: at, flood: flood}, nil
+	if fault == "setsid" {
+		// A child in a session of its own: out of the plugin's process group, and it
+		// holds the plugin's stdout and stderr open.
+		child := exec.Command(os.Args[0])
+		child.Env = append(os.Environ(), "FAULTY_CHILD=1")
+		child.Stdout, child.Stderr = os.Stdout, os.Stderr
+		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := child.Start(); err != nil {
+			return nil, err
+		}
+		if pidFile != "" {
+			if err := os.WriteFile(pidFile, []byte(strconv.Itoa(child.Process.Pid)+"\n"), 0o644); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &conversation{f: f, fault: fault, at: at, flood: flood, text: text}, nil
 }
 
 type conversation struct {
 	f            *faulty
 	fault        string
 	at, n, flood int
+	text         int
 }
 
 func (c *conversation) Format() sdk.Format {
@@ -137,6 +177,9 @@ func (c *conversation) Step(context.Context, []float32) (sdk.Output, error) {
 	c.n++
 	if c.fault == "flood" && n >= c.at && n < c.at+c.flood {
 		os.Stdout.WriteString(megabyte)
+	}
+	if c.fault == "text" && n >= c.at {
+		return sdk.Output{Text: strings.Repeat("t", c.text)}, nil
 	}
 	if n != c.at {
 		return sdk.Output{}, nil
@@ -172,7 +215,37 @@ func (c *conversation) Close() error {
 	return nil
 }
 
+// Transcribe makes the plugin an ASR: it hears "hello" in every clip, and an asr_crash
+// fault exits the process once.
+func (f *faulty) Transcribe(context.Context, sdk.Audio, string) (string, error) {
+	f.mu.Lock()
+	fault, file := f.fault, f.crashFile
+	f.mu.Unlock()
+	if fault == "asr_crash" && file != "" {
+		if _, err := os.Stat(file); err != nil {
+			_ = os.WriteFile(file, []byte("crashed\n"), 0o644)
+			fmt.Fprintln(os.Stderr, "faulty: the ASR exits in Transcribe")
+			os.Exit(3)
+		}
+	}
+	return "hello", nil
+}
+
+// JudgeAnswer and ClassifySpeech make it a judge that finds every answer wrong and
+// every speech an intrusion.
+func (f *faulty) JudgeAnswer(context.Context, sdk.AnswerQuery) (sdk.Verdict, error) {
+	return sdk.Verdict{Label: sdk.LabelIncorrect, Parsed: true}, nil
+}
+
+func (f *faulty) ClassifySpeech(context.Context, sdk.SpeechQuery) (sdk.Verdict, error) {
+	return sdk.Verdict{Label: sdk.LabelIntrusion, Parsed: true}, nil
+}
+
 func main() {
+	if os.Getenv("FAULTY_CHILD") == "1" {
+		time.Sleep(time.Hour) // a setsid fault's child: it outlives the plugin unless the host ends it
+		return
+	}
 	if d, err := strconv.ParseFloat(os.Getenv("FAULTY_START_DELAY"), 64); err == nil && d > 0 {
 		time.Sleep(time.Duration(d * float64(time.Second)))
 	}

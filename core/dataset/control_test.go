@@ -1,0 +1,63 @@
+package dataset
+
+import (
+	"strings"
+	"testing"
+)
+
+// Before, control characters passed `dataset validate` and were printed raw (an ESC
+// sequence cleared the screen and set the terminal title), and 200 KB scenario ids and
+// gold answers were accepted. Now every string of a scenario, the optional fields
+// (gold_accepted, names, cue) included, is checked for control characters (tab and
+// newline allowed in text), ids and answers for length, and a violation prints escaped.
+func TestControlCharactersAndLengthsAreViolations(t *testing.T) {
+	esc := "\x1b[2J\x1b]0;owned\x07"
+	cases := []struct {
+		name string
+		edit func(s *Scenario)
+		rule Rule
+	}{
+		{"scenario_id", func(s *Scenario) { s.ScenarioID += esc }, RuleControlChar},
+		{"pair_id", func(s *Scenario) { s.PairID += "\r" }, RuleControlChar},
+		{"turn text", func(s *Scenario) { s.Turns[0].Text += esc }, RuleControlChar},
+		{"speaker", func(s *Scenario) { s.Turns[0].Speaker += "\x00" }, RuleControlChar},
+		{"gold_answer", func(s *Scenario) { s.GoldAnswer += "\x1b" }, RuleControlChar},
+		{"gold_accepted", func(s *Scenario) { s.GoldAccepted = []string{"ok", "bad\x1b"} }, RuleControlChar},
+		{"names", func(s *Scenario) { s.Names = map[string]string{"A": "Sam\x1b"} }, RuleControlChar},
+		{"cue", func(s *Scenario) { s.Cue = "the timer\x7f" }, RuleControlChar},
+		{"attribute", func(s *Scenario) { s.Attributes.Setting += "\u009b" }, RuleControlChar},
+		{"bidi override", func(s *Scenario) { s.Turns[0].Text += "\u202e" }, RuleControlChar},
+		{"long scenario_id", func(s *Scenario) { s.ScenarioID = strings.Repeat("x", 200<<10) }, RuleLength},
+		{"long gold_answer", func(s *Scenario) { s.GoldAnswer = strings.Repeat("eleven ", 30000) }, RuleLength},
+		{"long gold_accepted", func(s *Scenario) { s.GoldAccepted = []string{strings.Repeat("a", MaxAnswerLength+1)} }, RuleLength},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := validPair()
+			c.edit(&s)
+			var got []Violation
+			for _, v := range ValidateScenario(&s) {
+				if v.Rule == c.rule {
+					got = append(got, v)
+				}
+			}
+			if len(got) == 0 {
+				t.Fatalf("no %s violation: %v", c.rule, ValidateScenario(&s))
+			}
+			for _, v := range ValidateScenario(&s) {
+				if strings.ContainsAny(v.String(), "\x1b\x00\r\x07\x7f\u009b\u202e") {
+					t.Errorf("a violation prints a raw control character: %q", v.String())
+				}
+			}
+		})
+	}
+	// Tabs and newlines in text are allowed; a clean pair has no such violation.
+	s, _ := validPair()
+	s.Turns[0].Text = "Line one,\tthen\nline two."
+	s.GoldAnswer = "eleven\tminutes"
+	for _, v := range ValidateScenario(&s) {
+		if v.Rule == RuleControlChar || v.Rule == RuleLength {
+			t.Errorf("tab or newline in text refused: %v", v)
+		}
+	}
+}
