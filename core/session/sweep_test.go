@@ -55,12 +55,7 @@ func checkAgreement(rec *Record, p protocol.Params, v protocol.VAD, frame float6
 	if rec.Failed() || rec.TWait == nil {
 		return "session failed: " + rec.Failure
 	}
-	var tv *score.TVerdict
-	for _, ev := range score.Events(rec.Timeline, rec.Episodes, p) {
-		if ev.T != nil {
-			tv = ev.T
-		}
-	}
+	tv := tVerdict(rec, p)
 	w := rec.TWait
 	tE := w.Start
 	switch {
@@ -98,6 +93,17 @@ func checkAgreement(rec *Record, p protocol.Params, v protocol.VAD, frame float6
 		return fmt.Sprintf("no onset, but the window closed only at %.3f", w.End)
 	}
 	return ""
+}
+
+// tVerdict is the scorer's verdict on the session's T.
+func tVerdict(rec *Record, p protocol.Params) *score.TVerdict {
+	var tv *score.TVerdict
+	for _, ev := range score.Events(rec.Timeline, rec.Episodes, p) {
+		if ev.T != nil {
+			tv = ev.T
+		}
+	}
+	return tv
 }
 
 // onsetSweep plays, for every sweep format, responses starting at each of offsets after
