@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -118,4 +119,75 @@ func laterTurnsSilent(rec *Record, from float64) string {
 		}
 	}
 	return ""
+}
+
+// Clicks at the frame period: after an answer, a click of 32-96 ms every second, at every
+// phase against the frame boundaries, with 1 s frames (MiniCPM-o) and 80 ms frames
+// (Moshi). A click that ends just before a decision was still voicing in the audio heard
+// there, and an open episode shorter than min_speech that is voicing counted as speech, so
+// with 1 s frames every endpoint decision was blocked and the wait ran to the cap (2 of 84
+// runs in issue 24), though the scorer drops every click. The endpoint now follows the
+// scorer's episodes: no run reaches the cap unless the scorer has speech in the
+// t_end_silence before it.
+func TestClickSweep(t *testing.T) {
+	opts := testOptions()
+	opts.Params.TWaitCap = 15
+	step := 0.02
+	lengths := []float64{0.032, 0.064, 0.096}
+	rates := []int{16000}
+	if fullSweep() {
+		opts.Params.TWaitCap = 60
+		step = 0.005
+		lengths = []float64{0.032, 0.048, 0.064, 0.08, 0.096}
+		rates = []int{16000, 24000}
+	}
+	p := opts.Params
+	const tE = sweepTE
+	var mu sync.Mutex
+	var runs, caps, capsNoSpeech, disagreements int
+	t.Cleanup(func() {
+		t.Logf("%d sessions, %d reached the cap, %d of them with no speech scored before it; %d presence disagreements",
+			runs, caps, capsNoSpeech, disagreements)
+	})
+	for _, rate := range rates {
+		for _, ms := range []int{80, 1000} {
+			f := sdk.Format{InputRate: rate, OutputRate: rate, FrameSize: rate * ms / 1000}
+			frame := float64(ms) / 1000
+			t.Run(fmt.Sprintf("%d_Hz_%d_ms", rate, ms), func(t *testing.T) {
+				t.Parallel()
+				conv := edgeConversation()
+				// Clicks from the first frame boundary 1 s after the answer, shifted by the
+				// phase, every second, until well after the cap.
+				base := math.Ceil((tE+2.5)/frame) * frame
+				for i := 0; float64(i)*step < frame-1e-9; i++ {
+					phase := float64(i) * step
+					for _, l := range lengths {
+						out := []level{speech(tE+0.5, tE+1.5)}
+						for c := base + phase; c < tE+p.TWaitCap+5; c++ {
+							out = append(out, click(c, l))
+						}
+						rec := run(t, speaker(f, out...), conv, opts)
+						tv := tVerdict(rec, p)
+						w := rec.TWait
+						noSpeech := w.Ending == WaitCap && len(timeline.Overlapping(rec.Episodes, w.End-p.TEndSilence, w.End)) == 0
+						mu.Lock()
+						runs++
+						if w.Ending == WaitCap {
+							caps++
+						}
+						if noSpeech {
+							capsNoSpeech++
+						}
+						if tv.Presence != w.Onset {
+							disagreements++
+						}
+						mu.Unlock()
+						if noSpeech || tv.Presence != w.Onset {
+							t.Errorf("clicks of %.0f ms at phase %.3f s: wait %+v, scorer presence %v (episodes %v)", l*1000, phase, *w, tv.Presence, rec.Episodes)
+						}
+					}
+				}
+			})
+		}
+	}
 }
