@@ -20,3 +20,15 @@ test-reliability: deps build
 		DUPLEXMPE_RELIABILITY_REPORT=$(CURDIR)/build/reliability.jsonl \
 		$(GO) test -count=1 -timeout 60m ./tests/reliability/
 	@cat build/reliability.jsonl
+
+# The full timing sweeps of issue 24 (core/session/edge_test.go; the default tests run a
+# short version of each): faint output after an answer, alone and ended by a click, with
+# every sweep frame size and rate; clicks of 32-96 ms every second at every 5 ms phase of
+# 1 s and 80 ms frames, to the 60 s cap. Figures in docs/vad.md (timing edge cases).
+.PHONY: test-timing-sweep
+test-timing-sweep:
+	@mkdir -p build
+	@DUPLEXMPE_FULL_SWEEP=1 $(GO) test -count=1 -timeout 30m -v -run '^(TestFaintSweep|TestClickSweep)$$' ./core/session/ \
+		>build/timing-sweep.log 2>&1; s=$$?; grep -E 'sessions|edge_test|^(ok|FAIL)' build/timing-sweep.log; exit $$s
+
+test-reliability: test-timing-sweep

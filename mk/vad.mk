@@ -18,3 +18,10 @@ bench-vad: deps-vad build
 	$(GO) test -run '^$$' -bench . -benchtime 5x -cpu 1 ./core/vad ./core/audio
 	$(GO) test -run '^$$' -bench SilentConversation100s -benchtime 1x ./core/session
 	$(GO) test -run '^$$' -bench SilentConversation100s -benchtime 5x ./core/session
+
+# The merge edge's sensitivity to the audio front end on noisy speech (issue 24): the
+# project's resampler vs sox vs 16-bit quantisation, Silero v5 and v6. A measurement (it
+# runs sox); the figures are in docs/vad.md.
+.PHONY: vad-merge-edge
+vad-merge-edge: deps-vad
+	DUPLEXMPE_VAD_MERGE_EDGE=1 $(GO) test -count=1 -v -timeout 20m -run '^TestMergeEdgeSensitivity$$' ./core/vad/ | grep -E 'mergeedge_test|^(ok|FAIL)'

@@ -38,9 +38,10 @@ The input is JSON:
 
 turns are the human turns as played (label T, N1, N2, N3, N4_Q or N4_R; start and end in
 seconds; optional speaker, text, addressee). speech are raw model speech regions in
-seconds (within the first hour); they are merged (pauses of at most merge_pause) and
-filtered (episodes shorter than min_speech dropped) by the VAD's own segmenter, at 16 kHz
-sample resolution, exactly as it post-processes a recording. protocol optionally overrides
+seconds (within the first hour); they are merged and filtered by the VAD's own segmenter,
+at 16 kHz sample resolution, as it post-processes a recording: pauses shorter than the
+merge edge (merge_pause in whole 32 ms windows plus one: 832 ms at 0.8) are merged, as a
+recording always merges them, and episodes shorter than min_speech are dropped. protocol optionally overrides
 any section 8 constant (preamble_gap, turn_gap, t_onset_window, t_end_silence,
 t_wait_cap, n4_gap, yield_deadline, yield_observe, min_eligible, tail) and merge_pause /
 min_speech.

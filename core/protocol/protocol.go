@@ -101,9 +101,13 @@ func (p Params) Natural() bool { return p.GapProfile == GapNatural }
 // are not reused (docs/protocol.md section 10).
 const (
 	// 2: the wait after T decides on episodes as heard (section 3.4), not on raw windows.
-	SchedulerRevision = 2
+	// 3: a pause closes its episode merge_pause after it began even when faint (section
+	// 4.2), and the endpoint counts no open episode shorter than min_speech (section 3.5).
+	SchedulerRevision = 3
 	// 2: answer audio per the paper, the N4 partition, window response closed at r.
-	ScoringRevision = 2
+	// 3: episodes recomputed for other VAD settings follow the faint-pause rule of
+	// section 4.2.
+	ScoringRevision = 3
 )
 
 // Defaults returns the protocol defaults of section 8.

@@ -46,6 +46,13 @@ func sweepParams() protocol.Params {
 // window and the streaming resampler's look-ahead (about 2 ms at 24 kHz).
 const heardLag = 512.0/ListenerRate + 0.003
 
+// knownLag bounds how long before a decision speech can begin and still not be known to
+// be speech there (section 3.5, endpoint): the heard lag, and min_speech in whole windows
+// (an open episode shorter than that is no speech yet: it may be a click).
+func knownLag(v protocol.VAD) float64 {
+	return heardLag + math.Ceil(v.MinSpeech*ListenerRate/512)*512/ListenerRate
+}
+
 // checkAgreement is the sweep's verdict on one session: the scheduler waited for the
 // response exactly when the scorer counts response presence; a counted response is not
 // cut by the next turn before t_end_silence of silence; an uncounted one does not hold
@@ -55,12 +62,7 @@ func checkAgreement(rec *Record, p protocol.Params, v protocol.VAD, frame float6
 	if rec.Failed() || rec.TWait == nil {
 		return "session failed: " + rec.Failure
 	}
-	var tv *score.TVerdict
-	for _, ev := range score.Events(rec.Timeline, rec.Episodes, p) {
-		if ev.T != nil {
-			tv = ev.T
-		}
-	}
+	tv := tVerdict(rec, p)
 	w := rec.TWait
 	tE := w.Start
 	switch {
@@ -75,11 +77,12 @@ func checkAgreement(rec *Record, p protocol.Params, v protocol.VAD, frame float6
 	if tv.Presence {
 		// Every episode of the response ended t_end_silence before the next turn, and
 		// the wait did not run on longer than hearing that silence takes. Speech that
-		// begins in the last window before the decision is not heard yet: it begins as
-		// the next turn does.
+		// begins in the last window before the decision is not heard yet, and speech that
+		// began less than min_speech before it is not known to be speech yet: it begins
+		// as the next turn does.
 		last := 0.0
 		for _, e := range rec.Episodes {
-			if e.Start < w.End-heardLag && e.End > tE {
+			if e.Start < w.End-knownLag(v) && e.End > tE {
 				last = math.Max(last, e.End)
 			}
 		}
@@ -98,6 +101,17 @@ func checkAgreement(rec *Record, p protocol.Params, v protocol.VAD, frame float6
 		return fmt.Sprintf("no onset, but the window closed only at %.3f", w.End)
 	}
 	return ""
+}
+
+// tVerdict is the scorer's verdict on the session's T.
+func tVerdict(rec *Record, p protocol.Params) *score.TVerdict {
+	var tv *score.TVerdict
+	for _, ev := range score.Events(rec.Timeline, rec.Episodes, p) {
+		if ev.T != nil {
+			tv = ev.T
+		}
+	}
+	return tv
 }
 
 // onsetSweep plays, for every sweep format, responses starting at each of offsets after
@@ -188,7 +202,7 @@ func TestEndpointSweep(t *testing.T) {
 				if d == "" {
 					second := tE + 2 + pause
 					w := rec.TWait
-					if w.End-heardLag > second && w.End < second+1 {
+					if w.End-knownLag(protocol.DefaultVAD()) > second && w.End < second+1 {
 						d = fmt.Sprintf("the wait ended at %.3f, inside the second part [%.3f, %.3f)", w.End, second, second+1)
 					}
 					if w.End <= second && !timeline.Active(rec.Episodes, second+0.5) {

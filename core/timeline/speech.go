@@ -66,16 +66,20 @@ func (h Heard) Current() []Episode {
 func (h Heard) Voicing() bool { return h.Open != nil && h.Open.End >= h.Until }
 
 // SilentFor reports t_end_silence with no episode (section 3.5): the speech heard ended at
-// least d before the end of the audio heard. The speech is Current, plus an open episode
-// still too short to be sure of if it is voicing now (it may become an episode that
-// started inside those d seconds). A short episode in its pause counts as the blip it is
-// unless speech resumes, so clicks shorter than min_speech never hold the endpoint.
+// least d before the end of the audio heard. It follows the scorer's episodes: the closed
+// ones, which are final. An open episode already sure to be kept is speech that has not
+// ended (voicing, or in a pause that may still merge with what follows: a pause is
+// resolved merge_pause after it began, so this holds the endpoint only when d is shorter
+// than that). An open episode not yet sure to be kept is no speech, voicing or not:
+// clicks shorter than min_speech are dropped by the scorer, so they never hold the
+// endpoint (issue 24: with 1 s frames, a click still voicing at every decision ran the wait
+// to the cap). Speech that began less than min_speech before the decision is therefore
+// not known to be speech yet, and may begin under the next turn.
 func (h Heard) SilentFor(d float64) bool {
-	eps := h.Current()
-	if h.Voicing() && !h.OpenKept {
-		eps = append(eps, *h.Open)
+	if h.Open != nil && h.OpenKept {
+		return false
 	}
-	return len(Overlapping(eps, h.Until-d+1e-9, math.Inf(1))) == 0
+	return len(Overlapping(h.Closed, h.Until-d+1e-9, math.Inf(1))) == 0
 }
 
 // Decide evaluates q, a question about the final episodes, on what has been heard, and

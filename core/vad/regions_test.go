@@ -1,6 +1,7 @@
 package vad
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -9,9 +10,10 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
 
-// Hand-written regions follow the detector's own rules: a pause of exactly merge_pause
-// is merged (issue 11: explain split it), one a sample longer is not; an episode of
-// exactly min_speech is kept, one a sample shorter dropped.
+// Hand-written regions follow the detector's own rules: a pause shorter than the merge
+// edge (832 ms with 32 ms windows at merge_pause 800 ms) is merged, one of the edge is
+// not (issue 24: pauses between 0.8 s and 0.832 s were split, though a recording merges
+// them); an episode of exactly min_speech is kept, one a sample shorter dropped.
 func TestMergeRegionsBoundaries(t *testing.T) {
 	s := protocol.DefaultVAD() // merge_pause 0.8, min_speech 0.12
 	sample := 1.0 / SampleRate
@@ -21,8 +23,10 @@ func TestMergeRegionsBoundaries(t *testing.T) {
 		want []timeline.Episode
 	}{
 		{"pause of merge_pause merges", []timeline.Episode{{Start: 5, End: 6}, {Start: 6.8, End: 8}}, []timeline.Episode{{Start: 5, End: 8}}},
-		{"longer pause splits", []timeline.Episode{{Start: 5, End: 6}, {Start: 6.8 + sample, End: 8}},
-			[]timeline.Episode{{Start: 5, End: 6}, {Start: 6.8 + sample, End: 8}}},
+		{"pause of 0.82 s merges", []timeline.Episode{{Start: 5, End: 6}, {Start: 6.82, End: 8}}, []timeline.Episode{{Start: 5, End: 8}}},
+		{"pause a sample short of the edge merges", []timeline.Episode{{Start: 5, End: 6}, {Start: 6.832 - sample, End: 8}}, []timeline.Episode{{Start: 5, End: 8}}},
+		{"pause of the edge splits", []timeline.Episode{{Start: 5, End: 6}, {Start: 6.832, End: 8}},
+			[]timeline.Episode{{Start: 5, End: 6}, {Start: 6.832, End: 8}}},
 		{"min_speech kept", []timeline.Episode{{Start: 1, End: 1.12}}, []timeline.Episode{{Start: 1, End: 1.12}}},
 		{"shorter dropped", []timeline.Episode{{Start: 1, End: 1.12 - sample}}, nil},
 		{"overlapping and unsorted", []timeline.Episode{{Start: 3, End: 4}, {Start: 1, End: 2.5}, {Start: 2, End: 2.2}}, []timeline.Episode{{Start: 1, End: 4}}},
@@ -30,6 +34,15 @@ func TestMergeRegionsBoundaries(t *testing.T) {
 	} {
 		if got := MergeRegions(tc.in, s); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v -> %v; want %v", tc.name, tc.in, got, tc.want)
+		}
+	}
+}
+
+// The edge for other merge_pause values: one whole window more than merge_pause needs.
+func TestMergeEdge(t *testing.T) {
+	for _, c := range []struct{ mp, want float64 }{{0.8, 0.832}, {0.2, 0.256}, {0.81, 0.864}, {0.032, 0.064}, {0, 0.032}} {
+		if got := MergeEdge(c.mp); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("MergeEdge(%g) = %g, want %g", c.mp, got, c.want)
 		}
 	}
 }

@@ -10,10 +10,13 @@ import (
 // seconds, by docs/protocol.md section 4.2. It is get_speech_timestamps of the reference
 // silero-vad with min_silence_duration = merge_pause, min_speech_duration = min_speech,
 // speech_pad = speech_pad, neg_threshold = s.EffectiveNegThreshold() (Silero's
-// max(threshold - 0.15, 0.01) by default) and no maximum speech duration, with one
-// deliberate difference: an episode exactly min_speech long is kept (the protocol drops
-// only shorter ones; the reference drops it too). Settings are taken as given: check them
-// with s.Validate first.
+// max(threshold - 0.15, 0.01) by default) and no maximum speech duration, with two
+// deliberate differences: an episode exactly min_speech long is kept (the protocol drops
+// only shorter ones; the reference drops it too), and a pause closes the episode at the
+// first window merge_pause or more after it began that is below threshold, not only at
+// one below neg_threshold (windows between the thresholds cannot hold a pause open, so
+// an episode's end is final merge_pause after its pause began). Settings are taken as
+// given: check them with s.Validate first.
 func Segment(probs []float32, numSamples int, s protocol.VAD) []timeline.Episode {
 	sg := newSegmenter(s)
 	for _, p := range probs {
@@ -61,13 +64,18 @@ func (g *segmenter) push(prob float32) {
 		}
 		return
 	}
-	if !g.triggered || p >= g.neg {
+	if !g.triggered {
 		return
 	}
-	if g.tempEnd < 0 {
-		g.tempEnd = pos
+	if p < g.neg && g.tempEnd < 0 {
+		g.tempEnd = pos // a pause begins
 	}
-	if float64(pos-g.tempEnd) < g.minSilence {
+	// A window between the thresholds neither begins nor ends a pause, but one that comes
+	// merge_pause or more after the pause began closes the episode like a window below
+	// neg (docs/protocol.md section 4.2; Silero waits for a window below neg). Otherwise
+	// faint output held the pause open for ever, and a later loud window, or the end of
+	// the audio, extended the episode backwards over decisions already taken (issue 24).
+	if g.tempEnd < 0 || float64(pos-g.tempEnd) < g.minSilence {
 		return
 	}
 	if float64(g.tempEnd-g.start) >= g.minSpeech {
@@ -79,8 +87,8 @@ func (g *segmenter) push(prob float32) {
 // heard is what the windows so far say about the final episodes (docs/protocol.md
 // section 3.4), without padding. An open episode ends no earlier than the start of its
 // pause, or than the audio processed when it is not in one: closing it takes a window
-// below neg merge_pause after the pause began, and the end of the audio gives it the
-// audio's length. It is kept for certain once it is min_speech long up to there.
+// below threshold merge_pause after the pause began (so a pause is resolved by then),
+// and the end of the audio gives it the audio's length. It is kept for certain once it is min_speech long up to there.
 func (g *segmenter) heard() timeline.Heard {
 	sec := func(n int) float64 { return float64(n) / SampleRate }
 	h := timeline.Heard{Until: sec(g.windows * Window)}

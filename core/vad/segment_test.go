@@ -47,6 +47,14 @@ func TestSegmentRules(t *testing.T) {
 		// the pause counts from the first window below 0.35.
 		{"hysteresis", windows(0.9, 10, 0.4, 40, 0.0, 30), 0, def, []timeline.Episode{ep(0, 50)}},
 		{"hysteresis keeps the first silent window", windows(0.9, 10, 0.2, 5, 0.4, 20, 0.2, 1), 0, def, []timeline.Episode{ep(0, 10)}},
+		// Issue 24: windows between the thresholds cannot hold a pause open. The pause
+		// that began at window 10 closes the episode at the first window below threshold
+		// 25 windows later (800 ms), faint or not; Silero's reference waits for a window
+		// below 0.35 and merged the later speech, or ran the episode to the end of the audio.
+		{"faint output cannot hold a pause open", windows(0.9, 10, 0.0, 2, 0.4, 40, 0.9, 5, 0.0, 30), 0, def, []timeline.Episode{ep(0, 10), ep(52, 57)}},
+		{"faint output to the end of the audio", windows(0.9, 10, 0.0, 2, 0.4, 40), 0, def, []timeline.Episode{ep(0, 10)}},
+		{"speech 25 windows into a faint pause merges", windows(0.9, 10, 0.0, 2, 0.4, 23, 0.9, 5, 0.0, 30), 0, def, []timeline.Episode{ep(0, 40)}},
+		{"a faint window 25 windows into the pause closes", windows(0.9, 10, 0.0, 2, 0.4, 24, 0.9, 5, 0.0, 30), 0, def, []timeline.Episode{ep(0, 10), ep(36, 41)}},
 		{"open at the end runs to the last sample", windows(0.0, 5, 0.9, 10), 7000, def, []timeline.Episode{{Start: 5 * 512.0 / 16000, End: 7000.0 / 16000}}},
 		{"exactly min_speech at the end is kept", windows(0.0, 5, 0.9, 4), 5*512 + 1920, def, []timeline.Episode{{Start: 5 * 512.0 / 16000, End: (5*512 + 1920) / 16000.0}}},
 		{"one sample short of min_speech at the end is dropped", windows(0.0, 5, 0.9, 4), 5*512 + 1919, def, []timeline.Episode{}},

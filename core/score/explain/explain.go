@@ -310,8 +310,8 @@ type Turn struct {
 }
 
 // Score scores a parsed timeline: raw regions are merged into episodes by the VAD's own
-// rules (vad.MergeRegions: a pause of at most merge_pause merges, an episode of at least
-// min_speech is kept), then every section 5 verdict is computed. With no audio, any
+// rules (vad.MergeRegions: a pause shorter than the VAD's merge edge, 832 ms at the
+// default merge_pause, merges; an episode of at least min_speech is kept), then every section 5 verdict is computed. With no audio, any
 // speech in a silence window fails.
 func Score(in Input) Result {
 	v := protocol.DefaultVAD()
