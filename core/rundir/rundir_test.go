@@ -24,8 +24,8 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Stdout.WriteString("locked\n")
+		defer l.Release()
 		select {} // held until killed
-		_ = l
 	}
 	os.Exit(m.Run())
 }
