@@ -17,13 +17,15 @@ import (
 // clause is one piece of text between clause punctuation.
 type clause struct {
 	text        string
-	punct       rune // , . ? ! : ; or 0 (end of text without punctuation)
-	sentenceEnd bool // . ? ! or the end of the text
+	punct       rune   // , . ? ! : ; or 0 (an ellipsis, or the end of the text without punctuation)
+	mark        string // the punctuation as written ("?!", "...")
+	sentenceEnd bool   // . ? ! or the end of the text
 }
 
 // splitClauses cuts text after a run of clause punctuation that is followed by a space
 // or the end of the text (so "3.30" and "e.g." inside a word stay whole). The run's
-// first mark is the clause's punctuation; an ellipsis is a period.
+// first mark is the clause's punctuation, except an ellipsis, which espeak-ng ends a
+// clause with but piper-phonemize gives no mark and no sentence end.
 func splitClauses(text string) []clause {
 	rs := []rune(strings.Join(strings.Fields(text), " "))
 	var out []clause
@@ -40,7 +42,10 @@ func splitClauses(text string) []clause {
 			i = j - 1
 			continue
 		}
-		c := clause{text: strings.TrimSpace(string(rs[start:i])), punct: rs[i]}
+		c := clause{text: strings.TrimSpace(string(rs[start:i])), punct: rs[i], mark: string(rs[i:j])}
+		if strings.HasPrefix(c.mark, "..") {
+			c.punct = 0
+		}
 		c.sentenceEnd = c.punct == '.' || c.punct == '?' || c.punct == '!'
 		if c.text != "" {
 			out = append(out, c)

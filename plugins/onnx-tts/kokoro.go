@@ -100,9 +100,7 @@ func kokoroPhonemes(ctx context.Context, binary, text string) ([]string, error) 
 			return nil, err
 		}
 		cur.WriteString(ipa)
-		if c.punct != 0 {
-			cur.WriteRune(c.punct)
-		}
+		cur.WriteString(c.mark) // phonemizer keeps punctuation as written
 		cur.WriteByte(' ')
 		if c.sentenceEnd {
 			out = append(out, misakiUS(cur.String()))
