@@ -113,6 +113,23 @@ func kokoroPhonemes(ctx context.Context, binary, text string) ([]string, error) 
 	return out, nil
 }
 
+// standaloneI is the pronoun "I" as EspeakFallback leaves it: unstressed, a word alone.
+var standaloneI = regexp.MustCompile(`(^| )I([ ,.;:!?]|$)`)
+
+// stressPronounI gives the pronoun "I" the stress misaki's own lexicon gives it
+// (us_gold.json: "I": "ˈI"). espeak-ng leaves it unstressed, and Kokoro then swallows
+// it: Whisper heard "I think the train..." as "Think the train..." in every Kokoro voice
+// (README, Measured).
+func stressPronounI(ps string) string {
+	for {
+		out := standaloneI.ReplaceAllString(ps, "${1}ˈI$2")
+		if out == ps {
+			return out
+		}
+		ps = out
+	}
+}
+
 // kokoroTokens maps phonemes to vocabulary ids, dropping symbols the vocabulary lacks.
 func kokoroTokens(vocab map[string]int64, ps string) []int64 {
 	var ids []int64

@@ -117,3 +117,20 @@ func TestSplitClauses(t *testing.T) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
 }
+
+// The two fixes on top of upstream's rules, both from misaki's lexicon: the assistant's
+// name as ˈɑɹiə (not espeak-ng's "area"), the pronoun I stressed (Kokoro swallows it
+// otherwise); other words keep upstream's phonemes.
+func TestPronunciationFixes(t *testing.T) {
+	needEspeak(t)
+	if got := respell("Aria, ask aria. Arias? ARIA"); got != "Ahria, ask Ahria. Arias? Ahria" {
+		t.Errorf("respell: %q", got)
+	}
+	ps, err := kokoroPhonemes(context.Background(), "espeak-ng", respell("Aria, I think I'm right, aren't I?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := stressPronounI(ps[0]), "ˈɑɹiə, ˈI θˈɪŋk Im ɹˈIt, ˌɑɹnt ˈI?"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

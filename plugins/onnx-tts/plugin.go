@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,7 +30,15 @@ const Version = "0.1.0"
 
 // phonemizer names the text-to-phoneme rules of piper.go and kokoro.go; part of the
 // identity.
-const phonemizer = "espeak-ng-clauses-v1 (piper-phonemize ids; misaki EspeakFallback en-us for kokoro)"
+const phonemizer = "espeak-ng-clauses-v2 (piper-phonemize ids; misaki EspeakFallback en-us for kokoro, pronoun I stressed; Aria said ahria)"
+
+// ariaWord is the assistant's name. espeak-ng says it like "area" (ˈɛɹiə); misaki's
+// lexicon and English speakers say ˈɑɹiə, which espeak-ng gives for the spelling
+// "Ahria". Whisper heard every Kokoro voice's "Aria" as "Area" before this.
+var ariaWord = regexp.MustCompile(`\b[Aa][Rr][Ii][Aa]\b`)
+
+// respell applies the plugin's pronunciation fixes to the text before phonemes.
+func respell(text string) string { return ariaWord.ReplaceAllString(text, "Ahria") }
 
 // Files under the weights folder (scripts/fetch-tts.sh).
 const (
@@ -355,7 +364,7 @@ func (p *plugin) Synthesize(ctx context.Context, text, voice string) (sdk.Audio,
 		if p.piperErr != nil {
 			return sdk.Audio{}, p.piperErr
 		}
-		sentences, err := piperSentences(ctx, bin, cfg.Espeak.Voice, text)
+		sentences, err := piperSentences(ctx, bin, cfg.Espeak.Voice, respell(text))
 		if err != nil {
 			return sdk.Audio{}, err
 		}
@@ -397,9 +406,12 @@ func (p *plugin) Synthesize(ctx context.Context, text, voice string) (sdk.Audio,
 		if !ok {
 			return sdk.Audio{}, fmt.Errorf("voice %q has no style in %s", voice, kokoroVoicesF)
 		}
-		sentences, err := kokoroPhonemes(ctx, bin, text)
+		sentences, err := kokoroPhonemes(ctx, bin, respell(text))
 		if err != nil {
 			return sdk.Audio{}, err
+		}
+		for i := range sentences {
+			sentences[i] = stressPronounI(sentences[i])
 		}
 		var out []float32
 		for i, ids := range kokoroChunks(p.kokoro.vocab, sentences) {
