@@ -150,7 +150,7 @@ func describeText() string {
 }
 
 // benchmarkSet is the voice set chosen for bench.hcl by measurement (README.md).
-const benchmarkSet = "A = jf_alpha (woman), B = joe (man), C = jf_nezumi (woman), D = jm_kumo (man), narrator = jf_gongitsune"
+const benchmarkSet = "A = jf_gongitsune (woman), B = joe (man), C = jf_tebukuro (woman), D = jm_kumo (man), narrator = jf_alpha (woman)"
 
 func (p *plugin) Configure(ctx context.Context, cfg map[string]any) error {
 	p.mu.Lock()
