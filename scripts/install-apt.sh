@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the harness uses, only those that are missing. Needs root
-# (or sudo) the first time; later runs do nothing. With arguments, installs those
-# packages instead (mk/viewer.mk: chromium, for the browser tests only).
+# Installs the Debian packages the harness uses, only those that are missing (espeak-ng
+# gives plugins/onnx-tts its phonemes). Needs root (or sudo) the first time; later runs
+# do nothing. With arguments, installs those packages instead (mk/viewer.mk: chromium,
+# for the browser tests only).
 set -euo pipefail
-pkgs=(flite pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev sox protobuf-compiler libopus-dev libopusfile-dev pkg-config flac)
+pkgs=(flite espeak-ng pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev sox protobuf-compiler libopus-dev libopusfile-dev pkg-config flac)
 if [ $# -gt 0 ]; then
   pkgs=("$@")
 fi

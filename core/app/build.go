@@ -72,6 +72,9 @@ func BuildDataset(ctx context.Context, s *pluginstart.Starter, ds *config.Datase
 			TTS:      dataset.TTSInfo{Plugin: ds.TTS, Name: tts.Info.Name, Version: tts.Info.Version, Identity: tts.Info.Identity},
 			Voices:   ds.Voices,
 			Preamble: preamble,
+			// The narrator and the loudness target of the run file's dataset block.
+			PreambleVoice: ds.Narrator,
+			Loudness:      ds.Loudness,
 		}
 		return construct.Build(ctx, spec, synth, bar)
 	}

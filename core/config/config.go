@@ -98,6 +98,10 @@ type Dataset struct {
 	TTS       string    // plugin name
 	Voices    map[string]string
 	Preamble  string // "default" or an absolute file path
+	// Narrator is the preamble's voice; empty means speaker D's, else A's.
+	Narrator string
+	// Loudness is the clips' integrated loudness in LUFS; 0 means the build's default.
+	Loudness  float64
 	Out       string // absolute
 	DeclRange hcl.Range
 	// AttrRanges holds the range of each attribute the block sets, by name.

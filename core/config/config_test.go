@@ -265,6 +265,8 @@ func TestErrors(t *testing.T) {
 		{"missing tts", strings.Replace(base, "tts       = plugin.flite", "", 1), Options{}, "Missing required argument", `"tts"`, 7},
 		{"missing voice", strings.Replace(base, `C = "rms" `, "", 1), Options{}, "Missing voice", "speaker C", 10},
 		{"unknown speaker", strings.Replace(base, `C = "rms"`, `C = "rms", E = "x"`, 1), Options{}, "Unknown speaker", `"E"`, 10},
+		{"narrator is a speaker", strings.Replace(base, `tts       = plugin.flite`, "tts       = plugin.flite\n  narrator = \"awb\"", 1), Options{}, "Narrator is a speaker's voice", "speaker B", 10},
+		{"loudness too high", strings.Replace(base, `tts       = plugin.flite`, "tts       = plugin.flite\n  loudness = -3", 1), Options{}, "Loudness out of range", "-3 LUFS", 10},
 		{"scenarios and generate", strings.Replace(base, `scenarios = "scenarios"`, "scenarios = \"s\"\n  generate {\n generator = \"procedural\"\n pairs = 1\n}", 1), Options{}, "Conflicting dataset sources", "", 9},
 		{"no dataset source", strings.Replace(base, `scenarios = "scenarios"`, "", 1), Options{}, "Missing dataset source", "", 7},
 		{"unknown generator", strings.Replace(base, `scenarios = "scenarios"`, "generate {\n generator = \"procedurl\"\n pairs = 1\n}", 1), Options{}, "Unknown generator", `Did you mean "procedural"?`, 9},
@@ -681,5 +683,21 @@ func TestTimingControlAndSpeechPadWarning(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("no speech_pad warning on the vad block (line 21): %s", diagText(f, diags))
+	}
+}
+
+// The narrator and the loudness target reach the dataset block.
+func TestNarratorAndLoudness(t *testing.T) {
+	src := strings.Replace(base, `tts       = plugin.flite`, "tts       = plugin.flite\n  narrator  = \"slt\"\n  loudness  = -20", 1)
+	f, diags := parseIn(t, t.TempDir(), src, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if ds := f.Dataset("shipped"); ds.Narrator != "slt" || ds.Loudness != -20 {
+		t.Fatalf("narrator %q, loudness %g", ds.Narrator, ds.Loudness)
+	}
+	f, _ = parseIn(t, t.TempDir(), base, Options{})
+	if ds := f.Dataset("shipped"); ds.Narrator != "" || ds.Loudness != 0 {
+		t.Fatalf("defaults: narrator %q, loudness %g", ds.Narrator, ds.Loudness)
 	}
 }

@@ -600,6 +600,32 @@ func (l *loader) dataset(b *hcl.Block, plugins []string) {
 			}
 		}
 	}
+	if a := attrs["narrator"]; a != nil {
+		if s, ok := d.nonEmpty(a); ok {
+			ds.Narrator = s
+			keys := make([]string, 0, len(ds.Voices))
+			for k := range ds.Voices {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if ds.Voices[k] == s {
+					d.add(errorf(a.Expr.Range(), "Narrator is a speaker's voice",
+						"narrator = %q is also speaker %s's voice; the preamble would sound like one of the people in the room. Choose a voice no speaker uses.", s, k))
+					break
+				}
+			}
+		}
+	}
+	if a := attrs["loudness"]; a != nil {
+		if v, ok := d.number(a); ok {
+			if v < -40 || v > -10 {
+				d.add(errorf(a.Expr.Range(), "Loudness out of range", "loudness = %g LUFS; it must be between -40 and -10 (EBU R128's target is -23).", v))
+			} else {
+				ds.Loudness = v
+			}
+		}
+	}
 	ds.Out = d.resolve(filepath.Join("build", "datasets", ds.Name))
 	if a := attrs["out"]; a != nil {
 		if p, ok := d.path(a); ok {

@@ -134,6 +134,8 @@ var Spec = &BlockSpec{
 				{Name: "tts", Type: TypePluginRef, Required: true, Doc: "The TTS plugin that speaks the turns and the preamble."},
 				{Name: "voices", Type: TypeStringMap, Required: true, Doc: "The voice of each speaker: keys `A`, `B`, `C` (required) and `D` (needed for four-speaker scenarios)."},
 				{Name: "preamble", Type: TypeString, Default: `"default"`, Doc: "The duty preamble: `\"default\"` for the built-in text, or the path of a text file."},
+				{Name: "narrator", Type: TypeString, Default: "speaker D's voice, else A's", Doc: "The voice that speaks the preamble; it must differ from every voice in `voices`, so the preamble is not heard as one of the people. Recorded in `dataset.json` as `preamble.voice`."},
+				{Name: "loudness", Type: TypeNumber, Default: "-23", Doc: "The integrated loudness in LUFS (ITU-R BS.1770, EBU R128 gating) every clip is normalised to, the preamble included, so level tells no speaker apart; between -40 and -10. Recorded in `dataset.json` as `loudness_lufs`."},
 				{Name: "out", Type: TypePath, Default: `"build/datasets/<name>"`, Doc: "Where the synthesised dataset is written."},
 			},
 			Blocks: []*BlockSpec{{

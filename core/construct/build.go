@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -23,6 +24,11 @@ import (
 
 // DefaultVoices maps speakers to flite voices (the embedded TTS).
 var DefaultVoices = map[string]string{"A": "kal16", "B": "awb", "C": "rms", "D": "slt"}
+
+// DefaultLoudness is the integrated loudness (LUFS, ITU-R BS.1770 / EBU R128) every clip
+// is normalised to, so that level tells no speaker from another: EBU R128's programme
+// target.
+const DefaultLoudness = -23.0
 
 // DefaultPreambleVoice speaks the duty preamble when neither the build nor its voice map
 // names one.
@@ -55,6 +61,9 @@ type BuildSpec struct {
 	PreambleVoice string
 	// SampleRate of every clip; 0 means the rate the TTS reports for speaker A's voice.
 	SampleRate int
+	// Loudness is the integrated loudness in LUFS every clip (the preamble included) is
+	// normalised to; 0 means DefaultLoudness. It is part of every clip's key.
+	Loudness float64
 	// Workers synthesising at once; 0 means 2.
 	Workers int
 }
@@ -72,6 +81,9 @@ type Report struct {
 	Clips       int // distinct clips, preamble included
 	Synthesised int // clips made by this build (Rebuilt included)
 	Reused      int // clips found in the cache, checked
+	// Limited counts the clips made by this build that stay below the loudness target
+	// because reaching it would have clipped them (their peak is held at -0.5 dBFS).
+	Limited int
 	// Rebuilt says, one line each, which clips were found damaged (another format,
 	// other content than the build wrote, cut short) and synthesised again.
 	Rebuilt []string
@@ -89,6 +101,14 @@ func ClipKey(tts dataset.TTSInfo, voice, text string, rate int) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// ClipKeyLoudness is the content address of a clip normalised to lufs: ClipKey's
+// fields and the target, so clips of another target, or none, are never reused.
+func ClipKeyLoudness(tts dataset.TTSInfo, voice, text string, rate int, lufs float64) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "duplexmpe-clip-v2\x00loudness=%s\x00%s", strconv.FormatFloat(lufs, 'f', -1, 64), ClipKey(tts, voice, text, rate))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // ClipRel is a clip's path relative to the dataset directory.
 func ClipRel(key string) string { return dataset.ClipsDir + "/" + key + ".wav" }
 
@@ -102,6 +122,7 @@ type clipJob struct {
 	recordedSum      string
 	recordedDuration float64
 	damage           string // why the clip on disk was not reused; empty when it was fine or absent
+	limited          bool   // made below the loudness target, so as not to clip
 }
 
 // Build synthesises every turn of spec.Scenarios (one clip per distinct voice and text,
@@ -173,11 +194,19 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) 
 		return nil, rep, fmt.Errorf("build: TTS %s reports no sample rate for voice %q; set the dataset's sample rate", spec.TTS.Plugin, voices["A"])
 	}
 
+	lufs := spec.Loudness
+	if lufs == 0 {
+		lufs = DefaultLoudness
+	}
+	if lufs < -70 || lufs > -5 || math.IsNaN(lufs) {
+		return nil, rep, fmt.Errorf("build: loudness %g LUFS is outside [-70, -5]", lufs)
+	}
+
 	// Distinct clips, in a stable order.
 	jobs := map[string]*clipJob{}
 	var order []string
 	addJob := func(voice, text string) string {
-		key := ClipKey(spec.TTS, voice, text, rate)
+		key := ClipKeyLoudness(spec.TTS, voice, text, rate, lufs)
 		if _, ok := jobs[key]; !ok {
 			jobs[key] = &clipJob{voice: voice, text: text, rel: ClipRel(key)}
 			order = append(order, key)
@@ -204,7 +233,7 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) 
 	if progress != nil {
 		progress.Start(len(order))
 	}
-	err = runJobs(ctx, spec, tts, rate, jobs, order, progress, &rep)
+	err = runJobs(ctx, spec, tts, rate, lufs, jobs, order, progress, &rep)
 	for _, key := range order {
 		if j := jobs[key]; j.damage != "" && j.sum != "" {
 			rep.Rebuilt = append(rep.Rebuilt, fmt.Sprintf("clip %s (%q, voice %s) %s: synthesised it again", j.rel, abbreviate(j.text), j.voice, j.damage))
@@ -241,6 +270,7 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) 
 		TTS:        &spec.TTS,
 		Voices:     voices,
 		SampleRate: rate,
+		Loudness:   lufs,
 		Preamble:   &dataset.Preamble{Text: preamble, Voice: pvoice, Clip: jobs[pkey].rel, DurationS: jobs[pkey].duration},
 	}
 	d, err := dataset.Save(spec.Out, m, scs)
@@ -250,7 +280,7 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) 
 	return d, rep, nil
 }
 
-func runJobs(ctx context.Context, spec BuildSpec, tts sdk.TTS, rate int, jobs map[string]*clipJob, order []string, progress Progress, rep *Report) error {
+func runJobs(ctx context.Context, spec BuildSpec, tts sdk.TTS, rate int, lufs float64, jobs map[string]*clipJob, order []string, progress Progress, rep *Report) error {
 	workers := spec.Workers
 	if workers <= 0 {
 		workers = 2
@@ -268,7 +298,7 @@ func runJobs(ctx context.Context, spec BuildSpec, tts sdk.TTS, rate int, jobs ma
 		go func() {
 			defer wg.Done()
 			for job := range next {
-				made, err := makeClip(ctx, spec.Out, tts, rate, job)
+				made, err := makeClip(ctx, spec.Out, tts, rate, lufs, job)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -277,6 +307,9 @@ func runJobs(ctx context.Context, spec BuildSpec, tts sdk.TTS, rate int, jobs ma
 				if err == nil {
 					if made {
 						rep.Synthesised++
+						if job.limited {
+							rep.Limited++
+						}
 					} else {
 						rep.Reused++
 					}
@@ -345,7 +378,7 @@ const durationTolerance = 0.0015
 // mono at rate, the bytes the last build recorded, or at least its recorded duration),
 // and synthesises it otherwise: a damaged clip is never reused, and never played. It
 // reports whether it synthesised.
-func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, job *clipJob) (bool, error) {
+func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, lufs float64, job *clipJob) (bool, error) {
 	path := filepath.Join(out, filepath.FromSlash(job.rel))
 	c, err := dataset.CheckClip(path, rate, job.recordedSum)
 	switch {
@@ -385,6 +418,9 @@ func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, job *clipJ
 	if bad := firstNonFinite(pcm.Samples); bad >= 0 {
 		return false, fmt.Errorf("build: the TTS returned a non-finite sample (index %d) for %q (voice %s)", bad, abbreviate(job.text), job.voice)
 	}
+	// One loudness for every clip, so level is no speaker cue (after resampling: the
+	// clip as played is what is measured).
+	pcm, _, job.limited = audio.NormalizeLoudness(pcm, lufs)
 	if err := audio.WriteWAV(path, pcm); err != nil {
 		return false, fmt.Errorf("build: writing clip: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -266,5 +267,70 @@ func TestPreambleVoiceFollowsTheVoiceMap(t *testing.T) {
 		if got := preambleVoice(c.spec); got != c.want {
 			t.Errorf("preambleVoice(%+v) = %q, want %q", c.spec, got, c.want)
 		}
+	}
+}
+
+// quieter scales one voice's audio down by 20 dB, so that voice would be a level cue.
+type quieter struct {
+	sdk.TTS
+	voice string
+}
+
+func (q quieter) Synthesize(ctx context.Context, text, voice string) (sdk.Audio, error) {
+	a, err := q.TTS.Synthesize(ctx, text, voice)
+	if err == nil && voice == q.voice {
+		s := make([]float32, len(a.Samples))
+		for i, v := range a.Samples {
+			s[i] = v * 0.1
+		}
+		a.Samples = s
+	}
+	return a, err
+}
+
+// Every clip of a build, every speaker's and the preamble's, reads back at the one
+// loudness the build targets (within 16-bit rounding and resampling); the manifest
+// records the target and the narrator; another target is another clip.
+func TestBuildNormalisesEveryClipToOneLoudness(t *testing.T) {
+	tts, info := startFlite(t)
+	scs, err := Generate(GenerateSpec{Pairs: 1, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []float64{0, -20} {
+		out := t.TempDir()
+		spec := BuildSpec{Name: "t", Out: out, Scenarios: scs, TTS: info, Loudness: target, PreambleVoice: "kal",
+			Voices: map[string]string{"A": "kal16", "B": "awb", "C": "rms", "D": "slt"}}
+		d, rep, err := Build(context.Background(), spec, quieter{tts, "awb"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := target
+		if want == 0 {
+			want = DefaultLoudness
+		}
+		if d.Manifest.Loudness != want || d.Manifest.Preamble.Voice != "kal" {
+			t.Fatalf("manifest: loudness %g, preamble voice %q", d.Manifest.Loudness, d.Manifest.Preamble.Voice)
+		}
+		clips := []string{d.PreamblePath()}
+		for _, s := range d.Scenarios {
+			for _, tu := range s.Turns {
+				clips = append(clips, d.ClipPath(tu.Clip))
+			}
+		}
+		for _, c := range clips {
+			pcm, err := audio.ReadWAV(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l := audio.LoudnessLUFS(pcm); l > want+0.1 || l < want-0.1 && rep.Limited == 0 {
+				t.Errorf("target %g: %s reads %.2f LUFS", want, filepath.Base(c), l)
+			}
+		}
+	}
+	base := dataset.TTSInfo{Name: "flite", Version: "1"}
+	if ClipKeyLoudness(base, "awb", "hi", 16000, -23) == ClipKeyLoudness(base, "awb", "hi", 16000, -20) ||
+		ClipKeyLoudness(base, "awb", "hi", 16000, -23) == ClipKey(base, "awb", "hi", 16000) {
+		t.Error("the loudness target is not part of the clip key")
 	}
 }

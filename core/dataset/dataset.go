@@ -154,8 +154,11 @@ type Manifest struct {
 	TTS           *TTSInfo          `json:"tts,omitempty"`
 	Voices        map[string]string `json:"voices,omitempty"`
 	SampleRate    int               `json:"sample_rate,omitempty"`
-	Preamble      *Preamble         `json:"preamble,omitempty"`
-	Counts        Counts            `json:"counts"`
+	// Loudness is the integrated loudness (LUFS, BS.1770) every clip was normalised to;
+	// 0 in sets built before clips were normalised.
+	Loudness float64   `json:"loudness_lufs,omitempty"`
+	Preamble *Preamble `json:"preamble,omitempty"`
+	Counts   Counts    `json:"counts"`
 	// ContentHash is "sha256:<hex>" of scenarios.jsonl as written.
 	ContentHash string `json:"content_hash"`
 }

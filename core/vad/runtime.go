@@ -73,7 +73,9 @@ func resolveModel(model, explicit string) (string, error) {
 
 // findInCache looks for .cache/vad/name in the working folder, the executable's folder,
 // and their parents (bin/duplexmpe and bin/plugins/x live under the repository root).
-func findInCache(name string) (string, bool) {
+func findInCache(name string) (string, bool) { return findUp(cacheDir, name) }
+
+func findUp(sub, name string) (string, bool) {
 	var starts []string
 	if wd, err := os.Getwd(); err == nil {
 		starts = append(starts, wd)
@@ -86,7 +88,7 @@ func findInCache(name string) (string, bool) {
 	}
 	for _, dir := range starts {
 		for {
-			p := filepath.Join(dir, cacheDir, name)
+			p := filepath.Join(dir, sub, name)
 			if _, err := os.Stat(p); err == nil {
 				return p, true
 			}
@@ -384,4 +386,27 @@ func (r *runner) destroy() {
 	if r.sess != nil {
 		r.sess.Destroy()
 	}
+}
+
+// LoadRuntime loads the ONNX Runtime shared library into this process the way the
+// detector does (the explicit path, else DUPLEXMPE_ORT_LIB, else .cache/vad found from
+// the working folder or the executable upward) and returns the library's path. Other
+// ONNX users of the repository (plugins/onnx-tts) call it so that one process never
+// loads two runtimes. Calling it again is cheap.
+func LoadRuntime(explicit string) (string, error) {
+	lib, err := resolveLibrary(explicit)
+	if err != nil {
+		return "", err
+	}
+	if err := initEnvironment(lib); err != nil {
+		return "", err
+	}
+	return lib, nil
+}
+
+// FindInCache looks for .cache/<dir>/<name> from the working folder and the executable's
+// folder upward, as the detector finds its own files; it reports the path and whether
+// it exists.
+func FindInCache(dir, name string) (string, bool) {
+	return findUp(filepath.Join(".cache", dir), name)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/construct"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/plugins/internal/hosted/standintest"
 	judgeprompt "github.com/duplexmpe/duplexmpe/prompts/judge"
@@ -228,5 +230,69 @@ func TestAudioOverGRPC(t *testing.T) {
 	}
 	if _, err := tts.Synthesize(ctx, "hello", "nobody"); err == nil || !strings.Contains(err.Error(), "unknown voice") {
 		t.Fatalf("unknown voice: %v", err)
+	}
+}
+
+// The identity names what speaks, so a dataset's clip cache (construct.ClipKey, keyed by
+// the identity) never hands one server's clips to another: the server without its
+// secrets, the TTS model, the voices and their rate. The stand-in's 220 Hz tones and a
+// real server's speech get different keys.
+func TestTTSIdentityNamesWhatSpeaks(t *testing.T) {
+	ctx := context.Background()
+	identity := func(base string, extra map[string]any) map[string]string {
+		t.Helper()
+		c := hostedPlugin(t).Start(t, base, "", extra)
+		info, err := c.Describe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Identity
+	}
+	key := func(id map[string]string) string {
+		return construct.ClipKey(dataset.TTSInfo{Plugin: "openai", Name: "openai", Version: version, Identity: id}, "nova", "hello", 24000)
+	}
+	s1, s2 := standintest.NewOpenAI(t, testKey), standintest.NewOpenAI(t, testKey)
+	a, b := identity(s1.URL+"/v1", nil), identity(s2.URL+"/v1", nil)
+	if a["tts_server"] != strings.ToLower(s1.URL)+"/v1" || a["tts_model"] != "tts-1" || a["tts_rate"] != "24000" || !strings.Contains(a["tts_voices"], "nova") {
+		t.Fatalf("identity %v", a)
+	}
+	if key(a) == key(b) {
+		t.Error("two servers share a clip key")
+	}
+	if key(a) == key(identity(s1.URL+"/v1", map[string]any{"tts_model": "tts-1-hd"})) {
+		t.Error("two TTS models share a clip key")
+	}
+	// No secret reaches the identity: not the URL's user and password, not a query token.
+	host := strings.TrimPrefix(s1.URL, "http://")
+	secret := identity("http://alice:hunter2@"+host+"/v1/?api_key=sk-secret#frag", nil)
+	for k, v := range secret {
+		if strings.Contains(v, "hunter2") || strings.Contains(v, "sk-secret") || strings.Contains(v, "alice") {
+			t.Errorf("identity %s = %q holds a secret", k, v)
+		}
+	}
+	if secret["tts_server"] != a["tts_server"] {
+		t.Errorf("tts_server %q, want %q", secret["tts_server"], a["tts_server"])
+	}
+	// Shards reaching one server through per-node addresses name it once.
+	n1 := identity(s1.URL+"/v1", map[string]any{"tts_server": "lab-tts"})
+	n2 := identity(s2.URL+"/v1", map[string]any{"tts_server": "lab-tts"})
+	if n1["tts_server"] != "lab-tts" || key(n1) != key(n2) {
+		t.Errorf("tts_server setting: %q, keys equal %v", n1["tts_server"], key(n1) == key(n2))
+	}
+}
+
+func TestServerName(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://api.openai.com/v1":                 "https://api.openai.com/v1",
+		"HTTPS://API.OpenAI.com/v1/":                "https://api.openai.com/v1",
+		"http://user:pw@10.0.0.5:8000/v1?key=abc#x": "http://10.0.0.5:8000/v1",
+		"http://127.0.0.1:8000":                     "http://127.0.0.1:8000",
+	} {
+		if got := serverName(in); got != want {
+			t.Errorf("serverName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := serverName("not a url with secret"); strings.Contains(got, "secret") {
+		t.Errorf("unparsable URL kept in the identity: %q", got)
 	}
 }

@@ -11,8 +11,10 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -31,7 +33,25 @@ var fields = append(hosted.CommonFields("https://api.openai.com/v1", "gpt-4o-min
 	sdk.ConfigField{Name: "tts_model", Type: sdk.TypeString, Default: "tts-1", Description: "Model id for /audio/speech."},
 	sdk.ConfigField{Name: "voices", Type: sdk.TypeListString, Default: []any{"alloy", "ash", "coral", "echo", "fable", "onyx", "nova", "sage", "shimmer"}, Description: "Voices the TTS offers."},
 	sdk.ConfigField{Name: "tts_rate", Type: sdk.TypeNumber, Default: 24000.0, Description: "Sample rate (Hz) the TTS declares for its voices; replies at another rate are resampled to it."},
+	sdk.ConfigField{Name: "tts_server", Type: sdk.TypeString, Default: "", Description: "How the identity names the server that speaks (tts_server), which keys the dataset clip cache. Empty: base_url without user, password, query or fragment. Set one name when shards reach the same server through per-node addresses."},
 )
+
+// serverName is base_url as the identity records it: scheme, host, port and path, never
+// the userinfo (user:password@), the query (?api_key=...) or the fragment, which may
+// hold secrets; a trailing slash is dropped, the scheme and host lower-cased.
+func serverName(base string) string {
+	u, err := url.Parse(strings.TrimSpace(base))
+	if err != nil || u.Host == "" {
+		// Not a URL the client could call either; keep no part that could be a secret.
+		return "unparsed:" + hashHex(base)[:16]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.EscapedPath(), "/")
+}
+
+func hashHex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
 
 type plugin struct {
 	logger hclog.Logger
@@ -45,7 +65,9 @@ type plugin struct {
 	ttsModel string
 	voices   []string
 	ttsRate  int
-	served   *hosted.Served // the models the server answered chat calls with
+	// ttsServer names the speaking server in the identity (serverName or tts_server).
+	ttsServer string
+	served    *hosted.Served // the models the server answered chat calls with
 }
 
 func newPlugin() *plugin {
@@ -65,7 +87,14 @@ func (p *plugin) Describe(ctx context.Context) (sdk.Info, error) {
 		info.Identity = p.set.Identity("openai-chat-completions")
 		info.Identity["json_mode"] = strconv.FormatBool(p.jsonMode)
 		info.Identity["asr_model"] = p.asrModel
+		// What speaks: the server (never its secrets), the model asked for, the voices
+		// offered and the rate they are resampled to, so clips made by another server
+		// or model never share a clip-cache entry. /audio/speech replies are bare audio
+		// that name no served model; the chat replies' served_model follows.
 		info.Identity["tts_model"] = p.ttsModel
+		info.Identity["tts_server"] = p.ttsServer
+		info.Identity["tts_voices"] = strings.Join(p.voices, ",")
+		info.Identity["tts_rate"] = strconv.Itoa(p.ttsRate)
 		p.served.Into(info.Identity)
 	}
 	return info, nil
@@ -87,6 +116,8 @@ func (p *plugin) Configure(ctx context.Context, cfg map[string]any) error {
 	errs = append(errs, err)
 	rate, err := hosted.Num(cfg, fields, "tts_rate", 8000, 192000)
 	errs = append(errs, err)
+	ttsServer, err := hosted.Str(cfg, fields, "tts_server")
+	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -105,6 +136,10 @@ func (p *plugin) Configure(ctx context.Context, cfg map[string]any) error {
 	defer p.mu.Unlock()
 	p.set, p.client, p.key, p.jsonMode = set, client, key, jsonMode
 	p.asrModel, p.ttsModel, p.voices, p.ttsRate = asrModel, ttsModel, voices, int(rate)
+	p.ttsServer = strings.TrimSpace(ttsServer)
+	if p.ttsServer == "" {
+		p.ttsServer = serverName(set.BaseURL)
+	}
 	p.served = &hosted.Served{} // another server or model: what it serves is not known yet
 	return nil
 }
