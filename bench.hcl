@@ -1,7 +1,7 @@
 # The embedded default benchmark: `make run` runs it, CPU only and offline.
 #
-# The dev split of Duplex-MPE open v1 (datasets/open-v1, docs/datasheet.md) is spoken with
-# flite; three baseline models and the reference
+# The dev split of Duplex-MPE open v1 (datasets/open-v1, docs/datasheet.md) is spoken by
+# offline neural voices (plugins/onnx-tts); three baseline models and the reference
 # cascade play them; the responses are transcribed with Whisper tiny.en (plugins/whisper) and
 # scored by the lexical judge. The baselines bound the scores (a silent model never answers, a random
 # talker shows chance, a pause detector shows what the timing cue alone is worth); no
@@ -39,8 +39,10 @@ variable "concurrency" {
 }
 
 # Plugins are built by `make build` into bin/plugins/<directory name>.
-plugin "flite" {
-  source = "bin/plugins/flite"
+# Offline neural voices (plugins/onnx-tts, docs/datasheet.md): Piper's joe and Kokoro-82M
+# styles, chosen by make measure-tts; a narrator no speaker uses; every clip at -23 LUFS.
+plugin "onnx_tts" {
+  source = "bin/plugins/onnx-tts"
 }
 
 plugin "silent" {
@@ -89,9 +91,10 @@ plugin "lexical" {
 # (datasets/open-v1/test) is played by examples/runs/open-v1.hcl.
 dataset "open_v1_dev" {
   scenarios = "datasets/open-v1/dev"
-  tts       = plugin.flite
-  # flite's 16 kHz voices, one per speaker.
-  voices   = { A = "slt", B = "awb", C = "kal16", D = "rms" }
+  tts       = plugin.onnx_tts
+  voices   = { A = "jf_gongitsune", B = "joe", C = "jf_tebukuro", D = "jm_kumo" }
+  narrator = "jf_alpha"
+  loudness = -23
   preamble = "default"
   out      = "build/datasets/open-v1-dev"
 }

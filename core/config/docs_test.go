@@ -59,7 +59,7 @@ func TestShippedRunFiles(t *testing.T) {
 	}
 	f, _ := Load("../../bench.hcl", Options{})
 	ev := f.Evaluation("default")
-	if ev == nil || !slices.Equal(ev.Models, []string{"silent", "random_talk", "pause_responder", "cascade"}) || ev.ASR != "whisper" || ev.Judge != "lexical" || f.Dataset(ev.Dataset).TTS != "flite" {
+	if ev == nil || !slices.Equal(ev.Models, []string{"silent", "random_talk", "pause_responder", "cascade"}) || ev.ASR != "whisper" || ev.Judge != "lexical" || f.Dataset(ev.Dataset).TTS != "onnx_tts" {
 		t.Errorf("bench.hcl default evaluation = %+v", ev)
 	}
 	// Every model of the default is a baseline or the reference (section 6.3).

@@ -24,8 +24,10 @@ variable "gaps" {
   description = "The gap profile, as bench.hcl's: paper or natural."
 }
 
-plugin "flite" {
-  source = "../../bin/plugins/flite"
+# Offline neural voices (plugins/onnx-tts, docs/datasheet.md): Piper's joe and Kokoro-82M
+# styles, chosen by make measure-tts; a narrator no speaker uses; every clip at -23 LUFS.
+plugin "onnx_tts" {
+  source = "../../bin/plugins/onnx-tts"
 }
 
 plugin "always_talk" {
@@ -45,8 +47,10 @@ plugin "lexical" {
 # bench.hcl's dataset block, paths relative to this file (TestCalibrationRunsTheBenchDataset).
 dataset "open_v1_dev" {
   scenarios = "../../datasets/open-v1/dev"
-  tts       = plugin.flite
-  voices    = { A = "slt", B = "awb", C = "kal16", D = "rms" }
+  tts       = plugin.onnx_tts
+  voices    = { A = "jf_gongitsune", B = "joe", C = "jf_tebukuro", D = "jm_kumo" }
+  narrator  = "jf_alpha"
+  loudness  = -23
   preamble  = "default"
   out       = "../../build/datasets/open-v1-dev"
 }

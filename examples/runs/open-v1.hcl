@@ -18,8 +18,10 @@ variable "gaps" {
   description = "The gap profile (docs/protocol.md section 3.3): paper or natural."
 }
 
-plugin "flite" {
-  source = "../../bin/plugins/flite"
+# Offline neural voices (plugins/onnx-tts, docs/datasheet.md): Piper's joe and Kokoro-82M
+# styles, chosen by make measure-tts; a narrator no speaker uses; every clip at -23 LUFS.
+plugin "onnx_tts" {
+  source = "../../bin/plugins/onnx-tts"
 }
 
 plugin "silent" {
@@ -58,8 +60,10 @@ plugin "lexical" {
 
 dataset "open_v1_test" {
   scenarios = "../../datasets/open-v1/test"
-  tts       = plugin.flite
-  voices    = { A = "slt", B = "awb", C = "kal16", D = "rms" }
+  tts       = plugin.onnx_tts
+  voices    = { A = "jf_gongitsune", B = "joe", C = "jf_tebukuro", D = "jm_kumo" }
+  narrator  = "jf_alpha"
+  loudness  = -23
   preamble  = "default"
   out       = "../../build/datasets/open-v1-test"
 }

@@ -1,9 +1,11 @@
-# The 12 hand-written demonstration pairs of examples/scenarios, spoken by flite: the
-# harness's own test material (the adapters' upstream tests play one of them, from
-# build/datasets/shipped). Not benchmark content: Duplex-MPE open v1 (datasets/open-v1,
-# docs/datasheet.md) is. `make test` builds it (mk/dataset.mk):
+# The harness's own test material, spoken by flite (fast): the 12 hand-written
+# demonstration pairs of examples/scenarios (the adapters' upstream tests play one of
+# them, from build/datasets/shipped; not benchmark content), and open v1's dev split,
+# which `make test` builds with flite to check it against the release manifest (`dataset
+# verify`) without the neural voices' cost (bench.hcl builds it with those). `make test`
+# builds both (mk/dataset.mk):
 #
-#   duplexmpe build --dataset shipped examples/runs/shipped.hcl
+#   duplexmpe build examples/runs/shipped.hcl
 
 plugin "flite" {
   source = "../../bin/plugins/flite"
@@ -28,6 +30,14 @@ dataset "shipped" {
   voices    = { A = "kal16", B = "awb", C = "rms", D = "slt" }
   preamble  = "default"
   out       = "../../build/datasets/shipped"
+}
+
+dataset "open_v1_dev_flite" {
+  scenarios = "../../datasets/open-v1/dev"
+  tts       = plugin.flite
+  voices    = { A = "slt", B = "awb", C = "kal16", D = "rms" }
+  preamble  = "default"
+  out       = "../../build/datasets/open-v1-dev-flite"
 }
 
 evaluation "shipped" {
