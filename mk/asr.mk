@@ -23,9 +23,10 @@ py-test-whisper: deps-whisper
 # second of audio (tests/measureasr/measure_test.go); then the acknowledgement chain of
 # plugins/lexical-judge/README.md. A voice set is TTS:VOICE,VOICE, the TTS plugin found as
 # bin/plugins/NAME or plugins/NAME/run.sh; to measure another TTS's voices add one word:
-#   MEASURE_ASR_VOICES += neural-tts:piper-joe,kokoro-af
+#   MEASURE_ASR_VOICES += onnx-tts:jf_nezumi
+# The default measures flite's four voices and the benchmark's neural voice set.
 MEASURE_ASR_PLUGINS ?= pocketsphinx whisper
-MEASURE_ASR_VOICES  ?= flite:kal16,slt,rms,awb
+MEASURE_ASR_VOICES  ?= flite:kal16,slt,rms,awb onnx-tts:jf_gongitsune,joe,jf_tebukuro,jm_kumo,jf_alpha
 
 measure-asr: deps build
 	DUPLEXMPE_MEASURE_ASR=1 MEASURE_ASR_PLUGINS="$(MEASURE_ASR_PLUGINS)" MEASURE_ASR_VOICES="$(MEASURE_ASR_VOICES)" \
