@@ -23,8 +23,13 @@ const (
 
 // The default cost model, measured on one core of the 2-core development machine
 // (BenchmarkComputeCost reports the CPU seconds behind each figure):
-//   - PocketSphinx's two-pass search: 0.38 CPU s per second of flite speech quiet, up to
-//     0.64 under load (plugins/pocketsphinx/README.md); charged 0.4;
+//   - spotting the name (PocketSphinx's keyphrase search, every other frame): 0.018 to
+//     0.03 CPU s per second of speech; charged 0.05;
+//   - PocketSphinx's two-pass search, bounded (asr.go): 0.24 CPU s per second of flite
+//     speech against 0.33 for the library's defaults, whose wall time on a busy core was
+//     up to 0.64 (plugins/pocketsphinx/README.md); charged 0.35, so that an answered
+//     utterance, spotted and transcribed, is charged 0.4 s per s as before spotting was
+//     added (the answers start when they did);
 //   - flite: about 0.02 CPU s per second of speech plus the process start; charged 0.05;
 //   - deciding (the name policy's text rules, the heuristic answer) and starting flite:
 //     milliseconds; charged 0.1 s per answer;
@@ -32,7 +37,8 @@ const (
 //     charged 1 s per request (policy decision or answer).
 const (
 	defaultAnswerCost   = 0.1
-	defaultASRCost      = 0.4
+	defaultSpotCost     = 0.05
+	defaultASRCost      = 0.35
 	defaultTTSCost      = 0.05
 	defaultEndpointCost = 1.0
 )
@@ -41,6 +47,7 @@ const (
 type costModel struct {
 	mode     string
 	answer   float64 // virtual s per answer
+	spot     float64 // virtual s per second of utterance spotted
 	asr      float64 // virtual s per second of utterance transcribed
 	tts      float64 // virtual s per second of answer synthesised
 	endpoint float64 // virtual s per endpoint request
@@ -49,7 +56,7 @@ type costModel struct {
 }
 
 func defaultCostModel() costModel {
-	return costModel{mode: computeModel, answer: defaultAnswerCost, asr: defaultASRCost, tts: defaultTTSCost,
+	return costModel{mode: computeModel, answer: defaultAnswerCost, spot: defaultSpotCost, asr: defaultASRCost, tts: defaultTTSCost,
 		endpoint: defaultEndpointCost, charge: 1}
 }
 
@@ -62,8 +69,8 @@ func (m costModel) identity() string {
 	case m.fixed > 0:
 		return fmt.Sprintf("model: fixed %g s per answer", m.fixed)
 	}
-	return fmt.Sprintf("model: %g s per answer + %g s per s transcribed + %g s per s synthesised + %g s per endpoint request",
-		m.answer, m.asr, m.tts, m.endpoint)
+	return fmt.Sprintf("model: %g s per answer + %g s per s spotted + %g s per s transcribed + %g s per s synthesised + %g s per endpoint request",
+		m.answer, m.spot, m.asr, m.tts, m.endpoint)
 }
 
 // bill adds up the compute of one answer. In mode model it never reads the clock; in
@@ -179,10 +186,10 @@ func checkCompute(s costModel, config map[string]any) error {
 	switch s.mode {
 	case computeModel:
 		if set("compute_charge", s.charge, d.charge) {
-			return fmt.Errorf("compute_charge applies to compute = %q (the measured wall time); with compute = %q set answer_cost, asr_cost, tts_cost, endpoint_cost or compute_fixed", computeWall, computeModel)
+			return fmt.Errorf("compute_charge applies to compute = %q (the measured wall time); with compute = %q set answer_cost, spot_cost, asr_cost, tts_cost, endpoint_cost or compute_fixed", computeWall, computeModel)
 		}
 	case computeWall:
-		for k, v := range map[string][2]float64{"answer_cost": {s.answer, d.answer}, "asr_cost": {s.asr, d.asr},
+		for k, v := range map[string][2]float64{"answer_cost": {s.answer, d.answer}, "spot_cost": {s.spot, d.spot}, "asr_cost": {s.asr, d.asr},
 			"tts_cost": {s.tts, d.tts}, "endpoint_cost": {s.endpoint, d.endpoint}, "compute_fixed": {s.fixed, d.fixed}} {
 			if set(k, v[0], v[1]) {
 				return fmt.Errorf("%s applies to compute = %q (the cost model); with compute = %q the measured wall time times compute_charge is charged", k, computeModel, computeWall)

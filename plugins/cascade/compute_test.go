@@ -42,7 +42,7 @@ func TestCostModel(t *testing.T) {
 		m    costModel
 		want string
 	}{
-		{defaultCostModel(), "model: 0.1 s per answer + 0.4 s per s transcribed + 0.05 s per s synthesised + 1 s per endpoint request"},
+		{defaultCostModel(), "model: 0.1 s per answer + 0.05 s per s spotted + 0.35 s per s transcribed + 0.05 s per s synthesised + 1 s per endpoint request"},
 		{costModel{mode: computeModel, fixed: 1.2}, "model: fixed 1.2 s per answer"},
 		{costModel{mode: computeWall, charge: 1}, "wall: 1 x measured wall time"},
 	} {
@@ -67,6 +67,9 @@ func TestComputeSettings(t *testing.T) {
 	}
 	if _, err := parseSettings(map[string]any{"compute_charge": 2.0}); err == nil || !strings.Contains(err.Error(), `compute = "wall"`) {
 		t.Errorf("compute_charge without wall mode: %v", err)
+	}
+	if _, err := parseSettings(map[string]any{"compute": "wall", "spot_cost": 0.2}); err == nil || !strings.Contains(err.Error(), "spot_cost") {
+		t.Errorf("spot_cost in wall mode: %v", err)
 	}
 }
 

@@ -81,6 +81,9 @@ func (p *decoders) give(d *sphinx.Decoder) {
 // close frees every decoder; a transcription running now ends with sphinx.ErrClosed or
 // its transcript, and later ones fail with sphinx.ErrClosed.
 func (p *decoders) close() {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true

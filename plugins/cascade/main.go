@@ -29,7 +29,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-const version = "0.2.0"
+const version = "0.3.0"
 
 // logger writes JSON lines to stderr, which the host logs under the plugin's name.
 var logger = hclog.New(&hclog.LoggerOptions{Name: "cascade", Level: hclog.Debug, Output: os.Stderr, JSONFormat: true})
@@ -48,6 +48,8 @@ const (
 type settings struct {
 	policy     string
 	names      []string
+	spot       string  // the keyphrase spotted before transcribing; "": transcribe every utterance
+	spotThresh float64 // its detection threshold
 	vad        protocol.VAD
 	voice      string
 	flite      string
@@ -63,6 +65,7 @@ type cascade struct {
 	cfg      settings
 	detector *vad.Detector
 	decoders *decoders
+	spotters *decoders   // nil when every utterance is transcribed
 	chat     *chatClient // nil without an endpoint
 	cache    *transcripts
 	identity map[string]string
@@ -73,6 +76,10 @@ func configFields() []sdk.ConfigField {
 		{Name: "policy", Type: sdk.TypeString, Default: policyName, Allowed: []string{policyName, policyLLM},
 			Description: "how it decides it is addressed: name (a request naming the assistant) or llm (the endpoint decides)"},
 		{Name: "names", Type: sdk.TypeListString, Default: defaultNamesAny(), Description: "the assistant's name and how the recogniser hears it (one or more words each); the first is used in prompts"},
+		{Name: "spot", Type: sdk.TypeString, Default: defaultSpot,
+			Description: "name policy: the keyphrase PocketSphinx spots first; only utterances in which it is heard are transcribed (empty: transcribe every utterance; the llm policy always does)"},
+		{Name: "spot_threshold", Type: sdk.TypeNumber, Default: defaultSpotThreshold,
+			Description: "the spotter's detection threshold (PocketSphinx -kws_threshold): smaller hears the keyphrase in more utterances"},
 		{Name: "threshold", Type: sdk.TypeNumber, Default: 0.5, Description: "Silero speech probability that starts an utterance"},
 		{Name: "min_speech", Type: sdk.TypeNumber, Default: 0.12, Description: "seconds of speech before an utterance (or a barge-in) counts"},
 		{Name: "end_silence", Type: sdk.TypeNumber, Default: 0.4, Description: "seconds of silence that end an utterance"},
@@ -81,6 +88,7 @@ func configFields() []sdk.ConfigField {
 		{Name: "compute", Type: sdk.TypeString, Default: computeModel, Allowed: []string{computeModel, computeWall},
 			Description: "how an answer's compute is charged to virtual time: model (the cost model below: the same on every machine) or wall (measured wall time: depends on the machine and its load)"},
 		{Name: "answer_cost", Type: sdk.TypeNumber, Default: defaultAnswerCost, Description: "compute = model: virtual seconds per answer (deciding, the heuristic, starting flite)"},
+		{Name: "spot_cost", Type: sdk.TypeNumber, Default: defaultSpotCost, Description: "compute = model: virtual seconds per second of the answered utterance spotted"},
 		{Name: "asr_cost", Type: sdk.TypeNumber, Default: defaultASRCost, Description: "compute = model: virtual seconds per second of the answered utterance transcribed"},
 		{Name: "tts_cost", Type: sdk.TypeNumber, Default: defaultTTSCost, Description: "compute = model: virtual seconds per second of answer synthesised"},
 		{Name: "endpoint_cost", Type: sdk.TypeNumber, Default: defaultEndpointCost, Description: "compute = model: virtual seconds per endpoint request (decision or answer)"},
@@ -133,17 +141,27 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 	if err != nil {
 		return fmt.Errorf("silero vad: %w (run `make deps`)", err)
 	}
-	dec, err := sphinx.Load(sphinx.DefaultModel())
+	dec, err := sphinx.Load(transcriberModel())
 	if err != nil {
 		det.Close()
 		return fmt.Errorf("pocketsphinx: %w", err)
+	}
+	var spotters *decoders
+	if s.spot != "" {
+		sp, err := sphinx.Load(spotterModel(s.spot, s.spotThresh))
+		if err != nil {
+			det.Close()
+			dec.Close()
+			return fmt.Errorf("spot %q: %w (every word of it must be in the dictionary %s)", s.spot, err, sphinx.DefaultDict)
+		}
+		spotters = newDecoders(sp, maxConversations)
 	}
 	id := map[string]string{
 		"policy":       s.policy,
 		"names":        strings.Join(s.names, ","),
 		"vad":          det.Model() + " sha256:" + fileDigest(det.ModelPath()),
 		"vad_settings": fmt.Sprintf("threshold=%g min_speech=%g end_silence=%g", s.vad.Threshold, s.vad.MinSpeech, s.vad.MergePause),
-		"asr":          "libpocketsphinx " + debianVersion("libpocketsphinx3") + ", pocketsphinx-en-us " + debianVersion("pocketsphinx-en-us"),
+		"asr":          "libpocketsphinx " + debianVersion("libpocketsphinx3") + ", pocketsphinx-en-us " + debianVersion("pocketsphinx-en-us") + "; " + searchIdentity(s),
 		"tts":          "flite " + fv + " voice " + s.voice,
 		"flite_sha256": fsum,
 		"compute":      s.cost.identity(),
@@ -160,7 +178,7 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closeLocked()
-	c.cfg, c.detector, c.decoders, c.chat, c.identity = s, det, newDecoders(dec, maxConversations), chat, id
+	c.cfg, c.detector, c.decoders, c.spotters, c.chat, c.identity = s, det, newDecoders(dec, maxConversations), spotters, chat, id
 	c.cache = newTranscripts()
 	return nil
 }
@@ -199,19 +217,20 @@ func debianVersion(pkg string) string {
 }
 
 // heuristicVersion names the offline answer heuristic, so a change shows in identities.
-const heuristicVersion = "heuristic-1"
+const heuristicVersion = "heuristic-2"
 
 func (c *cascade) closeLocked() {
 	if c.decoders != nil {
 		c.decoders.close()
 	}
+	c.spotters.close()
 	if c.detector != nil {
 		c.detector.Close()
 	}
 }
 
 func parseSettings(config map[string]any) (settings, error) {
-	s := settings{policy: policyName, names: defaultNames, vad: protocol.DefaultVAD(), voice: "slt", flite: "flite", cost: defaultCostModel(), llmTimeout: time.Minute}
+	s := settings{policy: policyName, names: defaultNames, spot: defaultSpot, spotThresh: defaultSpotThreshold, vad: protocol.DefaultVAD(), voice: "slt", flite: "flite", cost: defaultCostModel(), llmTimeout: time.Minute}
 	s.vad.MinSpeech, s.vad.MergePause = 0.12, 0.4
 	str := func(k string, dst *string) error {
 		v, ok := config[k]
@@ -240,7 +259,8 @@ func parseSettings(config map[string]any) (settings, error) {
 	timeout := 60.0
 	for _, err := range []error{
 		str("policy", &s.policy), str("voice", &s.voice), str("flite", &s.flite), str("endpoint", &s.endpoint),
-		str("model", &s.model), str("api_key_env", &s.keyEnv), str("compute", &s.cost.mode),
+		str("model", &s.model), str("api_key_env", &s.keyEnv), str("compute", &s.cost.mode), str("spot", &s.spot),
+		num("spot_threshold", &s.spotThresh, 1e-100, 1e100), num("spot_cost", &s.cost.spot, 0, 100),
 		num("threshold", &s.vad.Threshold, 0.05, 0.95), num("min_speech", &s.vad.MinSpeech, 0, 2),
 		num("end_silence", &s.vad.MergePause, 0.1, 5),
 		num("answer_cost", &s.cost.answer, 0, 60), num("asr_cost", &s.cost.asr, 0, 100), num("tts_cost", &s.cost.tts, 0, 100),
@@ -270,12 +290,19 @@ func parseSettings(config map[string]any) (settings, error) {
 	if err := checkCompute(s.cost, config); err != nil {
 		return s, err
 	}
+	s.spot = strings.Join(words(s.spot), " ")
 	switch s.policy {
 	case policyName:
 	case policyLLM:
 		if s.endpoint == "" {
 			return s, fmt.Errorf("policy \"llm\" needs endpoint (an OpenAI-compatible base URL, e.g. http://localhost:8000/v1)")
 		}
+		// The endpoint decides from every utterance's transcript, so nothing is left
+		// untranscribed: spotting does not apply (its default, as hosts pass it, is fine).
+		if v, ok := config["spot"]; ok && v != nil && s.spot != defaultSpot && s.spot != "" {
+			return s, fmt.Errorf("spot applies to policy %q; the llm policy transcribes every utterance", policyName)
+		}
+		s.spot = ""
 	default:
 		return s, fmt.Errorf("policy: want %q or %q, got %q", policyName, policyLLM, s.policy)
 	}
@@ -295,7 +322,7 @@ func (c *cascade) Start(context.Context, sdk.ConversationStart) (sdk.Conversatio
 	if err != nil {
 		return nil, err
 	}
-	return &conversation{cfg: c.cfg, decoders: c.decoders, chat: c.chat, cache: c.cache, online: on}, nil
+	return &conversation{cfg: c.cfg, decoders: c.decoders, spotters: c.spotters, chat: c.chat, cache: c.cache, online: on}, nil
 }
 
 // answer is synthesised speech waiting to be played or playing.
@@ -309,6 +336,7 @@ type answer struct {
 type conversation struct {
 	cfg      settings
 	decoders *decoders
+	spotters *decoders // nil: every utterance is transcribed
 	chat     *chatClient
 	cache    *transcripts
 	online   *vad.Online
@@ -428,8 +456,11 @@ func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error
 	return nil
 }
 
-// transcribe transcribes an utterance, or takes its transcript from the cache, and
-// charges it to b either way.
+// transcribe listens to an utterance: with a spotter, PocketSphinx first spots the
+// keyphrase, and only an utterance in which it is heard is transcribed (the others get
+// the empty transcript: not addressed, not remembered); without one, every utterance is
+// transcribed. The result comes from the cache when the same audio was heard before, and
+// its modelled cost is charged to b either way.
 func (c *conversation) transcribe(samples []float32, b *bill) (cachedTranscript, error) {
 	key := audioKey(samples)
 	if t, ok := c.cache.get(key); ok {
@@ -440,11 +471,25 @@ func (c *conversation) transcribe(samples []float32, b *bill) (cachedTranscript,
 	if c.cfg.cost.mode == computeWall {
 		began = time.Now()
 	}
-	text, err := c.decoders.transcribe(samples)
-	if err != nil {
-		return cachedTranscript{}, err
+	seconds := float64(len(samples)) / rate
+	var t cachedTranscript
+	heard := true
+	if c.spotters != nil {
+		hit, err := c.spotters.transcribe(samples)
+		if err != nil {
+			return cachedTranscript{}, err
+		}
+		t.modelS += c.cfg.cost.spot * seconds
+		heard = hit != ""
 	}
-	t := cachedTranscript{text: text, modelS: c.cfg.cost.asr * float64(len(samples)) / rate}
+	if heard {
+		text, err := c.decoders.transcribe(samples)
+		if err != nil {
+			return cachedTranscript{}, err
+		}
+		t.text = text
+		t.modelS += c.cfg.cost.asr * seconds
+	}
 	if c.cfg.cost.mode == computeWall {
 		t.wallS = time.Since(began).Seconds()
 	}

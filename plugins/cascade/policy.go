@@ -269,9 +269,23 @@ func heuristicAnswer(request string, facts []string, names []string) string {
 	case best != "":
 		// One sentence without inner punctuation: flite pauses at punctuation, and a
 		// pause is a moment of silence the scorer sees.
-		return "It's " + best + " as I heard " + bestLine + "."
+		return "It's " + best + " as I heard " + quote(bestLine) + "."
 	case related != "":
-		return "I heard " + related + "."
+		return "I heard " + quote(related) + "."
 	}
 	return fallbackAnswer
+}
+
+// maxQuoted bounds the evidence an answer reads back. The 31 s preamble names Aria, so
+// with spotting it is transcribed and remembered, and quoted whole it made a 30 s answer
+// whose synthesis charge pushed it past the N4 gap.
+const maxQuoted = 12
+
+// quote is an utterance's first maxQuoted words.
+func quote(line string) string {
+	ws := strings.Fields(line)
+	if len(ws) <= maxQuoted {
+		return line
+	}
+	return strings.Join(ws[:maxQuoted], " ")
 }

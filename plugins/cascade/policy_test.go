@@ -64,6 +64,11 @@ func TestHeuristicAnswer(t *testing.T) {
 	if got := heuristicAnswer("aria what is the potato plan", facts[2:], defaultNames); !strings.Contains(got, "potatoes") {
 		t.Errorf("no number: %q", got)
 	}
+	// A long utterance is quoted by its first maxQuoted words only.
+	long := "aryan you are advice assistant in a room with several people who are talking among themselves listen to the whole conversation answer it first"
+	if got := heuristicAnswer("aria so when does the chicken come out", []string{long}, defaultNames); got != "It's first as I heard aryan you are advice assistant in a room with several people who." {
+		t.Errorf("long fact: %q", got)
+	}
 	if got := heuristicAnswer("aria what time is it", nil, defaultNames); got != fallbackAnswer {
 		t.Errorf("nothing heard: %q", got)
 	}
@@ -90,10 +95,34 @@ func TestParseSettings(t *testing.T) {
 		{"asr_cost": -0.1},
 		{"voice": "-o"},
 		{"llm_timeout": 0.0},
+		{"spot_threshold": 0.0},
+		{"spot": 3.0},
+		{"policy": "llm", "endpoint": "http://localhost:1/v1", "spot": "hey aria"}, // the llm policy transcribes everything
 	} {
 		if _, err := parseSettings(bad); err == nil {
 			t.Errorf("config %v accepted", bad)
 		}
+	}
+}
+
+// The name policy spots its name first by default; "" transcribes every utterance, and
+// the llm policy always does (the spot default, as a host passes it, is accepted).
+func TestSpotSettings(t *testing.T) {
+	s, err := parseSettings(map[string]any{})
+	if err != nil || s.spot != "aria" || s.spotThresh != defaultSpotThreshold {
+		t.Errorf("defaults: spot %q threshold %g, %v", s.spot, s.spotThresh, err)
+	}
+	s, err = parseSettings(map[string]any{"spot": "Hey, Aria", "spot_threshold": 1e-10})
+	if err != nil || s.spot != "hey aria" || s.spotThresh != 1e-10 || !strings.Contains(searchIdentity(s), `spotter "hey aria" (kws_threshold 1e-10 `) {
+		t.Errorf("spot %q threshold %g (%s), %v", s.spot, s.spotThresh, searchIdentity(s), err)
+	}
+	s, err = parseSettings(map[string]any{"spot": ""})
+	if err != nil || s.spot != "" || !strings.HasPrefix(searchIdentity(s), "every utterance transcribed") {
+		t.Errorf("no spotting: %q (%s), %v", s.spot, searchIdentity(s), err)
+	}
+	s, err = parseSettings(map[string]any{"policy": "llm", "endpoint": "http://localhost:1/v1", "spot": defaultSpot})
+	if err != nil || s.spot != "" {
+		t.Errorf("llm policy: spot %q, %v", s.spot, err)
 	}
 }
 

@@ -12,15 +12,12 @@ package sphinx
 #include <sphinxbase/err.h>
 #include <sphinxbase/feat.h>
 
-// cmd_ln_init is variadic, which cgo cannot call: wrap it.
-// fast skips the second (flat-lexicon) pass and the lattice best-path search: about 1.6
-// times less CPU, with more misrecognised words.
-static ps_decoder_t *dmpe_init(const char *hmm, const char *lm, const char *dict, int fast) {
+// dmpe_init loads a decoder with the command-line style options in argv (flag, value,
+// flag, value, ...): cmd_ln_init is variadic, which cgo cannot call, so the options are
+// parsed as an argument vector instead.
+static ps_decoder_t *dmpe_init(int argc, char **argv) {
 	err_set_logfp(NULL); // the library logs every step to stderr otherwise
-	cmd_ln_t *config = fast
-		? cmd_ln_init(NULL, ps_args(), TRUE, "-hmm", hmm, "-lm", lm, "-dict", dict,
-			"-fwdflat", "no", "-bestpath", "no", NULL)
-		: cmd_ln_init(NULL, ps_args(), TRUE, "-hmm", hmm, "-lm", lm, "-dict", dict, NULL);
+	cmd_ln_t *config = cmd_ln_parse_r(NULL, ps_args(), argc, argv, TRUE);
 	if (config == NULL) {
 		return NULL;
 	}
@@ -131,6 +128,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -152,6 +150,17 @@ type Model struct {
 	HMM, LM, Dict string
 	// Fast decodes in one pass (no flat-lexicon pass, no best-path search).
 	Fast bool
+	// Keyphrase, when set, makes the decoder a keyphrase spotter (PocketSphinx's kws
+	// search: the phrase's phones against a loop of all phones, no language model; LM is
+	// not loaded): Transcribe returns the phrase once per detection ("aria aria" for
+	// two), "" for none. Its words must be in Dict.
+	Keyphrase string
+	// KWSThreshold is the spotter's detection threshold (-kws_threshold; 0: the
+	// library's default, 1): smaller detects more, and more falsely.
+	KWSThreshold float64
+	// Options are further PocketSphinx options as flag and value pairs, in order
+	// ("-beam", "1e-40", "-ds", "2"): a flag the library does not know fails Load.
+	Options []string
 }
 
 // DefaultModel is the Debian US English model.
@@ -163,34 +172,77 @@ type Decoder struct {
 	mu    sync.Mutex
 	ps    *C.ps_decoder_t
 	fresh *C.dmpe_fresh // the state every utterance starts from
+	argv  []*C.char     // the options, which the library's configuration points into
 	model Model
+}
+
+// args is the decoder's option vector (without the program name).
+func (m Model) args() ([]string, error) {
+	if len(m.Options)%2 != 0 {
+		return nil, fmt.Errorf("pocketsphinx options: want flag and value pairs, got %q", m.Options)
+	}
+	a := []string{"-hmm", m.HMM, "-dict", m.Dict}
+	if m.Keyphrase != "" {
+		a = append(a, "-keyphrase", m.Keyphrase)
+		if m.KWSThreshold > 0 {
+			a = append(a, "-kws_threshold", strconv.FormatFloat(m.KWSThreshold, 'g', -1, 64))
+		}
+	} else {
+		a = append(a, "-lm", m.LM)
+	}
+	if m.Fast {
+		a = append(a, "-fwdflat", "no", "-bestpath", "no")
+	}
+	for i := 0; i < len(m.Options); i += 2 {
+		if !strings.HasPrefix(m.Options[i], "-") {
+			return nil, fmt.Errorf("pocketsphinx options: %q is not a flag", m.Options[i])
+		}
+	}
+	return append(a, m.Options...), nil
 }
 
 // Load reads the model files (about a second) and returns a decoder ready for clips.
 func Load(m Model) (*Decoder, error) {
-	for name, p := range map[string]string{"hmm": m.HMM, "lm": m.LM, "dict": m.Dict} {
+	files := map[string]string{"hmm": m.HMM, "dict": m.Dict}
+	if m.Keyphrase == "" {
+		files["lm"] = m.LM
+	}
+	for name, p := range files {
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("pocketsphinx %s %q: %w (install pocketsphinx-en-us, or point %s at a model)", name, p, err, name)
 		}
 	}
-	hmm, lm, dict := C.CString(m.HMM), C.CString(m.LM), C.CString(m.Dict)
-	defer C.free(unsafe.Pointer(hmm))
-	defer C.free(unsafe.Pointer(lm))
-	defer C.free(unsafe.Pointer(dict))
-	fast := C.int(0)
-	if m.Fast {
-		fast = 1
+	args, err := m.args()
+	if err != nil {
+		return nil, err
 	}
-	ps := C.dmpe_init(hmm, lm, dict, fast)
+	// argv[0] is the program name, which the parser skips. The strings stay allocated
+	// until Close: the library's configuration may point into them.
+	argv := []*C.char{C.CString("pocketsphinx")}
+	for _, a := range args {
+		argv = append(argv, C.CString(a))
+	}
+	cargv := (**C.char)(C.malloc(C.size_t(len(argv)) * C.size_t(unsafe.Sizeof(uintptr(0)))))
+	defer C.free(unsafe.Pointer(cargv))
+	copy(unsafe.Slice(cargv, len(argv)), argv)
+	ps := C.dmpe_init(C.int(len(argv)), cargv)
 	if ps == nil {
-		return nil, fmt.Errorf("pocketsphinx could not load the model (hmm %s, lm %s, dict %s); check that the files belong together", m.HMM, m.LM, m.Dict)
+		freeArgv(argv)
+		return nil, fmt.Errorf("pocketsphinx could not load the model (hmm %s, lm %s, dict %s, options %q); check that the files belong together and the options exist", m.HMM, m.LM, m.Dict, m.Options)
 	}
 	fresh := C.dmpe_snapshot(ps)
 	if fresh == nil {
 		C.ps_free(ps)
+		freeArgv(argv)
 		return nil, errors.New("pocketsphinx: out of memory recording the decoder's initial state")
 	}
-	return &Decoder{ps: ps, fresh: fresh, model: m}, nil
+	return &Decoder{ps: ps, fresh: fresh, argv: argv, model: m}, nil
+}
+
+func freeArgv(argv []*C.char) {
+	for _, p := range argv {
+		C.free(unsafe.Pointer(p))
+	}
 }
 
 // Model reports the files the decoder was loaded from.
@@ -248,6 +300,7 @@ func (d *Decoder) Close() {
 	if d.ps != nil {
 		C.ps_free(d.ps)
 		C.dmpe_free_fresh(d.fresh)
-		d.ps, d.fresh = nil, nil
+		freeArgv(d.argv)
+		d.ps, d.fresh, d.argv = nil, nil, nil
 	}
 }

@@ -220,3 +220,39 @@ func TestTranscriptIsAFunctionOfTheAudio(t *testing.T) {
 	}
 	t.Logf("transcripts: %q", fresh)
 }
+
+// A keyphrase decoder (kws search, no language model) returns the phrase when it hears
+// it and nothing otherwise; extra options are checked by the library at Load.
+func TestKeyphraseAndOptions(t *testing.T) {
+	m := DefaultModel()
+	m.Keyphrase, m.KWSThreshold = "aria", 1e-5
+	d, err := Load(m)
+	if err != nil {
+		t.Skipf("pocketsphinx model not available: %v", err)
+	}
+	defer d.Close()
+	for _, c := range []struct{ voice, text, want string }{
+		{"awb", "Aria, how many tablespoons are in a quarter cup?", "aria"},
+		{"kal16", "the ticket costs nine dollars", ""},
+	} {
+		got, err := d.Transcribe(synth(t, c.voice, c.text))
+		if err != nil || got != c.want {
+			t.Errorf("%s %q: spotted %q, %v; want %q", c.voice, c.text, got, err, c.want)
+		}
+	}
+	for _, opts := range [][]string{{"-no_such_option", "1"}, {"-beam"}, {"beam", "1e-40"}} {
+		m := DefaultModel()
+		m.Options = opts
+		if d, err := Load(m); err == nil {
+			d.Close()
+			t.Errorf("options %q: loaded", opts)
+		}
+	}
+	m = DefaultModel()
+	m.Options = []string{"-maxhmmpf", "3000"}
+	d2, err := Load(m)
+	if err != nil {
+		t.Fatalf("options %q: %v", m.Options, err)
+	}
+	d2.Close()
+}

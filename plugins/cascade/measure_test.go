@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/plugins/pocketsphinx/sphinx"
+)
+
+// The measurements behind asr.go's settings (README.md, "Listening"): every turn clip of
+// a built shipped dataset (`duplexmpe build bench.hcl`, build/datasets/shipped) is
+// decoded whole by the library's default two-pass search, the reference, and by each
+// setting of DUPLEXMPE_MEASURE_SEARCH, a ';'-separated list of PocketSphinx flag and
+// value pairs, where "kws T" is the spotter for "aria" at threshold T:
+//
+//	DUPLEXMPE_MEASURE_SEARCH='-maxhmmpf 3000 -maxwpf 5;kws 1e-5 -ds 2' \
+//	  go test ./plugins/cascade -run TestMeasureSearch -v -timeout 60m
+//
+// For each it logs CPU seconds per second of speech and, for a full search, how many
+// name-policy decisions agree with the reference's and the share of words that differ;
+// for a spotter, how many turns it fires on and whether it misses one the reference
+// addresses. DUPLEXMPE_MEASURE_TURNS=aria keeps only turns whose text names Aria;
+// DUPLEXMPE_MEASURE_REF=text takes the written text as the reference instead of
+// decoding it (for spotters: which turns are addressed by name as written).
+type exTurn struct {
+	Speaker, Text, Label, Clip string
+}
+type exScen struct {
+	ScenarioID string `json:"scenario_id"`
+	Condition  string
+	Turns      []exTurn
+}
+
+func exClips(t *testing.T) ([]exTurn, [][]float32) {
+	dir := "../../build/datasets/shipped/"
+	raw, err := os.ReadFile(dir + "scenarios.jsonl")
+	if err != nil {
+		t.Skipf("%v (build it: duplexmpe build bench.hcl)", err)
+	}
+	var turns []exTurn
+	var clips [][]float32
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var s exScen
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, tn := range s.Turns {
+			p, err := audio.ReadWAV(dir + tn.Clip)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if os.Getenv("DUPLEXMPE_MEASURE_TURNS") == "aria" && !strings.Contains(strings.ToLower(tn.Text), "aria") {
+				continue
+			}
+			turns = append(turns, tn)
+			clips = append(clips, p.Samples)
+		}
+	}
+	return turns, clips
+}
+
+func TestMeasureSearch(t *testing.T) {
+	if os.Getenv("DUPLEXMPE_MEASURE_SEARCH") == "" {
+		t.Skip("set DUPLEXMPE_MEASURE_SEARCH to measure search settings (minutes per setting)")
+	}
+	turns, clips := exClips(t)
+	var total float64
+	for _, c := range clips {
+		total += float64(len(c)) / rate
+	}
+	ref, err := sphinx.Load(sphinx.DefaultModel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	refText := make([]string, len(clips))
+	c0 := cpuSeconds(syscall.RUSAGE_SELF)
+	for i, c := range clips {
+		if os.Getenv("DUPLEXMPE_MEASURE_REF") == "text" {
+			refText[i] = strings.ToLower(turns[i].Text)
+			continue
+		}
+		refText[i], _ = ref.Transcribe(c)
+	}
+	t.Logf("reference two-pass: %.3f cpu s/s over %.0f s", (cpuSeconds(syscall.RUSAGE_SELF)-c0)/total, total)
+	refAddr := make([]bool, len(clips))
+	for i := range clips {
+		refAddr[i] = addressedByName(refText[i], defaultNames)
+	}
+	configs := strings.Split(os.Getenv("DUPLEXMPE_MEASURE_SEARCH"), ";")
+	for _, cfg := range configs {
+		m := sphinx.DefaultModel()
+		f := strings.Fields(cfg)
+		for len(f) > 0 {
+			switch f[0] {
+			case "fast":
+				m.Fast = true
+				f = f[1:]
+			case "kws":
+				m.Keyphrase = "aria"
+				fmt.Sscan(f[1], &m.KWSThreshold)
+				f = f[2:]
+			default:
+				m.Options = append(m.Options, f[0], f[1])
+				f = f[2:]
+			}
+		}
+		d, err := sphinx.Load(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c0 := cpuSeconds(syscall.RUSAGE_SELF)
+		got := make([]string, len(clips))
+		for i, c := range clips {
+			got[i], _ = d.Transcribe(c)
+		}
+		cpu := (cpuSeconds(syscall.RUSAGE_SELF) - c0) / total
+		var agree, fired, firedRef, missRef, wordsErr, nwords int
+		var firedS float64
+		for i := range clips {
+			if m.Keyphrase != "" {
+				if got[i] != "" {
+					fired++
+					firedS += float64(len(clips[i])) / rate
+				}
+				if refAddr[i] {
+					if got[i] != "" {
+						firedRef++
+					} else {
+						missRef++
+						t.Logf("  [%s] kws missed addressed %s %q -> %q", cfg, turns[i].Label, turns[i].Text, refText[i])
+					}
+				}
+				continue
+			}
+			a := addressedByName(got[i], defaultNames)
+			if a == refAddr[i] {
+				agree++
+			} else {
+				t.Logf("  [%s] decision differs %s %q: ref %q -> %q", cfg, turns[i].Label, turns[i].Text, refText[i], got[i])
+			}
+			rw := strings.Fields(refText[i])
+			wordsErr += exWordErrors(rw, strings.Fields(got[i]))
+			nwords += len(rw)
+		}
+		if m.Keyphrase != "" {
+			t.Logf("%-40s cpu %.3f s/s  fired %d/%d (%.0f s)  on ref-addressed %d, missed %d", cfg, cpu, fired, len(clips), firedS, firedRef, missRef)
+		} else {
+			t.Logf("%-40s cpu %.3f s/s  decisions agree %d/%d  word diff vs ref %.3f", cfg, cpu, agree, len(clips), float64(wordsErr)/float64(nwords))
+		}
+		d.Close()
+	}
+	n := 0
+	for i := range clips {
+		if refAddr[i] {
+			n++
+		}
+	}
+	t.Logf("reference addressed: %d of %d", n, len(clips))
+}
+
+func exWordErrors(ref, hyp []string) int {
+	prev := make([]int, len(hyp)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ref); i++ {
+		cur := make([]int, len(hyp)+1)
+		cur[0] = i
+		for j := 1; j <= len(hyp); j++ {
+			sub := prev[j-1]
+			if ref[i-1] != hyp[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev = cur
+	}
+	return prev[len(hyp)]
+}
