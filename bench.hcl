@@ -62,7 +62,8 @@ plugin "pause_responder" {
   role   = "baseline"
 }
 
-# The CPU reference cascade (Silero, PocketSphinx, the name policy, flite, barge-in): the
+# The CPU reference cascade (Silero, a PocketSphinx keyphrase spotter for "Aria",
+# PocketSphinx on the spotted utterances, the name policy, flite, barge-in): the
 # keyword-triggered reference. A modelled compute time (per second transcribed and
 # synthesised, plugins/cascade/README.md) is charged to virtual time, so its scores are
 # the same on any machine under any load. It plays one conversation per CPU core at once
