@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -101,13 +102,7 @@ func newDatasetStatsCmd(st *State) *cobra.Command {
 				return err
 			}
 			s := dataset.ComputeStats(d)
-			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(s)
-			}
-			s.Print(st.Stdout)
-			return nil
+			return printOrJSON(st.Stdout, asJSON, s, s.Print)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -230,14 +225,8 @@ func newDatasetLintCmd(st *State) *cobra.Command {
 				return fault.Deterministic(err)
 			}
 			rep := dataset.Lint(d, grid)
-			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
-					return err
-				}
-			} else {
-				rep.Print(st.Stdout)
+			if err := printOrJSON(st.Stdout, asJSON, rep, rep.Print); err != nil {
+				return err
 			}
 			if n := rep.Failed(); n > 0 {
 				fmt.Fprintf(st.Stderr, "%s: %d checks miss their goal\n", args[0], n)
@@ -316,17 +305,22 @@ func newDatasetReviewCmd(st *State) *cobra.Command {
 			if err != nil {
 				return fault.Deterministic(err)
 			}
-			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(fig)
-			}
-			fig.Print(st.Stdout)
-			return nil
+			return printOrJSON(st.Stdout, asJSON, fig, fig.Print)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the figures as JSON")
 	return cmd
+}
+
+// printOrJSON writes v as indented JSON, or as print renders it.
+func printOrJSON(w io.Writer, asJSON bool, v any, print func(io.Writer)) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	print(w)
+	return nil
 }
 
 // resolvePath makes a command-line path absolute against the State's working
