@@ -517,7 +517,11 @@ type runner struct {
 // the conversation's id and every number masked, so that "frame 12 of s1" and "frame
 // 40 of s2" match); at Options.SameFailures in a row the model is given up. It reports
 // whether this failure gave it up.
-func (r *runner) noteOutcome(scenario, failure string) bool {
+//
+// A plugin that died is one kind of failure whatever the text says: how the host learned
+// it (the stream broke, or the process was seen exiting first) depends on timing, and so
+// does the text.
+func (r *runner) noteOutcome(scenario, failure string, died bool) bool {
 	r.failMu.Lock()
 	defer r.failMu.Unlock()
 	if failure == "" {
@@ -525,6 +529,9 @@ func (r *runner) noteOutcome(scenario, failure string) bool {
 		return false
 	}
 	key := failureKind(scenario, failure)
+	if died {
+		key = "the plugin process died"
+	}
 	if key == r.lastFail {
 		r.sameFails++
 	} else {
@@ -600,8 +607,8 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 		return c, err
 	}
 	r.bar.increment()
-	gaveUp := r.noteOutcome(it.Meta.ScenarioID, rec.Failure)
 	if !rec.Failed() {
+		r.noteOutcome(it.Meta.ScenarioID, "", false)
 		c.Done++
 		if r.opts.Finished != nil {
 			r.opts.Finished(it.Meta.Entry())
@@ -619,7 +626,7 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	}
 	c.Failed++
 	log.Warn("conversation failed", "reason", rec.Failure)
-	if gaveUp {
+	if gaveUp := r.noteOutcome(it.Meta.ScenarioID, rec.Failure, r.pluginDied()); gaveUp {
 		// One message for the model; its remaining conversations fail unplayed, and
 		// its plugin is not restarted for them.
 		log.Error("giving up on a model: the same failure on consecutive conversations; its remaining conversations are saved as failed without playing",
@@ -674,6 +681,23 @@ const exitGrace = time.Second
 // restartIfDead restarts the plugin when its process died. Only one goroutine restarts;
 // the others find it running again. When the restart fails, the model stops: its other
 // items stay unplayed and Run reports the error at the end.
+// pluginDied reports whether the model's plugin process has exited, waiting up to
+// exitGrace for a process whose stream broke to be reaped.
+func (r *runner) pluginDied() bool {
+	cl := r.m.Client
+	if cl == nil {
+		return false
+	}
+	deadline := time.Now().Add(exitGrace)
+	for !cl.Exited() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
 func (r *runner) restartIfDead(ctx context.Context) (bool, error) {
 	cl := r.m.Client
 	if cl == nil {
@@ -684,12 +708,8 @@ func (r *runner) restartIfDead(ctx context.Context) (bool, error) {
 	if r.dead != nil {
 		return false, nil
 	}
-	deadline := time.Now().Add(exitGrace)
-	for !cl.Exited() {
-		if time.Now().After(deadline) {
-			return false, nil // alive: the failure was the model's answer, not a crash
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !r.pluginDied() {
+		return false, nil // alive: the failure was the model's answer, not a crash
 	}
 	r.opts.Logger.Warn("plugin process died; restarting it", "model", r.m.Name)
 	if err := cl.Restart(ctx); err != nil {
