@@ -166,7 +166,7 @@ func datasetScripts(ctx context.Context, s *pluginstart.Starter, ds *config.Data
 		if raw, err := os.ReadFile(d.File); err == nil {
 			// A release split, byte for byte: the dataset is named by its release.
 			if r, sp := dataset.ReleaseOf(d.File, dataset.ContentHash(raw)); r != nil {
-				gen.Identity = map[string]string{"release": r.Name, "release_version": r.Version, "split": sp.Name, "release_sha256": r.SHA256}
+				gen.Identity = dataset.ReleaseIdentity(r, sp)
 			}
 		}
 		return d.Scenarios, gen, dataset.Warnings(d), nil

@@ -259,13 +259,9 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) 
 		}
 		scs[i] = s
 	}
-	version := ""
-	if id := spec.Generator.Identity; id["release"] != "" {
-		version = fmt.Sprintf("%s %s, split %s", id["release"], id["release_version"], id["split"])
-	}
 	m := dataset.Manifest{
 		Name:       spec.Name,
-		Version:    version,
+		Version:    dataset.ReleaseLabelOf(spec.Generator.Identity),
 		Generator:  spec.Generator,
 		TTS:        &spec.TTS,
 		Voices:     voices,

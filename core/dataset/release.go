@@ -123,11 +123,24 @@ func ReleaseOf(scenariosFile, contentHash string) (*Release, *SplitRelease) {
 	return nil, nil
 }
 
-// ReleaseLabel is how a release split is named in dataset.json, run manifests and
-// reports: "open-v1 1.0.0, split dev".
-func ReleaseLabel(r *Release, s *SplitRelease) string {
-	return fmt.Sprintf("%s %s, split %s", r.Name, r.Version, s.Name)
+// ReleaseIdentity is what a build of a release split records as its generator identity
+// in dataset.json.
+func ReleaseIdentity(r *Release, s *SplitRelease) map[string]string {
+	return map[string]string{"release": r.Name, "release_version": r.Version, "split": s.Name, "release_sha256": r.SHA256}
 }
+
+// ReleaseLabelOf is how a release split is named in dataset.json, run manifests and
+// reports ("open-v1 1.0.0, split dev"), from a generator identity; "" when the identity
+// is not a release's (ReleaseIdentity).
+func ReleaseLabelOf(id map[string]string) string {
+	if id["release"] == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s %s, split %s", id["release"], id["release_version"], id["split"])
+}
+
+// ReleaseLabel is ReleaseLabelOf a release split.
+func ReleaseLabel(r *Release, s *SplitRelease) string { return ReleaseLabelOf(ReleaseIdentity(r, s)) }
 
 // VerifyRelease checks a loaded (usually built) set against a release: it must be one
 // split, scenario for scenario (ScenarioHash, so clips and durations a build added do
