@@ -85,7 +85,7 @@ func (r *LintReport) Print(w io.Writer) {
 }
 
 // ariaForms are Aria's name and what a listener would hear as it.
-var ariaForms = regexp.MustCompile(`(?i)\b(aria|aria's|arya|ari|ariana|arianna)\b`)
+var ariaForms = regexp.MustCompile(`(?i)\b(aria|arya|ari|ariana|arianna)\b`)
 
 // normText is a turn's text for comparison: lower case, letters, digits and single spaces.
 func normText(s string) string {
@@ -224,28 +224,25 @@ func Lint(d *Dataset, grid *Grid) *LintReport {
 		add("distinct "+cond+" T requests", fmt.Sprintf("%d of %d", len(texts), n), "all distinct", len(texts) == n, first(dups, 10))
 	}
 
-	// Attributes over pairs (explicit versions).
+	// The per-pair counts are dataset stats over the explicit versions of whole pairs.
+	var explicits []Scenario
+	for _, id := range order {
+		if p := pairs[id]; p.e != nil && p.im != nil {
+			explicits = append(explicits, *p.e)
+		}
+	}
+	st := ComputeStats(&Dataset{Scenarios: explicits})
+
+	// Attributes over pairs.
 	axes := []struct {
 		name  string
-		get   func(*Attributes) string
 		allow []string
-	}{
-		{"setting", func(a *Attributes) string { return a.Setting }, nil},
-		{"activity", func(a *Attributes) string { return a.Activity }, nil},
-		{"relationship", func(a *Attributes) string { return a.Relationship }, nil},
-		{"devices", func(a *Attributes) string { return a.Devices }, nil},
-		{"register", func(a *Attributes) string { return a.Register }, nil},
-	}
+	}{{"setting", nil}, {"activity", nil}, {"relationship", nil}, {"devices", nil}, {"register", nil}}
 	if grid != nil {
 		axes[0].allow, axes[1].allow, axes[2].allow, axes[3].allow, axes[4].allow = grid.Settings, grid.Activities, grid.Relationships, grid.Devices, grid.Registers
 	}
 	for _, ax := range axes {
-		count := map[string]int{}
-		for _, id := range order {
-			if s := pairs[id].e; s != nil {
-				count[ax.get(&s.Attributes)]++
-			}
-		}
+		count := st.Attributes[ax.name]
 		if ax.allow == nil {
 			add(ax.name+" values", fmt.Sprintf("%d", len(count)), fmt.Sprintf(">= %d (no grid given)", gridMinimum[ax.name]), len(count) >= gridMinimum[ax.name], "")
 			continue
@@ -277,34 +274,18 @@ func Lint(d *Dataset, grid *Grid) *LintReport {
 		add(ax.name+" grid", fmt.Sprintf("%d of %d values used", len(ax.allow)-len(unused), len(ax.allow)), fmt.Sprintf("every value, >= %d values", gridMinimum[ax.name]), ok, detail)
 	}
 
-	// T position buckets, within 5% of the pairs of each other.
-	buckets := map[string]int{}
-	speakers := map[int]int{}
-	n4, byAsker, byOther, context := 0, 0, 0, 0
+	n4 := 0 // pairs with an N4 event
 	var missing, named, nocue, n2aria []string
 	for _, id := range order {
 		p := pairs[id]
 		if p.e == nil || p.im == nil {
 			continue
 		}
-		buckets[p.e.TPosition]++
-		speakers[len(p.e.Speakers)]++
-		has := false
-		for i, t := range p.e.Turns {
-			if t.Label == protocol.LabelN4Q && i+1 < len(p.e.Turns) {
-				has = true
-				if p.e.Turns[i+1].Speaker == t.Speaker {
-					byAsker++
-				} else {
-					byOther++
-				}
+		for _, t := range p.e.Turns {
+			if t.Label == protocol.LabelN4Q {
+				n4++
+				break
 			}
-		}
-		if has {
-			n4++
-		}
-		if len(p.e.ContextTurns) > 0 {
-			context++
 		}
 		for _, s := range []*Scenario{p.e, p.im} {
 			var n1, n2h, n2d, n3 bool
@@ -343,6 +324,8 @@ func Lint(d *Dataset, grid *Grid) *LintReport {
 		}
 	}
 	np := rep.Pairs
+	buckets, speakers, byAsker, byOther, context := st.TPositions, st.SpeakerSets, st.N4ByAsker, st.N4ByOther, st.ContextPairs
+	// T position buckets, within 5% of the pairs of each other.
 	lo, hi := np, 0
 	for _, b := range protocol.TPositions {
 		lo, hi = min(lo, buckets[b]), max(hi, buckets[b])
