@@ -163,11 +163,9 @@ func datasetScripts(ctx context.Context, s *pluginstart.Starter, ds *config.Data
 			rel = r
 		}
 		gen := dataset.Generator{Kind: "file", Source: filepath.ToSlash(rel)}
-		if raw, err := os.ReadFile(d.File); err == nil {
-			// A release split, byte for byte: the dataset is named by its release.
-			if r, sp := dataset.ReleaseOf(d.File, dataset.ContentHash(raw)); r != nil {
-				gen.Identity = dataset.ReleaseIdentity(r, sp)
-			}
+		// A release split, byte for byte: the dataset is named by its release.
+		if r, sp := dataset.ReleaseOf(d.File, d.ContentHash); r != nil {
+			gen.Identity = dataset.ReleaseIdentity(r, sp)
 		}
 		return d.Scenarios, gen, dataset.Warnings(d), nil
 	}

@@ -175,6 +175,9 @@ type Dataset struct {
 	Scenarios []Scenario
 	// Lines[i] is the 1-based line of Scenarios[i] in File.
 	Lines []int
+	// ContentHash is ContentHash of File as Load read it; empty for a set not read
+	// whole from one file.
+	ContentHash string
 }
 
 // ClipPath resolves a clip path recorded in the dataset to a file path.
@@ -406,7 +409,11 @@ func Load(path string) (*Dataset, error) {
 		return nil, fmt.Errorf("dataset %s: %w (a dataset directory holds %s)", path, err, ScenariosFile)
 	}
 	defer f.Close()
-	d.Scenarios, d.Lines, err = ReadScenarios(f, d.File)
+	h := sha256.New()
+	d.Scenarios, d.Lines, err = ReadScenarios(io.TeeReader(f, h), d.File)
+	if err == nil {
+		d.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	}
 	return d, err
 }
 
