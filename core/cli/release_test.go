@@ -132,3 +132,37 @@ dataset "pair" {
 		})
 	}
 }
+
+// Bad input to the release commands: each a clear error naming the file, with the exit
+// code of a deterministic failure (3) or of a wrong command line (2).
+func TestReleaseCommandsRefuseBadInput(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "release.json"), []byte(`{"name":"x","version":"1"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "typo.json"), []byte(`{"name":"x","versoin":"1"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "grid.json"), []byte(`{"setting":["kitchen"]}`), 0o644)
+	os.MkdirAll(filepath.Join(dir, "validation"), 0o755)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"dataset", "compile", "release.json"}, ExitDeterministic, "name, version, licence, sources, dev and out are required"},
+		{[]string{"dataset", "compile", "typo.json"}, ExitDeterministic, `typo.json: json: unknown field "versoin"`},
+		{[]string{"dataset", "lint", "--grid", "grid.json", "../../examples/scenarios"}, ExitDeterministic, `grid`},
+		{[]string{"dataset", "review", "../../datasets/open-v1", "validation"}, ExitDeterministic, "no key-*.tsv"},
+		{[]string{"dataset", "verify", "../../examples/scenarios"}, ExitUsage, "--manifest MANIFEST.json is required"},
+		{[]string{"dataset", "verify", "../../examples/scenarios", "--manifest", "release.json"}, ExitDeterministic, "release manifest"},
+	} {
+		args := c.args
+		for i, a := range args {
+			if strings.HasPrefix(a, "../../") {
+				abs, _ := filepath.Abs(a)
+				args[i] = abs
+			}
+		}
+		code, _, errs := runDatasetCLI(dir, args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d (want %d), stderr %q; want it to say %q", c.args, code, c.code, errs, c.want)
+		}
+	}
+}

@@ -626,12 +626,16 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	}
 	c.Failed++
 	log.Warn("conversation failed", "reason", rec.Failure)
-	if gaveUp := r.noteOutcome(it.Meta.ScenarioID, rec.Failure, r.pluginDied()); gaveUp {
+	died := r.pluginDied()
+	if gaveUp := r.noteOutcome(it.Meta.ScenarioID, rec.Failure, died); gaveUp {
 		// One message for the model; its remaining conversations fail unplayed, and
 		// its plugin is not restarted for them.
 		log.Error("giving up on a model: the same failure on consecutive conversations; its remaining conversations are saved as failed without playing",
 			"consecutive", r.sameFailsNow(), "reason", rec.Failure)
 		return c, nil
+	}
+	if !died {
+		return c, nil // alive: the failure was the model's answer, not a crash
 	}
 	restarted, err := r.restartIfDead(ctx)
 	if restarted {
@@ -678,9 +682,6 @@ func (r *runner) conversation(it Item) (session.Conversation, error) {
 // stream breaks a moment before the process is reaped.
 const exitGrace = time.Second
 
-// restartIfDead restarts the plugin when its process died. Only one goroutine restarts;
-// the others find it running again. When the restart fails, the model stops: its other
-// items stay unplayed and Run reports the error at the end.
 // pluginDied reports whether the model's plugin process has exited, waiting up to
 // exitGrace for a process whose stream broke to be reaped.
 func (r *runner) pluginDied() bool {
@@ -698,6 +699,9 @@ func (r *runner) pluginDied() bool {
 	return true
 }
 
+// restartIfDead restarts the plugin when its process died. Only one goroutine restarts;
+// the others find it running again. When the restart fails, the model stops: its other
+// items stay unplayed and Run reports the error at the end.
 func (r *runner) restartIfDead(ctx context.Context) (bool, error) {
 	cl := r.m.Client
 	if cl == nil {
