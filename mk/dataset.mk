@@ -22,6 +22,7 @@ dataset-check:
 	$(BIN)/duplexmpe dataset compile --check $(OPEN_V1)/authoring/release.json
 	$(BIN)/duplexmpe dataset lint --grid $(OPEN_V1)/authoring/grid.json $(OPEN_V1)
 	$(BIN)/duplexmpe dataset review $(OPEN_V1) $(OPEN_V1)/validation > /dev/null
+	$(BIN)/duplexmpe dataset review $(OPEN_V1) $(OPEN_V1)/validation/recheck > /dev/null
 	$(BIN)/duplexmpe build --dataset open_v1_dev_flite examples/runs/shipped.hcl
 	$(BIN)/duplexmpe dataset verify build/datasets/open-v1-dev-flite --manifest $(OPEN_V1)/MANIFEST.json
 
