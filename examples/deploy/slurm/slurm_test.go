@@ -151,9 +151,19 @@ func TestSlurmArray(t *testing.T) {
 	for _, v := range victims {
 		task := fmt.Sprintf("%s_%d", jobs["shards"], v.index)
 		deadline := time.Now().Add(15 * time.Minute)
+		var lastCheck time.Time // the task's state is read once a second: it may have ended early
 		for len(doneMarkers(t, shardDir(v.index))) == 0 {
 			if time.Now().After(deadline) {
 				t.Fatalf("shard %d finished no conversation in 15 minutes: %+v", v.index, jobStates(t, env, task))
+			}
+			if time.Since(lastCheck) < time.Second {
+				time.Sleep(50 * time.Millisecond)
+				continue
+			}
+			lastCheck = time.Now()
+			if st := jobStates(t, env, task); finalStates[st[0].state] && len(doneMarkers(t, shardDir(v.index))) == 0 {
+				out, _ := os.ReadFile(filepath.Join(root, "slurm", fmt.Sprintf("duplexmpe-shard-%s.out", task)))
+				t.Fatalf("shard %d ended (%+v) before it finished a conversation:\n%s", v.index, st, out)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
