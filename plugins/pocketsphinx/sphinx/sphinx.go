@@ -120,6 +120,31 @@ static const char *dmpe_decode(ps_decoder_t *ps, const dmpe_fresh *fresh, const 
 	const char *hyp = ps_get_hyp(ps, &score);
 	return hyp ? hyp : "";
 }
+
+// dmpe_segments writes the last decoded utterance's segments (words, fillers and
+// keyphrase detections) into words (each followed by a NUL) and their first and last
+// frames into frames, at most max of them, and returns how many there are (more than
+// max: call again with more room).
+static int dmpe_segments(ps_decoder_t *ps, char *words, size_t wcap, int *frames, int max) {
+	int n = 0;
+	size_t used = 0;
+	for (ps_seg_t *seg = ps_seg_iter(ps); seg != NULL; seg = ps_seg_next(seg)) {
+		if (n < max) {
+			const char *w = ps_seg_word(seg);
+			size_t l = strlen(w);
+			if (used + l + 1 <= wcap) {
+				memcpy(words + used, w, l + 1);
+			}
+			used += l + 1;
+			int sf, ef;
+			ps_seg_frames(seg, &sf, &ef);
+			frames[2 * n] = sf;
+			frames[2 * n + 1] = ef;
+		}
+		n++;
+	}
+	return used <= wcap ? n : max + 1 + n;
+}
 */
 import "C"
 
@@ -276,6 +301,63 @@ func (d *Decoder) Transcribe(samples []float32) (string, error) {
 	}
 	return Clean(C.GoString(hyp)), nil
 }
+
+// Word is one recognised word (or one keyphrase detection) and where it lies in the
+// clip, in seconds from its start (PocketSphinx's 10 ms frames).
+type Word struct {
+	Text       string
+	Start, End float64
+}
+
+// TranscribeWords decodes a clip as Transcribe does and returns its words with their
+// times, cleaned as Transcribe cleans them (no fillers or noise, no pronunciation
+// suffixes): joined with spaces they are Transcribe's transcript. A spotter returns one
+// Word per detection, spanning where the phrase was heard.
+func (d *Decoder) TranscribeWords(samples []float32) ([]Word, error) {
+	pcm := make([]C.int16, len(samples))
+	for i, s := range samples {
+		v := math.Round(float64(s) * 32767)
+		pcm[i] = C.int16(max(-32768, min(32767, v)))
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ps == nil {
+		return nil, ErrClosed
+	}
+	if len(pcm) == 0 {
+		return nil, nil
+	}
+	if C.dmpe_decode(d.ps, d.fresh, &pcm[0], C.size_t(len(pcm))) == nil {
+		return nil, fmt.Errorf("pocketsphinx failed to decode a %.2f s clip", float64(len(pcm))/Rate)
+	}
+	for room := 64; ; room *= 4 {
+		text := make([]byte, room*32)
+		frames := make([]C.int, 2*room)
+		n := int(C.dmpe_segments(d.ps, (*C.char)(unsafe.Pointer(&text[0])), C.size_t(len(text)), &frames[0], C.int(room)))
+		if n > room {
+			continue
+		}
+		ws := make([]Word, 0, n)
+		rest := text
+		for i := range n {
+			end := 0
+			for rest[end] != 0 {
+				end++
+			}
+			w := Clean(string(rest[:end]))
+			rest = rest[end+1:]
+			if w == "" {
+				continue
+			}
+			ws = append(ws, Word{Text: w, Start: float64(frames[2*i]) / framesPerSecond, End: float64(frames[2*i+1]+1) / framesPerSecond})
+		}
+		return ws, nil
+	}
+}
+
+// framesPerSecond is PocketSphinx's feature frame rate (-frate, 100 by default; the
+// segment frames count feature frames whatever -ds skips).
+const framesPerSecond = 100
 
 // Clean drops filler and noise tokens (<sil>, [noise], ++garbage++) and alternate
 // pronunciation suffixes from a hypothesis.

@@ -256,3 +256,58 @@ func TestKeyphraseAndOptions(t *testing.T) {
 	}
 	d2.Close()
 }
+
+// TranscribeWords gives Transcribe's words with their times, and a spotter's detection
+// lies where the phrase is spoken: at the start of "Aria, ..." and at the end of
+// "... Aria".
+func TestTranscribeWords(t *testing.T) {
+	dec, err := Load(DefaultModel())
+	if err != nil {
+		t.Skipf("pocketsphinx model not available: %v", err)
+	}
+	defer dec.Close()
+	m := DefaultModel()
+	m.Keyphrase, m.KWSThreshold = "aria", 1e-5
+	spot, err := Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spot.Close()
+	for _, c := range []struct {
+		text  string
+		first bool // the name opens the sentence (else it closes it)
+	}{
+		{"Aria, how many tablespoons are in a quarter cup?", true},
+		{"What time does the last bus leave tonight, Aria?", false},
+	} {
+		clip := synth(t, "kal16", c.text)
+		dur := float64(len(clip)) / Rate
+		text, err := dec.Transcribe(clip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := dec.TranscribeWords(clip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var joined []string
+		prev := 0.0
+		for _, w := range ws {
+			joined = append(joined, w.Text)
+			if w.Start < prev || w.End <= w.Start || w.End > dur+0.02 {
+				t.Errorf("%q: word %+v out of order or outside the %.2f s clip", c.text, w, dur)
+			}
+			prev = w.End
+		}
+		if strings.Join(joined, " ") != text {
+			t.Errorf("%q: words %q, transcript %q", c.text, joined, text)
+		}
+		hits, err := spot.TranscribeWords(clip)
+		if err != nil || len(hits) != 1 || hits[0].Text != "aria" {
+			t.Fatalf("%q: spotted %+v, %v; want one aria", c.text, hits, err)
+		}
+		if mid := (hits[0].Start + hits[0].End) / 2; c.first != (mid < dur/2) {
+			t.Errorf("%q: aria spotted at %.2f-%.2f s of %.2f s", c.text, hits[0].Start, hits[0].End, dur)
+		}
+	}
+}
