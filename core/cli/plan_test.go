@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"math"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
-	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/internal/clitest"
@@ -133,10 +133,10 @@ evaluation "e" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := func(failure string) *session.Record {
-		return &session.Record{Format: sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1280},
+	rec := func(failure string) *record.Record {
+		return &record.Record{Format: sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1280},
 			Timeline: timeline.Timeline{Duration: 80}, Audible: audio.PCM{Samples: make([]float32, 1000*1280), Rate: 16000},
-			Frames: 1000, Latency: session.Latency{Frames: 1000, Mean: 0.001}, Failure: failure}
+			Frames: 1000, Latency: record.Latency{Frames: 1000, Mean: 0.001}, Failure: failure}
 	}
 	for i, sc := range []string{"hand-01-explicit", "hand-01-implicit", "hand-02-explicit", "hand-02-implicit"} {
 		id := strings.Repeat("0", 31) + string(rune('1'+i))

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
-	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -102,13 +102,13 @@ func TestMeasureReadsRunDirectories(t *testing.T) {
 			speech[i] = float32(0.3 * math.Sin(float64(i)/5) * math.Sin(float64(i)/900))
 		}
 	}
-	rec := func(samples []float32) *session.Record {
-		return &session.Record{
+	rec := func(samples []float32) *record.Record {
+		return &record.Record{
 			Format:   sdk.Format{InputRate: rate, OutputRate: rate, FrameSize: frameSize},
 			Timeline: timeline.Timeline{Duration: 20},
 			Audible:  audio.PCM{Samples: samples, Rate: rate},
 			Frames:   frames,
-			Latency:  session.Latency{Frames: frames, Mean: 0.04}, // 10 s of compute for 20 s
+			Latency:  record.Latency{Frames: frames, Mean: 0.04}, // 10 s of compute for 20 s
 		}
 	}
 	for _, id := range []string{"00000000000000000000000000000001", "00000000000000000000000000000002"} {

@@ -2,7 +2,7 @@
 //
 //	runs/<name>/manifest.json         what the run is: config, plugins, dataset, harness, seeds, protocol, VAD
 //	runs/<name>/items/<id>/item.json  which (model, conversation) this is, and its id key
-//	                      timeline.json   the actual preamble and turn spans (session.Record.Timeline)
+//	                      timeline.json   the actual preamble and turn spans (record.Record.Timeline)
 //	                      episodes.json   model speech episodes on the audible output (protocol section 4)
 //	                      audible.flac    the audible output, 16-bit FLAC, sample-aligned with the timeline
 //	                                      (audible.wav, 32-bit float, in runs written before: audible.go)
@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,7 +35,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
-	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
@@ -255,7 +255,7 @@ func (s *Store) Check(id string) error {
 		info sessionInfo
 		tl   timeline.Timeline
 		eps  []timeline.Episode
-		text []session.TextPiece
+		text []record.TextPiece
 		fail failureInfo
 	)
 	reads := []struct {
@@ -426,10 +426,10 @@ type Meta struct {
 
 // sessionInfo is session.json.
 type sessionInfo struct {
-	Format  sdk.Format      `json:"format"`
-	Frames  int             `json:"frames"`
-	Latency session.Latency `json:"latency"`
-	TWait   *session.TWait  `json:"t_wait,omitempty"`
+	Format  sdk.Format     `json:"format"`
+	Frames  int            `json:"frames"`
+	Latency record.Latency `json:"latency"`
+	TWait   *record.TWait  `json:"t_wait,omitempty"`
 }
 
 type failureInfo struct {
@@ -439,14 +439,14 @@ type failureInfo struct {
 // Item is everything stored for one (model, conversation).
 type Item struct {
 	Meta   Meta
-	Record *session.Record // with Audible and Episodes
+	Record *record.Record // with Audible and Episodes
 	Status Status
 }
 
 // Save writes an item: every file atomically, then the marker (done, or failed when the
 // record failed). Saving over an item replaces it whole; its old marker is removed first,
 // so a crash in between leaves an unmarked item, which is run again.
-func (s *Store) Save(meta Meta, rec *session.Record) error {
+func (s *Store) Save(meta Meta, rec *record.Record) error {
 	if !idPattern.MatchString(meta.ID) {
 		return fmt.Errorf("store: item id %q is not a hex digest", meta.ID)
 	}
@@ -474,7 +474,7 @@ func (s *Store) Save(meta Meta, rec *session.Record) error {
 	}
 	text := rec.Text
 	if text == nil {
-		text = []session.TextPiece{}
+		text = []record.TextPiece{}
 	}
 	writes := []struct {
 		name string
@@ -512,7 +512,7 @@ func (s *Store) Save(meta Meta, rec *session.Record) error {
 // Load reads item id back, verified (Check): a damaged item is an error saying why.
 func (s *Store) Load(id string) (*Item, error) {
 	dir := s.ItemDir(id)
-	it := &Item{Status: statusOf(dir), Record: &session.Record{}}
+	it := &Item{Status: statusOf(dir), Record: &record.Record{}}
 	if it.Status == Missing {
 		return nil, fmt.Errorf("store: item %s has no finished record in %s", id, dir)
 	}
