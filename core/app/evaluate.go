@@ -25,7 +25,7 @@ import (
 // IdentitiesDir is where a run directory (and a dataset directory) keeps what its
 // plugins described after Configure (pluginstart.Known), so that a run with nothing to
 // do for a plugin never starts it.
-const IdentitiesDir = "plugins"
+const IdentitiesDir = store.PluginsDir
 
 // EvaluateOptions are what the command line adds to an evaluation block.
 type EvaluateOptions struct {
@@ -150,7 +150,7 @@ func PlanEvaluation(ctx context.Context, s *pluginstart.Starter, ev *config.Eval
 		pl.Models = append(pl.Models, m)
 	}
 	pl.opts = evaluate.Options{Params: ev.Protocol, VAD: ev.VAD, Seed: ev.Seed, Repeats: ev.Repeats, Concurrency: ev.PlayConcurrency()}
-	if _, err := os.Stat(filepath.Join(ev.Out, "manifest.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(ev.Out, store.ManifestFile)); err == nil {
 		if pl.Store, err = store.Open(ev.Out); err != nil {
 			pl.Kill()
 			return nil, fmt.Errorf("evaluation %q: %w", ev.Name, err)
@@ -166,7 +166,7 @@ func PlanEvaluation(ctx context.Context, s *pluginstart.Starter, ev *config.Eval
 // runStarter starts plugins for the run in dir: their logs in dir/logs, their identity
 // records in dir/plugins.
 func runStarter(s *pluginstart.Starter, dir string) *pluginstart.Starter {
-	return s.WithLogDir(filepath.Join(dir, "logs")).WithIdentities(filepath.Join(dir, IdentitiesDir))
+	return s.WithLogDir(filepath.Join(dir, store.LogsDir)).WithIdentities(filepath.Join(dir, IdentitiesDir))
 }
 
 // setModel fills m from its plugin: what it described, and its model service once it

@@ -208,7 +208,7 @@ func conversationSeconds(sc *dataset.Scenario, preambleS float64, p protocol.Par
 // at dir; an empty map when there is no run there yet.
 func storeStatuses(dir string) (map[string]plan.Status, error) {
 	out := map[string]plan.Status{}
-	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, store.ManifestFile)); errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}
 	st, err := store.Open(dir)

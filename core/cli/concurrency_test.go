@@ -3,12 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/duplexmpe/duplexmpe/core/record"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/internal/clitest"

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"bytes"
-	"github.com/duplexmpe/duplexmpe/core/record"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 

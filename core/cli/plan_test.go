@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"github.com/duplexmpe/duplexmpe/core/record"
 	"math"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/internal/clitest"

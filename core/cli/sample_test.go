@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/csv"
-	"github.com/duplexmpe/duplexmpe/core/record"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"

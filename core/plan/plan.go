@@ -13,7 +13,6 @@
 package plan
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -222,18 +221,6 @@ func known(rates ...float64) float64 {
 	return 1
 }
 
-// sessionFile is what Measure reads of an item's session.json.
-type sessionFile struct {
-	Format struct {
-		InputRate, FrameSize int
-	} `json:"format"`
-	Frames  int `json:"frames"`
-	Latency struct {
-		Frames int     `json:"frames"`
-		Mean   float64 `json:"mean"`
-	} `json:"latency"`
-}
-
 // Measure reads the finished items of run directories and returns each model's
 // measured rates: its RTF (the summed step latency over the conversation played), the
 // bytes of its audio per second played, and the bytes of its other files per item.
@@ -250,25 +237,17 @@ func Measure(dirs ...string) (map[string]Rates, error) {
 	}
 	accs := map[string]*acc{}
 	for _, dir := range dirs {
-		ents, err := os.ReadDir(filepath.Join(dir, "items"))
-		if errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, store.ItemsDir)); errors.Is(err, fs.ErrNotExist) {
 			continue
-		}
-		if err != nil {
+		} else if err != nil {
 			return nil, fmt.Errorf("plan: %w", err)
 		}
-		for _, e := range ents {
-			item := filepath.Join(dir, "items", e.Name())
-			if _, err := os.Stat(filepath.Join(item, "done")); err != nil {
-				continue
+		for _, ic := range store.ReadItems(dir) {
+			item := ic.Dir
+			if ic.Marker != store.Done || ic.Meta == nil || ic.Session == nil || ic.Session.Format.InputRate <= 0 {
+				continue // unfinished or damaged: not a measurement
 			}
-			var meta struct {
-				Model string `json:"model"`
-			}
-			var s sessionFile
-			if readJSON(filepath.Join(item, "item.json"), &meta) != nil || readJSON(filepath.Join(item, "session.json"), &s) != nil || s.Format.InputRate <= 0 {
-				continue // damaged: not a measurement
-			}
+			meta, s := ic.Meta, ic.Session
 			a := accs[meta.Model]
 			if a == nil {
 				a = &acc{}
@@ -345,12 +324,4 @@ type countWriter int
 func (c *countWriter) Write(b []byte) (int, error) {
 	*c += countWriter(len(b))
 	return len(b), nil
-}
-
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
 }

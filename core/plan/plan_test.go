@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"github.com/duplexmpe/duplexmpe/core/record"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/sdk"

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"fmt"
-	"github.com/duplexmpe/duplexmpe/core/record"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"

@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"github.com/duplexmpe/duplexmpe/core/record"
 	"math"
 	"os"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )

@@ -2,12 +2,12 @@ package session
 
 import (
 	"fmt"
-	"github.com/duplexmpe/duplexmpe/core/record"
 	"math"
 	"sync"
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/core/vad"

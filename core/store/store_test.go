@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/json"
 	"errors"
-	"github.com/duplexmpe/duplexmpe/core/record"
 	"io/fs"
 	"math"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
@@ -365,7 +365,7 @@ func TestItemFilesAreReadableByOthers(t *testing.T) {
 	if !slices.Contains(names, AudibleFLAC) || !slices.Contains(names, "done") {
 		t.Errorf("item files %v lack audible.flac or the marker", names)
 	}
-	if info, _ := os.Stat(filepath.Join(dir, manifestFile)); info.Mode().Perm() != 0o644 {
+	if info, _ := os.Stat(filepath.Join(dir, ManifestFile)); info.Mode().Perm() != 0o644 {
 		t.Errorf("manifest.json: mode %v", info.Mode().Perm())
 	}
 }
@@ -385,7 +385,7 @@ func TestManifestWithTheOldPluginShapeResumes(t *testing.T) {
     "hash": "sha256:00", "config": {"frame_ms": 80}}],
   "dataset": {"name": "shipped", "hash": "sha256:11", "scenarios": 24},
   "seeds": [1], "protocol": ` + mustJSON(t, m.Params) + `, "vad": ` + mustJSON(t, m.VAD) + `}`
-	if err := os.WriteFile(filepath.Join(dir, manifestFile), []byte(old), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Open(dir)
