@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/duplexmpe/duplexmpe/core/record"
 	"math"
 	"os"
 	"reflect"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/vad"
