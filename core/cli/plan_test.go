@@ -102,8 +102,9 @@ func TestPlanOfThePaperRun(t *testing.T) {
 	}
 }
 
-// A run store that already holds some conversations: plan counts them, and measures
-// the model's rates on them.
+// A run store that already holds some conversations, of a dataset not built: plan
+// measures the model's rates on them, and counts every item as to play (the item ids
+// need the built clips), saying so.
 func TestPlanCountsWhatTheStoreHolds(t *testing.T) {
 	dir := t.TempDir()
 	scenarios, err := filepath.Abs("../../examples/scenarios")
@@ -152,9 +153,57 @@ evaluation "e" {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	clitest.InOrder(t, "plan", out, "1 model x 24 conversations x 1 repeat = 24 items: 3 done, 21 to play (1 failed",
-		"silent", "24", "3", "21", "measured on 3 items", "fits")
+	clitest.InOrder(t, "plan", out, "1 model x 24 conversations x 1 repeat = 24 items: 0 done, 24 to play",
+		"silent", "24", "0", "24", "measured on 3 items", "fits", "note: the dataset is not built")
 	if strings.Contains(out, "no measured play rate") {
 		t.Errorf("the stored conversations gave no play rate:\n%s", out)
+	}
+}
+
+// A run file with repeats = 3 is planned as three plays of every conversation, before
+// anything is built or played (TestPlanCountsTheRepeatsTheRunPlays plans it against a
+// run directory).
+func TestPlanCountsRepeats(t *testing.T) {
+	dir := t.TempDir()
+	scenarios, err := filepath.Abs("../../examples/scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), `
+plugin "flite" { source = "bin/flite" }
+plugin "silent" { source = "bin/silent" }
+plugin "asr" { source = "bin/asr" }
+plugin "judge" { source = "bin/judge" }
+dataset "shipped" {
+  scenarios = "`+scenarios+`"
+  tts       = plugin.flite
+  voices    = { A = "kal16", B = "awb", C = "rms", D = "slt" }
+  out       = "build/none"
+}
+evaluation "e" {
+  dataset = dataset.shipped
+  models  = [plugin.silent]
+  asr     = plugin.asr
+  judge   = plugin.judge
+  out     = "runs/e"
+  repeats = 3
+}
+`)
+	code, out, errs := runInDir(t, dir, nil, "plan", "run.hcl", "--json")
+	var plans []struct {
+		Repeats int `json:"repeats"`
+		Total   struct {
+			Items            int     `json:"items"`
+			Todo             int     `json:"todo"`
+			AudioHours       float64 `json:"audio_hours"`
+			AudioHoursToPlay float64 `json:"audio_hours_to_play"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(out), &plans); code != ExitOK || err != nil || len(plans) != 1 {
+		t.Fatalf("plan --json: exit %d, %v\n%s\n%s", code, err, out, errs)
+	}
+	if p := plans[0]; p.Repeats != 3 || p.Total.Items != 72 || p.Total.Todo != 72 || p.Total.AudioHours != p.Total.AudioHoursToPlay {
+		t.Errorf("24 conversations x 3 repeats: repeats %d, %d items, %d to play, %.2f of %.2f audio hours to play; want 3, 72, 72, all",
+			p.Repeats, p.Total.Items, p.Total.Todo, p.Total.AudioHoursToPlay, p.Total.AudioHours)
 	}
 }

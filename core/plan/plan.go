@@ -1,15 +1,16 @@
 // Package plan estimates what a run will cost before it spends anything, like
-// `terraform plan`: given the items a run expands to (one per model and conversation,
-// each with its status in the run store and the length of its conversation) and each
+// `terraform plan`: given the items a run expands to (one per model, conversation and
+// repeat, each with its state in the run store and the length of its conversation) and each
 // model's rates, it counts what is done and what is left, and estimates the audio
 // hours, the disk of the run store, and the time to play and to score, per model and in
 // total. Rates are measured on past run directories (Measure: the frames and the step
 // latency in session.json, the size of every item's files) or configured; a figure
 // whose rate is unknown is reported as unknown, never guessed silently.
 //
-// The package knows nothing of run files or plugins: core/app builds the items
-// (app.Plan) and the CLI prints the estimate (`duplexmpe plan`, and `run` before it
-// starts).
+// The package knows nothing of run files or plugins: core/app turns the run's plan
+// (evaluate.Survey, the one `run` plays from) into the items (app.Plan,
+// Planned.Estimate) and the CLI prints the estimate (`duplexmpe plan`, and `run` before
+// the first conversation plays).
 package plan
 
 import (
@@ -32,7 +33,9 @@ const (
 	Done    Status = "done"    // finished: reused
 	Failed  Status = "failed"  // played and failed: a resumed run plays it again
 	Damaged Status = "damaged" // its files do not read back: played again
-	Stale   Status = "stale"   // finished under another identity (a changed plugin): played again
+	// Stale is an item of an earlier plan that the run directory keeps (another model
+	// identity, config, scenario or schedule): counted apart, never estimated.
+	Stale Status = "stale"
 )
 
 // Item is one (model, conversation) of the run.
@@ -97,7 +100,7 @@ const (
 	RecordingsBudget = 2 << 30
 )
 
-// Counts are items by status.
+// Counts are items by status; Stale items are not among Items.
 type Counts struct {
 	Items   int `json:"items"`
 	Done    int `json:"done"`
@@ -111,6 +114,10 @@ type Counts struct {
 func (c Counts) ToPlay() int { return c.Items - c.Done }
 
 func (c *Counts) add(s Status) {
+	if s == Stale {
+		c.Stale++
+		return
+	}
 	c.Items++
 	switch s {
 	case Done:
@@ -119,8 +126,6 @@ func (c *Counts) add(s Status) {
 		c.Failed++
 	case Damaged:
 		c.Damaged++
-	case Stale:
-		c.Stale++
 	default:
 		c.Todo++
 	}
@@ -162,6 +167,9 @@ func EstimateItems(items []Item, rates map[string]Rates, defaults Rates) Estimat
 		}
 		m := &est.Models[i]
 		m.add(it.Status)
+		if it.Status == Stale {
+			continue
+		}
 		r := m.Rates
 		m.AudioHours += it.AudioS / 3600
 		m.DiskBytes += known(r.DiskPerItem, r.DiskPerAudioS) * (r.DiskPerItem + it.AudioS*r.DiskPerAudioS)
