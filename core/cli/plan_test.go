@@ -106,30 +106,7 @@ func TestPlanOfThePaperRun(t *testing.T) {
 // measures the model's rates on them, and counts every item as to play (the item ids
 // need the built clips), saying so.
 func TestPlanCountsWhatTheStoreHolds(t *testing.T) {
-	dir := t.TempDir()
-	scenarios, err := filepath.Abs("../../examples/scenarios")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), `
-plugin "flite" { source = "bin/flite" }
-plugin "silent" { source = "bin/silent" }
-plugin "asr" { source = "bin/asr" }
-plugin "judge" { source = "bin/judge" }
-dataset "shipped" {
-  scenarios = "`+scenarios+`"
-  tts       = plugin.flite
-  voices    = { A = "kal16", B = "awb", C = "rms", D = "slt" }
-  out       = "build/none"
-}
-evaluation "e" {
-  dataset = dataset.shipped
-  models  = [plugin.silent]
-  asr     = plugin.asr
-  judge   = plugin.judge
-  out     = "runs/e"
-}
-`)
+	dir := unbuiltRun(t, "")
 	st, err := store.Create(filepath.Join(dir, "runs", "e"), store.Manifest{Name: "e", Harness: provenance.Harness{Version: "x"}, Params: protocol.Defaults(), VAD: protocol.DefaultVAD()})
 	if err != nil {
 		t.Fatal(err)
@@ -164,6 +141,30 @@ evaluation "e" {
 // anything is built or played (TestPlanCountsTheRepeatsTheRunPlays plans it against a
 // run directory).
 func TestPlanCountsRepeats(t *testing.T) {
+	dir := unbuiltRun(t, "repeats = 3")
+	code, out, errs := runInDir(t, dir, nil, "plan", "run.hcl", "--json")
+	var plans []struct {
+		Repeats int `json:"repeats"`
+		Total   struct {
+			Items            int     `json:"items"`
+			Todo             int     `json:"todo"`
+			AudioHours       float64 `json:"audio_hours"`
+			AudioHoursToPlay float64 `json:"audio_hours_to_play"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(out), &plans); code != ExitOK || err != nil || len(plans) != 1 {
+		t.Fatalf("plan --json: exit %d, %v\n%s\n%s", code, err, out, errs)
+	}
+	if p := plans[0]; p.Repeats != 3 || p.Total.Items != 72 || p.Total.Todo != 72 || p.Total.AudioHours != p.Total.AudioHoursToPlay {
+		t.Errorf("24 conversations x 3 repeats: repeats %d, %d items, %d to play, %.2f of %.2f audio hours to play; want 3, 72, 72, all",
+			p.Repeats, p.Total.Items, p.Total.Todo, p.Total.AudioHoursToPlay, p.Total.AudioHours)
+	}
+}
+
+// unbuiltRun writes dir/run.hcl: the shipped scenarios, not built, played by the silent
+// baseline into runs/e, with extra in the evaluation block; it returns dir.
+func unbuiltRun(t *testing.T, extra string) string {
+	t.Helper()
 	dir := t.TempDir()
 	scenarios, err := filepath.Abs("../../examples/scenarios")
 	if err != nil {
@@ -186,24 +187,8 @@ evaluation "e" {
   asr     = plugin.asr
   judge   = plugin.judge
   out     = "runs/e"
-  repeats = 3
+  `+extra+`
 }
 `)
-	code, out, errs := runInDir(t, dir, nil, "plan", "run.hcl", "--json")
-	var plans []struct {
-		Repeats int `json:"repeats"`
-		Total   struct {
-			Items            int     `json:"items"`
-			Todo             int     `json:"todo"`
-			AudioHours       float64 `json:"audio_hours"`
-			AudioHoursToPlay float64 `json:"audio_hours_to_play"`
-		} `json:"total"`
-	}
-	if err := json.Unmarshal([]byte(out), &plans); code != ExitOK || err != nil || len(plans) != 1 {
-		t.Fatalf("plan --json: exit %d, %v\n%s\n%s", code, err, out, errs)
-	}
-	if p := plans[0]; p.Repeats != 3 || p.Total.Items != 72 || p.Total.Todo != 72 || p.Total.AudioHours != p.Total.AudioHoursToPlay {
-		t.Errorf("24 conversations x 3 repeats: repeats %d, %d items, %d to play, %.2f of %.2f audio hours to play; want 3, 72, 72, all",
-			p.Repeats, p.Total.Items, p.Total.Todo, p.Total.AudioHoursToPlay, p.Total.AudioHours)
-	}
+	return dir
 }
