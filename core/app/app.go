@@ -29,6 +29,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
 // UI is how a command shows what it does while it runs; the CLI fills it. Every field
@@ -119,7 +120,7 @@ type RunInfo struct {
 }
 
 // RunInfoFile is the name of RunInfo in a run directory.
-const RunInfoFile = "run.json"
+const RunInfoFile = store.RunInfoFile
 
 // ReadRunInfo reads a run directory's run.json.
 func ReadRunInfo(runDir string) (RunInfo, error) {

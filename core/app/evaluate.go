@@ -14,6 +14,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/fault"
+	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/rundir"
@@ -25,7 +26,7 @@ import (
 // IdentitiesDir is where a run directory (and a dataset directory) keeps what its
 // plugins described after Configure (pluginstart.Known), so that a run with nothing to
 // do for a plugin never starts it.
-const IdentitiesDir = "plugins"
+const IdentitiesDir = store.PluginsDir
 
 // EvaluateOptions are what the command line adds to an evaluation block.
 type EvaluateOptions struct {
@@ -65,6 +66,9 @@ type PlayResult struct {
 	// Repeats is the evaluation's repeats: every count is of plays, Repeats per
 	// (model, conversation).
 	Repeats int
+	// Estimate is what playing the shard costs, from Plan (nil when it could not be
+	// estimated).
+	Estimate *PlanResult
 	// Started names the plugin blocks the run started, in order; none when nothing was
 	// to be played or scored.
 	Started []string
@@ -150,7 +154,7 @@ func PlanEvaluation(ctx context.Context, s *pluginstart.Starter, ev *config.Eval
 		pl.Models = append(pl.Models, m)
 	}
 	pl.opts = evaluate.Options{Params: ev.Protocol, VAD: ev.VAD, Seed: ev.Seed, Repeats: ev.Repeats, Concurrency: ev.PlayConcurrency()}
-	if _, err := os.Stat(filepath.Join(ev.Out, "manifest.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(ev.Out, store.ManifestFile)); err == nil {
 		if pl.Store, err = store.Open(ev.Out); err != nil {
 			pl.Kill()
 			return nil, fmt.Errorf("evaluation %q: %w", ev.Name, err)
@@ -166,7 +170,7 @@ func PlanEvaluation(ctx context.Context, s *pluginstart.Starter, ev *config.Eval
 // runStarter starts plugins for the run in dir: their logs in dir/logs, their identity
 // records in dir/plugins.
 func runStarter(s *pluginstart.Starter, dir string) *pluginstart.Starter {
-	return s.WithLogDir(filepath.Join(dir, "logs")).WithIdentities(filepath.Join(dir, IdentitiesDir))
+	return s.WithLogDir(filepath.Join(dir, store.LogsDir)).WithIdentities(filepath.Join(dir, IdentitiesDir))
 }
 
 // setModel fills m from its plugin: what it described, and its model service once it
@@ -192,14 +196,7 @@ func (pl *Planned) replan() error {
 		return err
 	}
 	pl.Items = items
-	if pl.Store == nil {
-		pl.Plan = &evaluate.RunPlan{}
-		for _, it := range items {
-			pl.Plan.Items = append(pl.Plan.Items, evaluate.PlannedItem{PlanEntry: it.Meta.Entry(), State: evaluate.StateTodo, Why: "new"})
-		}
-		return nil
-	}
-	pl.Plan, err = evaluate.Survey(pl.Store, items)
+	pl.Plan, err = survey(pl.Store, items)
 	return err
 }
 
@@ -345,6 +342,9 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 		}
 	}
 	play := &PlayResult{Evaluation: ev.Name, Out: ev.Out, Plan: pl.Plan, Started: started, Repeats: max(ev.Repeats, 1)}
+	if play.Estimate, err = pl.Estimate(PlanOptions{Shard: shard}); err != nil {
+		ui.notef("warning: no cost estimate for evaluation %q: %v\n", ev.Name, err)
+	}
 	if ui.Planned != nil {
 		ui.Planned(play)
 	}
@@ -436,18 +436,14 @@ func knowScorersNamed(ctx context.Context, s *pluginstart.Starter, ev *config.Ev
 
 // playBytes estimates what playing the items of shard that are not done writes: the
 // audible output as 16-bit samples at 24 kHz (audible.flac before compression; most
-// models' output rate) over each
-// conversation's turns, the gaps between them and the longest wait after T, half as
-// much again for headroom, and 64 KiB of records per item.
+// models' output rate) over each conversation's length (plan.ConversationSeconds), half
+// as much again for headroom, and 64 KiB of records per item.
 func playBytes(pl *Planned, shard store.Shard) uint64 {
 	secs := map[string]float64{}
-	p := pl.opts.Params
-	for _, sc := range pl.Build.Dataset.Scenarios {
-		d := p.PreambleGap + p.TWaitCap + p.N4Gap + p.Tail + 30 // the preamble, about
-		for _, t := range sc.Turns {
-			d += t.DurationS + p.TurnGap
-		}
-		secs[sc.ScenarioID] = d
+	ds := pl.Build.Dataset
+	for i := range ds.Scenarios {
+		sc := &ds.Scenarios[i]
+		secs[sc.ScenarioID] = plan.ConversationSeconds(sc, preambleSeconds(ds), pl.opts.Params)
 	}
 	var total float64
 	for _, it := range pl.Plan.Items {

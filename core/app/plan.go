@@ -1,19 +1,19 @@
 package app
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/construct"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/plan"
-	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
@@ -42,6 +42,8 @@ type PlanResult struct {
 	DurationsFrom string
 	// FreeBytes is the free space of the filesystem the run store goes on (0: unknown).
 	FreeBytes uint64
+	// Stale is how many items of earlier plans the run directory keeps: never counted.
+	Stale int
 	// Notes are caveats of the estimate, for the reader.
 	Notes []string
 }
@@ -59,55 +61,162 @@ func (r *PlanResult) StoreFits() bool {
 	return r.FreeBytes > 0 && d == d && d < float64(r.FreeBytes)
 }
 
-// Plan expands an evaluation block into its items (models x conversations x repeats)
-// without starting any plugin, finds each item's status in the run store, and estimates
-// the audio hours, the disk, and the time to play and score, per model. Item statuses
-// are matched by model and scenario: an item finished by a plugin that has changed since
-// counts as done here, though `run` plays it again (its id differs).
-//
-// When the store exposes the plan as data (a-app's evaluate.Survey: a RunPlan of
-// PlannedItems, each a store.PlanEntry with its state done, todo, failed, damaged or
-// stale), storeStatuses and everyNth give way to it: each PlannedItem becomes a
-// plan.Item (Model, ScenarioID, its state as a plan.Status, AudioS from
-// conversationSeconds), the stale ones are counted and not estimated, and a shard is the
-// items whose id it contains (store.Shard.Contains), not every Nth. The disk check
-// before playing should then ask this estimate (16-bit FLAC rates) for what it needs.
-func Plan(f *config.File, ev *config.Evaluation, opts PlanOptions) (*PlanResult, error) {
-	ds := f.Dataset(ev.Dataset)
+// Plan estimates what ev will cost, without starting any plugin or building anything.
+// It plans the run as `run` does (evaluate.PlanAll, then evaluate.Survey against the run
+// directory: exact item ids, repeats, a shard's own items), with every model's identity
+// from its record in the run directory (pluginstart.Recall), then estimates the audio
+// hours, the disk, and the time to play and score, per model (estimate). Where the
+// exact plan needs what only a start or a build gives (a model with no record there, a
+// dataset not built yet), that model's items are counted as to play, a shard as its
+// share of them, and a note says so. A built dataset is planned as built: `run` rebuilds
+// it first, so a script edited since counts as its build has it.
+func Plan(s *pluginstart.Starter, ev *config.Evaluation, opts PlanOptions) (*PlanResult, error) {
+	ds := s.File.Dataset(ev.Dataset)
 	if ds == nil {
 		return nil, fault.Deterministicf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
 	}
+	scs, preambleS, from, built, err := planScenarios(ds)
+	if err != nil {
+		return nil, err
+	}
+	rp, notes, err := recalledPlan(s, ev, built, scs)
+	if err != nil {
+		return nil, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+	}
+	res, err := estimate(ev, scs, preambleS, from, rp, opts)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = append(notes, res.Notes...)
+	return res, nil
+}
+
+// Estimate is the cost of playing pl in shard (PlanOptions.Shard), from the same plan
+// `run` prints item by item: what `run` prints first.
+func (pl *Planned) Estimate(opts PlanOptions) (*PlanResult, error) {
+	ds := pl.Build.Dataset
+	return estimate(pl.Evaluation, ds.Scenarios, preambleSeconds(ds), "the built dataset "+ds.Dir, pl.Plan, opts)
+}
+
+// recalledPlan plans ev's items and states them against its run directory, with the
+// identities the run directory records (nothing is started). The items of a model
+// whose identity is not known so (or of every model, when the dataset is not built)
+// have no id: they are to play.
+func recalledPlan(s *pluginstart.Starter, ev *config.Evaluation, built *dataset.Dataset, scs []dataset.Scenario) (*evaluate.RunPlan, []string, error) {
+	var st *store.Store
+	if _, err := os.Stat(filepath.Join(ev.Out, store.ManifestFile)); err == nil {
+		if st, err = store.Open(ev.Out); err != nil {
+			return nil, nil, err
+		}
+	}
+	s = runStarter(s, ev.Out)
+	var known []*evaluate.Model
+	var unknown, notes []string
+	for _, name := range ev.Models {
+		b := s.File.Plugin(name)
+		if b == nil {
+			return nil, nil, fmt.Errorf("model plugin %q is not declared", name)
+		}
+		if built == nil {
+			unknown = append(unknown, name)
+			continue
+		}
+		k, err := s.Recall(b)
+		if err == nil && k != nil {
+			m := &evaluate.Model{Name: name}
+			if err = setModel(m, k); err == nil {
+				known = append(known, m)
+				continue
+			}
+		}
+		unknown = append(unknown, name)
+		why := "it has not described itself in " + ev.Out + " yet"
+		if err != nil {
+			why = err.Error()
+		}
+		notes = append(notes, fmt.Sprintf("model %s: every item counted as to play, since what it is is known only once it starts (%s)", name, why))
+	}
+	if built == nil {
+		notes = append(notes, "the dataset is not built: every item is counted as to play; `duplexmpe build` it for the exact plan")
+	}
+	rp := &evaluate.RunPlan{}
+	if len(known) > 0 {
+		items, err := evaluate.PlanAll(built, known, evaluate.Options{Params: ev.Protocol, VAD: ev.VAD, Seed: ev.Seed, Repeats: ev.Repeats})
+		if err != nil {
+			return nil, nil, err
+		}
+		if rp, err = survey(st, items); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, name := range unknown {
+		for i := range scs {
+			for r := range max(ev.Repeats, 1) {
+				rp.Items = append(rp.Items, evaluate.PlannedItem{PlanEntry: store.PlanEntry{Model: name, ScenarioID: scs[i].ScenarioID, Repeat: r},
+					State: evaluate.StateTodo, Why: "not known until it starts"})
+			}
+		}
+	}
+	return rp, notes, nil
+}
+
+// survey states items against the run directory st (nil: none yet, every item new).
+func survey(st *store.Store, items []evaluate.Item) (*evaluate.RunPlan, error) {
+	if st != nil {
+		return evaluate.Survey(st, items)
+	}
+	rp := &evaluate.RunPlan{}
+	for _, it := range items {
+		rp.Items = append(rp.Items, evaluate.PlannedItem{PlanEntry: it.Meta.Entry(), State: evaluate.StateTodo, Why: "new"})
+	}
+	return rp, nil
+}
+
+// estimate is the cost of the items of rp in opts.Shard: each planned item becomes a
+// plan.Item (its state, the length of its conversation: plan.ConversationSeconds), the
+// items of earlier plans are counted, not estimated, and the models' rates are
+// measured on the run directory and opts.Measured, or configured.
+func estimate(ev *config.Evaluation, scs []dataset.Scenario, preambleS float64, from string, rp *evaluate.RunPlan, opts PlanOptions) (*PlanResult, error) {
 	shard := opts.Shard
 	if shard.Count == 0 {
 		shard = store.All
 	}
-	res := &PlanResult{Evaluation: ev.Name, Out: ev.Out, Shard: shard, Models: len(ev.Models), Repeats: 1}
-	scs, preambleS, from, err := planScenarios(ds)
-	if err != nil {
-		return nil, err
+	res := &PlanResult{Evaluation: ev.Name, Out: ev.Out, Shard: shard, Models: len(ev.Models), Repeats: max(ev.Repeats, 1),
+		Conversations: len(scs), DurationsFrom: from}
+	secs := make(map[string]float64, len(scs))
+	for i := range scs {
+		secs[scs[i].ScenarioID] = plan.ConversationSeconds(&scs[i], preambleS, ev.Protocol)
 	}
-	res.Conversations, res.DurationsFrom = len(scs), from
-
-	status, err := storeStatuses(ev.Out)
-	if err != nil {
-		return nil, err
+	order := map[string]int{}
+	for i, m := range ev.Models {
+		order[m] = i
 	}
 	var items []plan.Item
-	for _, m := range ev.Models {
-		for i := range scs {
-			sc := &scs[i]
-			st, ok := status[m+"\x00"+sc.ScenarioID]
-			if !ok {
-				st = plan.Todo
+	share := map[string]int{}
+	shared := false
+	for _, it := range rp.Items {
+		if it.ID == "" {
+			// No id without the plugin's description: the shard's share of them.
+			n := share[it.Model]
+			share[it.Model]++
+			if n%shard.Count != shard.Index {
+				continue
 			}
-			items = append(items, plan.Item{Model: m, Scenario: sc.ScenarioID, Status: st, AudioS: conversationSeconds(sc, preambleS, ev.Protocol)})
+			shared = shard.Count > 1
+		} else if !shard.Contains(it.ID) {
+			continue
+		}
+		items = append(items, plan.Item{Model: it.Model, Scenario: it.ScenarioID, Status: plan.Status(it.State), AudioS: secs[it.ScenarioID]})
+	}
+	for _, it := range rp.Stale {
+		if _, ok := order[it.Model]; ok {
+			items = append(items, plan.Item{Model: it.Model, Scenario: it.ScenarioID, Status: plan.Stale})
 		}
 	}
-	if shard.Count > 1 {
-		// The split is by item id, which needs every plugin's description: a shard is
-		// estimated as its share of every model's items.
-		items = everyNth(items, shard)
-		res.Notes = append(res.Notes, fmt.Sprintf("shard %s is estimated as 1/%d of each model's items; the exact split is by item id, known once the plugins have described themselves", shard, shard.Count))
+	sort.SliceStable(items, func(i, j int) bool { return order[items[i].Model] < order[items[j].Model] })
+	res.Stale = len(rp.Stale)
+	if shared {
+		res.Notes = append(res.Notes, fmt.Sprintf("shard %s is estimated as 1/%d of the items whose id is not known yet; the exact split is by item id", shard, shard.Count))
 	}
 	measured, err := plan.Measure(append([]string{ev.Out}, opts.Measured...)...)
 	if err != nil {
@@ -141,13 +250,9 @@ func mergeRates(configured, measured plan.Rates) plan.Rates {
 // planScenarios gives the dataset's conversations and the preamble's length: a built
 // dataset's as synthesised; otherwise its scripts (generated procedurally, read from
 // its scenarios), with lengths from their words at the speaking rate of flite.
-func planScenarios(ds *config.Dataset) ([]dataset.Scenario, float64, string, error) {
+func planScenarios(ds *config.Dataset) ([]dataset.Scenario, float64, string, *dataset.Dataset, error) {
 	if d, err := dataset.Load(ds.Out); err == nil {
-		pre := 0.0
-		if d.Manifest != nil && d.Manifest.Preamble != nil {
-			pre = d.Manifest.Preamble.DurationS
-		}
-		return d.Scenarios, pre, "the built dataset " + ds.Out, nil
+		return d.Scenarios, preambleSeconds(d), "the built dataset " + ds.Out, d, nil
 	}
 	preWords := len(strings.Fields(construct.DefaultPreamble))
 	from := fmt.Sprintf("words at %.3f s each (flite, measured); build the dataset for exact lengths", plan.SecondsPerWord)
@@ -155,23 +260,23 @@ func planScenarios(ds *config.Dataset) ([]dataset.Scenario, float64, string, err
 	case ds.Generate == nil:
 		d, err := dataset.Load(ds.Scenarios)
 		if err != nil {
-			return nil, 0, "", fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
+			return nil, 0, "", nil, fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
 		}
-		return withSpokenLengths(d.Scenarios), float64(preWords) * plan.SecondsPerWord, from, nil
+		return withSpokenLengths(d.Scenarios), float64(preWords) * plan.SecondsPerWord, from, nil, nil
 	case ds.Generate.Generator == "procedural":
 		scs, err := construct.Generate(construct.GenerateSpec{Pairs: ds.Generate.Pairs, Seed: ds.Generate.Seed, FourSpeakerShare: ds.Generate.FourSpeakerShare})
 		if err != nil {
-			return nil, 0, "", fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
+			return nil, 0, "", nil, fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
 		}
-		return withSpokenLengths(scs), float64(preWords) * plan.SecondsPerWord, from, nil
+		return withSpokenLengths(scs), float64(preWords) * plan.SecondsPerWord, from, nil, nil
 	default:
 		// An LLM writes the scripts at build time; the procedural ones stand in for
 		// their lengths.
 		scs, err := construct.Generate(construct.GenerateSpec{Pairs: ds.Generate.Pairs, Seed: ds.Generate.Seed, FourSpeakerShare: ds.Generate.FourSpeakerShare})
 		if err != nil {
-			return nil, 0, "", fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
+			return nil, 0, "", nil, fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
 		}
-		return withSpokenLengths(scs), float64(preWords) * plan.SecondsPerWord, "procedural scripts of the same size (an LLM writes the real ones); " + from, nil
+		return withSpokenLengths(scs), float64(preWords) * plan.SecondsPerWord, "procedural scripts of the same size (an LLM writes the real ones); " + from, nil, nil
 	}
 }
 
@@ -187,65 +292,10 @@ func withSpokenLengths(scs []dataset.Scenario) []dataset.Scenario {
 	return scs
 }
 
-// conversationSeconds is the nominal length of a conversation as played (protocol
-// section 3): the preamble and its gap, the turns with a gap after each, the wait after
-// T (its onset window, what a model that does not answer gets), N4's gap, the tail.
-func conversationSeconds(sc *dataset.Scenario, preambleS float64, p protocol.Params) float64 {
-	s := preambleS + p.PreambleGap + p.Tail
-	for _, t := range sc.Turns {
-		s += t.DurationS + p.TurnGap
-		switch t.Label {
-		case "T":
-			s += p.TOnsetWindow
-		case "N4_R":
-			s += p.N4Gap
-		}
+// preambleSeconds is the length of a built dataset's preamble (0 when it records none).
+func preambleSeconds(d *dataset.Dataset) float64 {
+	if d.Manifest != nil && d.Manifest.Preamble != nil {
+		return d.Manifest.Preamble.DurationS
 	}
-	return s
-}
-
-// storeStatuses maps "model\x00scenario" to the status of that item in the run store
-// at dir; an empty map when there is no run there yet.
-func storeStatuses(dir string) (map[string]plan.Status, error) {
-	out := map[string]plan.Status{}
-	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	st, err := store.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	ids, err := st.IDs()
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range ids {
-		meta, s, err := st.LoadMeta(id)
-		if err != nil {
-			continue // unfinished (no marker) or unreadable: to play
-		}
-		k := meta.Model + "\x00" + meta.ScenarioID
-		switch s {
-		case store.Done:
-			out[k] = plan.Done
-		case store.Failed:
-			if out[k] != plan.Done {
-				out[k] = plan.Failed
-			}
-		}
-	}
-	return out, nil
-}
-
-// everyNth keeps the shard's share of each model's items.
-func everyNth(items []plan.Item, sh store.Shard) []plan.Item {
-	var out []plan.Item
-	seen := map[string]int{}
-	for _, it := range items {
-		if seen[it.Model]%sh.Count == sh.Index {
-			out = append(out, it)
-		}
-		seen[it.Model]++
-	}
-	return out
+	return 0
 }

@@ -30,11 +30,11 @@ import (
 
 // ScoredFile is the verdicts of every scored item of one scoring, one JSON object a line
 // ({"id", "scored"}), in the directory of its summary and report: what `compare` pairs.
-const ScoredFile = "scored.jsonl"
+const ScoredFile = store.ScoredFile
 
 // ViewFile is OUT/view.json of a scored view written with `score --out OUT`: which run
 // directory it scores, with which judge.
-const ViewFile = "view.json"
+const ViewFile = store.ViewFile
 
 // View is OUT/view.json.
 type View struct {
@@ -268,12 +268,12 @@ func (j scoreJob) startScorers(ctx context.Context) (evaluate.Scorers, []string,
 // openCaches opens the call caches of the run directory dir into o (transcripts and
 // judgements kept across scorings); the function returned closes them.
 func openCaches(dir string, o *evaluate.ScoreOptions) (func(), error) {
-	caches := filepath.Join(dir, "cache")
+	caches := filepath.Join(dir, store.CacheDir)
 	var err error
-	if o.Transcripts, err = evaluate.OpenCallCache(filepath.Join(caches, "transcripts.jsonl")); err != nil {
+	if o.Transcripts, err = evaluate.OpenCallCache(filepath.Join(caches, store.TranscriptsCache)); err != nil {
 		return nil, err
 	}
-	if o.Judgements, err = evaluate.OpenCallCache(filepath.Join(caches, "judgements.jsonl")); err != nil {
+	if o.Judgements, err = evaluate.OpenCallCache(filepath.Join(caches, store.JudgementsCache)); err != nil {
 		o.Transcripts.Close()
 		return nil, err
 	}

@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/report"
-	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/internal/clitest"
 )
@@ -134,6 +134,6 @@ func loadItem(t *testing.T, s *store.Store, id string) *store.Item {
 	if err != nil {
 		t.Fatal(err)
 	}
-	it.Record.Latency = session.Latency{}
+	it.Record.Latency = record.Latency{}
 	return it
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/score/explain"
+	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
 
@@ -101,7 +102,7 @@ func newExplainCmd(st *State) *cobra.Command {
 func explainItem(st *State, arg string, asJSON bool) error {
 	dir := resolvePath(st, strings.TrimRight(arg, "/"))
 	items := filepath.Dir(dir)
-	if filepath.Base(items) != "items" {
+	if filepath.Base(items) != store.ItemsDir {
 		return fmt.Errorf("%s is not an item directory: give RUN_DIR/items/ID (see the item ids in RUN_DIR/items, or in report.html's conversation list)", arg)
 	}
 	it, err := report.ExplainItem(filepath.Dir(items), filepath.Base(dir))

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
-	"github.com/duplexmpe/duplexmpe/core/session"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
@@ -24,7 +24,7 @@ func TestMergeCommand(t *testing.T) {
 	a, _ := store.Create(filepath.Join(root, "a"), m)
 	b, _ := store.Create(filepath.Join(root, "b"), m)
 	a.RecordShard(store.Shard{Index: 0, Count: 2}, []string{id0})
-	a.Save(store.Meta{ID: id0}, &session.Record{})
+	a.Save(store.Meta{ID: id0}, &record.Record{})
 
 	// Shard 1/2 is missing: what there is gets merged, and merge exits 1.
 	out := filepath.Join(root, "out")
@@ -38,7 +38,7 @@ func TestMergeCommand(t *testing.T) {
 	}
 
 	b.RecordShard(store.Shard{Index: 1, Count: 2}, []string{id1})
-	b.Save(store.Meta{ID: id1}, &session.Record{Failure: "crash"})
+	b.Save(store.Meta{ID: id1}, &record.Record{Failure: "crash"})
 	code, stdout, stderr = runMerge("merge", out, a.Dir(), b.Dir())
 	if code != ExitOK || !strings.Contains(stdout, "1 items done, 1 failed") || !strings.Contains(stdout, "shards recorded: 0/2 1/2") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)

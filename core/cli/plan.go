@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/duplexmpe/duplexmpe/core/app"
-	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/plan"
+	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
@@ -29,14 +29,17 @@ func newPlanCmd(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan FILE.hcl",
 		Short: "Say what a run will cost before it starts: items, done, audio hours, disk, time",
-		Long: "Expand every evaluation block (or --evaluation NAME) into its items, one per model\n" +
-			"and conversation, count those the run store already holds, and estimate per model\n" +
-			"the audio hours, the disk of the run store, and the time to play what is left and to\n" +
-			"score it. No plugin is started. Play rates are measured on the run's own directory\n" +
-			"and on --measured DIR (a pilot run: session.json's frames and step latency), or given\n" +
-			"with --rtf MODEL=X (seconds of model compute per second of conversation); the disk\n" +
-			"and scoring rates are measured there too, or the defaults of docs/scale.md. `run`\n" +
-			"prints the same summary before it starts.",
+		Long: "Plan every evaluation block (or --evaluation NAME) as `run` does, into its items\n" +
+			"(one per model, conversation and repeat, with the ids `run` plays), count those the\n" +
+			"run store already holds, and estimate per model the audio hours, the disk of the run\n" +
+			"store, and the time to play what is left and to score it. No plugin is started and\n" +
+			"nothing is built: a model that has not described itself in the run directory yet, or\n" +
+			"a dataset not built yet, has its items counted as to play, with a note. Play rates\n" +
+			"are measured on the run's own directory and on --measured DIR (a pilot run:\n" +
+			"session.json's frames and step latency), or given with --rtf MODEL=X (seconds of\n" +
+			"model compute per second of conversation); the disk and scoring rates are measured\n" +
+			"there too, or the defaults of docs/scale.md. `run` prints the same summary, of the\n" +
+			"plan it plays, before the first conversation plays.",
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := app.PlanOptions{Shard: store.All, Measured: measured, Rates: map[string]plan.Rates{}}
@@ -59,7 +62,11 @@ func newPlanCmd(st *State) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			results, err := planAll(f, only, opts)
+			s, err := newStarter(st, f)
+			if err != nil {
+				return err
+			}
+			results, err := planAll(s, only, opts)
 			if err != nil {
 				return err
 			}
@@ -83,13 +90,13 @@ func newPlanCmd(st *State) *cobra.Command {
 	return cmd
 }
 
-func planAll(f *config.File, only string, opts app.PlanOptions) ([]*app.PlanResult, error) {
+func planAll(s *pluginstart.Starter, only string, opts app.PlanOptions) ([]*app.PlanResult, error) {
 	var out []*app.PlanResult
-	for _, ev := range f.Evaluations {
+	for _, ev := range s.File.Evaluations {
 		if only != "" && ev.Name != only {
 			continue
 		}
-		r, err := app.Plan(f, ev, opts)
+		r, err := app.Plan(s, ev, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -167,8 +174,11 @@ func printPlan(w io.Writer, r *app.PlanResult) {
 		shard = ", shard " + r.Shard.String()
 	}
 	fmt.Fprintf(w, "Plan: evaluation %q -> %s%s\n", r.Evaluation, r.Out, shard)
-	fmt.Fprintf(w, "  %d %s x %d conversations x %d %s = %d items: %d done, %d to play (%d failed, %d damaged, %d stale among them)\n",
-		r.Models, pluralWord(r.Models, "model"), r.Conversations, r.Repeats, pluralWord(r.Repeats, "repeat"), t.Items, t.Done, t.ToPlay(), t.Failed, t.Damaged, t.Stale)
+	fmt.Fprintf(w, "  %d %s x %d conversations x %d %s = %d items: %d done, %d to play (%d failed, %d damaged among them)\n",
+		r.Models, pluralWord(r.Models, "model"), r.Conversations, r.Repeats, pluralWord(r.Repeats, "repeat"), t.Items, t.Done, t.ToPlay(), t.Failed, t.Damaged)
+	if r.Stale > 0 {
+		fmt.Fprintf(w, "  %d items of earlier plans are kept in %s and not counted\n", r.Stale, r.Out)
+	}
 	fmt.Fprintf(w, "  conversation lengths: %s\n\n", r.DurationsFrom)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  model\titems\tdone\tto play\taudio h\tdisk\tplay time\tscore time\trates from")

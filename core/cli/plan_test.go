@@ -11,7 +11,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
-	"github.com/duplexmpe/duplexmpe/core/session"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/internal/clitest"
@@ -102,9 +102,69 @@ func TestPlanOfThePaperRun(t *testing.T) {
 	}
 }
 
-// A run store that already holds some conversations: plan counts them, and measures
-// the model's rates on them.
+// A run store that already holds some conversations, of a dataset not built: plan
+// measures the model's rates on them, and counts every item as to play (the item ids
+// need the built clips), saying so.
 func TestPlanCountsWhatTheStoreHolds(t *testing.T) {
+	dir := unbuiltRun(t, "")
+	st, err := store.Create(filepath.Join(dir, "runs", "e"), store.Manifest{Name: "e", Harness: provenance.Harness{Version: "x"}, Params: protocol.Defaults(), VAD: protocol.DefaultVAD()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := func(failure string) *record.Record {
+		return &record.Record{Format: sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1280},
+			Timeline: timeline.Timeline{Duration: 80}, Audible: audio.PCM{Samples: make([]float32, 1000*1280), Rate: 16000},
+			Frames: 1000, Latency: record.Latency{Frames: 1000, Mean: 0.001}, Failure: failure}
+	}
+	for i, sc := range []string{"hand-01-explicit", "hand-01-implicit", "hand-02-explicit", "hand-02-implicit"} {
+		id := strings.Repeat("0", 31) + string(rune('1'+i))
+		failure := ""
+		if i == 3 {
+			failure = "plugin exited"
+		}
+		if err := st.Save(store.Meta{ID: id, Model: "silent", ScenarioID: sc}, rec(failure)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := runInDir(t, dir, nil, "plan", "run.hcl")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	clitest.InOrder(t, "plan", out, "1 model x 24 conversations x 1 repeat = 24 items: 0 done, 24 to play",
+		"silent", "24", "0", "24", "measured on 3 items", "fits", "note: the dataset is not built")
+	if strings.Contains(out, "no measured play rate") {
+		t.Errorf("the stored conversations gave no play rate:\n%s", out)
+	}
+}
+
+// A run file with repeats = 3 is planned as three plays of every conversation, before
+// anything is built or played (TestPlanCountsTheRepeatsTheRunPlays plans it against a
+// run directory).
+func TestPlanCountsRepeats(t *testing.T) {
+	dir := unbuiltRun(t, "repeats = 3")
+	code, out, errs := runInDir(t, dir, nil, "plan", "run.hcl", "--json")
+	var plans []struct {
+		Repeats int `json:"repeats"`
+		Total   struct {
+			Items            int     `json:"items"`
+			Todo             int     `json:"todo"`
+			AudioHours       float64 `json:"audio_hours"`
+			AudioHoursToPlay float64 `json:"audio_hours_to_play"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(out), &plans); code != ExitOK || err != nil || len(plans) != 1 {
+		t.Fatalf("plan --json: exit %d, %v\n%s\n%s", code, err, out, errs)
+	}
+	if p := plans[0]; p.Repeats != 3 || p.Total.Items != 72 || p.Total.Todo != 72 || p.Total.AudioHours != p.Total.AudioHoursToPlay {
+		t.Errorf("24 conversations x 3 repeats: repeats %d, %d items, %d to play, %.2f of %.2f audio hours to play; want 3, 72, 72, all",
+			p.Repeats, p.Total.Items, p.Total.Todo, p.Total.AudioHoursToPlay, p.Total.AudioHours)
+	}
+}
+
+// unbuiltRun writes dir/run.hcl: the shipped scenarios, not built, played by the silent
+// baseline into runs/e, with extra in the evaluation block; it returns dir.
+func unbuiltRun(t *testing.T, extra string) string {
+	t.Helper()
 	dir := t.TempDir()
 	scenarios, err := filepath.Abs("../../examples/scenarios")
 	if err != nil {
@@ -127,34 +187,8 @@ evaluation "e" {
   asr     = plugin.asr
   judge   = plugin.judge
   out     = "runs/e"
+  `+extra+`
 }
 `)
-	st, err := store.Create(filepath.Join(dir, "runs", "e"), store.Manifest{Name: "e", Harness: provenance.Harness{Version: "x"}, Params: protocol.Defaults(), VAD: protocol.DefaultVAD()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := func(failure string) *session.Record {
-		return &session.Record{Format: sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1280},
-			Timeline: timeline.Timeline{Duration: 80}, Audible: audio.PCM{Samples: make([]float32, 1000*1280), Rate: 16000},
-			Frames: 1000, Latency: session.Latency{Frames: 1000, Mean: 0.001}, Failure: failure}
-	}
-	for i, sc := range []string{"hand-01-explicit", "hand-01-implicit", "hand-02-explicit", "hand-02-implicit"} {
-		id := strings.Repeat("0", 31) + string(rune('1'+i))
-		failure := ""
-		if i == 3 {
-			failure = "plugin exited"
-		}
-		if err := st.Save(store.Meta{ID: id, Model: "silent", ScenarioID: sc}, rec(failure)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	code, out, errs := runInDir(t, dir, nil, "plan", "run.hcl")
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	clitest.InOrder(t, "plan", out, "1 model x 24 conversations x 1 repeat = 24 items: 3 done, 21 to play (1 failed",
-		"silent", "24", "3", "21", "measured on 3 items", "fits")
-	if strings.Contains(out, "no measured play rate") {
-		t.Errorf("the stored conversations gave no play rate:\n%s", out)
-	}
+	return dir
 }

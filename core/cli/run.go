@@ -44,7 +44,7 @@ func newRunCmd(st *State) *cobra.Command {
 			"configured before the first conversation plays. With --shard i/N only a\n" +
 			"deterministic slice is played (and nothing is scored); combine shard directories\n" +
 			"with `duplexmpe merge`, then `duplexmpe score`. What the run will\n" +
-			"cost is printed first (see `duplexmpe plan`).",
+			"cost (see `duplexmpe plan`) is printed before the first conversation plays.",
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			shard := store.All
@@ -79,12 +79,6 @@ func newRunCmd(st *State) *cobra.Command {
 					continue
 				}
 				found = true
-				// What the run will cost, before anything starts (`duplexmpe plan`).
-				if p, err := app.Plan(f, ev, app.PlanOptions{Shard: shard}); err == nil {
-					printPlan(st.Stdout, p)
-				} else {
-					fmt.Fprintf(st.Stderr, "warning: no plan for evaluation %q: %v\n", ev.Name, err)
-				}
 				res, err := app.Evaluate(st.Ctx, s, ev, opts, ui)
 				if err != nil {
 					return reported(st, f, args[0], err)
@@ -112,6 +106,9 @@ func newRunCmd(st *State) *cobra.Command {
 // printPlanned says, before anything plays, what the run reuses, what it plays and why,
 // and which plugins it started.
 func printPlanned(st *State, r *app.PlayResult) {
+	if r.Estimate != nil {
+		printPlan(st.Stdout, r.Estimate) // the same plan as the lines below
+	}
 	p := r.Plan
 	if r.Repeats > 1 {
 		fmt.Fprintf(st.Stdout, "repeats: %d: every conversation is played %d times, each repeat with its own seed; the counts are of plays\n", r.Repeats, r.Repeats)

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -156,12 +157,23 @@ func TestRunReplaysWhatAChangedScheduleInvalidates(t *testing.T) {
 	if err := os.WriteFile(runFile, bytes.Replace(src, []byte(`n4_gap = "3s"`), []byte(`n4_gap = "2s"`), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runCLI(t, dir, "run", runFile)
+	runDir := filepath.Join(dir, "runs", "e")
+	// The plan says what the run will do: the items are played again, whatever the
+	// store holds of the same models and scenarios.
+	code, out, errs := runCLI(t, dir, "plan", runFile)
+	if code != ExitOK {
+		t.Fatalf("plan after a schedule change: exit %d\n%s\n%s", code, out, errs)
+	}
+	clitest.InOrder(t, "plan after a schedule change", out,
+		"2 models x 2 conversations x 1 repeat = 4 items: 0 done, 4 to play",
+		"4 items of earlier plans are kept in "+runDir+" and not counted")
+	code, out, errs = runCLI(t, dir, "run", runFile)
 	if code != ExitOK {
 		t.Fatalf("run after a schedule change: exit %d\n%s\n%s", code, out, errs)
 	}
-	runDir := filepath.Join(dir, "runs", "e")
+	// The cost header and the per-model lines under it are of one plan.
 	clitest.InOrder(t, "run after a schedule change", out,
+		"2 models x 2 conversations x 1 repeat = 4 items: 0 done, 4 to play",
 		"plan silent: 2 conversations: 0 reused, 2 to play (2 schedule.n4_gap: 3 -> 2)",
 		"plan beeper: 2 conversations: 0 reused, 2 to play (2 schedule.n4_gap: 3 -> 2)",
 		"4 items of earlier plans are kept in "+runDir+" and not counted; `duplexmpe prune "+runDir+"` removes them",
@@ -185,6 +197,52 @@ func TestRunReplaysWhatAChangedScheduleInvalidates(t *testing.T) {
 	}
 }
 
+// plan counts every repeat of a run that repeats, with the item ids `run` plays: three
+// repeats of a run whose first repeat is played are four items done and eight to play.
+func TestPlanCountsTheRepeatsTheRunPlays(t *testing.T) {
+	dir, runFile := runFixture(t, "3s")
+	if code, out, errs := runCLI(t, dir, "run", "--no-score", runFile); code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
+	}
+	src, err := os.ReadFile(runFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(runFile, bytes.Replace(src, []byte(`out     = "runs/e"`), []byte("out     = \"runs/e\"\n  repeats = 3"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, dir, "plan", runFile)
+	if code != ExitOK {
+		t.Fatalf("plan: exit %d\n%s\n%s", code, out, errs)
+	}
+	clitest.InOrder(t, "plan of three repeats", out, "2 models x 2 conversations x 3 repeats = 12 items: 4 done, 8 to play")
+	if strings.Contains(out, "not known until it starts") {
+		t.Errorf("plan did not know a model it has a record of:\n%s", out)
+	}
+	code, out, errs = runCLI(t, dir, "plan", "--shard", "1/2", "--json", runFile)
+	var shard []struct {
+		Repeats int `json:"repeats"`
+		Total   struct {
+			Items int `json:"items"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(out), &shard); code != ExitOK || err != nil || len(shard) != 1 {
+		t.Fatalf("plan --json: exit %d, %v\n%s\n%s", code, err, out, errs)
+	}
+	if n := shard[0].Total.Items; shard[0].Repeats != 3 || n == 0 || n == 12 {
+		t.Errorf("shard 1/2 of 12 items: %d items, repeats %d; want its own items (by id) of three repeats", n, shard[0].Repeats)
+	}
+	code, out, errs = runCLI(t, dir, "run", "--no-score", runFile)
+	if code != ExitOK {
+		t.Fatalf("run of three repeats: exit %d\n%s\n%s", code, out, errs)
+	}
+	clitest.InOrder(t, "run of three repeats", out,
+		"2 models x 2 conversations x 3 repeats = 12 items: 4 done, 8 to play",
+		"plan silent: 6 conversations: 2 reused, 4 to play",
+		"model silent: 6 conversations: 2 reused, 4 played")
+}
+
+// TestScoreNeedsARunDirectory: score refuses a folder that is no run directory.
 func TestScoreNeedsARunDirectory(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errs := runCLI(t, dir, "score", "nothing-here")

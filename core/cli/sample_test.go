@@ -9,8 +9,8 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/score"
-	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
@@ -34,7 +34,7 @@ func scoredRun(t *testing.T) string {
 			{Index: 2, Label: "N1", Text: "Aria saved us last week.", Start: 15, End: 18},
 		}}
 		if err := s.Save(store.Meta{ID: id, Model: "silent", ScenarioID: sc, PairID: "hand-01", Condition: cond},
-			&session.Record{Timeline: tl, Audible: audible, Frames: 1}); err != nil {
+			&record.Record{Timeline: tl, Audible: audible, Frames: 1}); err != nil {
 			t.Fatal(err)
 		}
 		label := []string{"correct", "incorrect"}[i]
@@ -136,7 +136,7 @@ func TestSampleAndAgreementErrors(t *testing.T) {
 	}
 	// A run that was never scored has nothing to review.
 	s, _ := store.Create(filepath.Join(dir, "bare"), store.Manifest{Name: "bare"})
-	s.Save(store.Meta{ID: strings.Repeat("c", 16), Model: "m", ScenarioID: "x"}, &session.Record{Frames: 1})
+	s.Save(store.Meta{ID: strings.Repeat("c", 16), Model: "m", ScenarioID: "x"}, &record.Record{Frames: 1})
 	code, _, stderr := runDatasetCLI(dir, "sample", "bare")
 	if code != ExitFailed || !strings.Contains(stderr, "no judge verdicts to review (1 items not scored)") {
 		t.Errorf("unscored run: exit %d %s", code, stderr)

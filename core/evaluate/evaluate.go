@@ -40,6 +40,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/vad"
@@ -581,7 +582,7 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	log := r.opts.Logger.With("model", r.m.Name, "scenario", it.Meta.ScenarioID, "item", it.Meta.ID)
 	if why := r.givenUp(); why != "" {
 		// Saved as failed, so that the report counts it and a resumed run plays it.
-		if err := r.st.Save(it.Meta, &session.Record{ConversationID: it.Meta.ScenarioID, Failure: why}); err != nil {
+		if err := r.st.Save(it.Meta, &record.Record{ConversationID: it.Meta.ScenarioID, Failure: why}); err != nil {
 			return c, err
 		}
 		r.bar.increment()

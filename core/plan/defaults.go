@@ -1,5 +1,10 @@
 package plan
 
+import (
+	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+)
+
 // SecondsPerWord is how long flite takes to say a word of the scripts, for datasets not
 // synthesised yet: measured on the shipped dataset (274 turns, 2,129 words, 798.6 s).
 const SecondsPerWord = 0.375
@@ -25,4 +30,23 @@ var Defaults = Rates{
 	DiskPerAudioS: 7.8e3,
 	ScorePerItemS: 5,
 	Source:        "defaults measured on the development machine (docs/scale.md)",
+}
+
+// ConversationSeconds is the nominal length of a conversation as played (protocol
+// section 3), the one formula of it: the preamble and its gap, the turns with a gap
+// after each, the wait after T (its onset window, what a model that does not answer
+// gets), N4's gap, the tail. The plan's audio hours and the disk check before playing
+// both use it.
+func ConversationSeconds(sc *dataset.Scenario, preambleS float64, p protocol.Params) float64 {
+	s := preambleS + p.PreambleGap + p.Tail
+	for _, t := range sc.Turns {
+		s += t.DurationS + p.TurnGap
+		switch t.Label {
+		case "T":
+			s += p.TOnsetWindow
+		case "N4_R":
+			s += p.N4Gap
+		}
+	}
+	return s
 }

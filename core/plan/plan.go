@@ -1,19 +1,19 @@
 // Package plan estimates what a run will cost before it spends anything, like
-// `terraform plan`: given the items a run expands to (one per model and conversation,
-// each with its status in the run store and the length of its conversation) and each
+// `terraform plan`: given the items a run expands to (one per model, conversation and
+// repeat, each with its state in the run store and the length of its conversation) and each
 // model's rates, it counts what is done and what is left, and estimates the audio
 // hours, the disk of the run store, and the time to play and to score, per model and in
 // total. Rates are measured on past run directories (Measure: the frames and the step
 // latency in session.json, the size of every item's files) or configured; a figure
 // whose rate is unknown is reported as unknown, never guessed silently.
 //
-// The package knows nothing of run files or plugins: core/app builds the items
-// (app.Plan) and the CLI prints the estimate (`duplexmpe plan`, and `run` before it
-// starts).
+// The package knows nothing of run files or plugins: core/app turns the run's plan
+// (evaluate.Survey, the one `run` plays from) into the items (app.Plan,
+// Planned.Estimate) and the CLI prints the estimate (`duplexmpe plan`, and `run` before
+// the first conversation plays).
 package plan
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,7 +33,9 @@ const (
 	Done    Status = "done"    // finished: reused
 	Failed  Status = "failed"  // played and failed: a resumed run plays it again
 	Damaged Status = "damaged" // its files do not read back: played again
-	Stale   Status = "stale"   // finished under another identity (a changed plugin): played again
+	// Stale is an item of an earlier plan that the run directory keeps (another model
+	// identity, config, scenario or schedule): counted apart, never estimated.
+	Stale Status = "stale"
 )
 
 // Item is one (model, conversation) of the run.
@@ -98,7 +100,7 @@ const (
 	RecordingsBudget = 2 << 30
 )
 
-// Counts are items by status.
+// Counts are items by status; Stale items are not among Items.
 type Counts struct {
 	Items   int `json:"items"`
 	Done    int `json:"done"`
@@ -112,6 +114,10 @@ type Counts struct {
 func (c Counts) ToPlay() int { return c.Items - c.Done }
 
 func (c *Counts) add(s Status) {
+	if s == Stale {
+		c.Stale++
+		return
+	}
 	c.Items++
 	switch s {
 	case Done:
@@ -120,8 +126,6 @@ func (c *Counts) add(s Status) {
 		c.Failed++
 	case Damaged:
 		c.Damaged++
-	case Stale:
-		c.Stale++
 	default:
 		c.Todo++
 	}
@@ -163,6 +167,9 @@ func EstimateItems(items []Item, rates map[string]Rates, defaults Rates) Estimat
 		}
 		m := &est.Models[i]
 		m.add(it.Status)
+		if it.Status == Stale {
+			continue
+		}
 		r := m.Rates
 		m.AudioHours += it.AudioS / 3600
 		m.DiskBytes += known(r.DiskPerItem, r.DiskPerAudioS) * (r.DiskPerItem + it.AudioS*r.DiskPerAudioS)
@@ -222,18 +229,6 @@ func known(rates ...float64) float64 {
 	return 1
 }
 
-// sessionFile is what Measure reads of an item's session.json.
-type sessionFile struct {
-	Format struct {
-		InputRate, FrameSize int
-	} `json:"format"`
-	Frames  int `json:"frames"`
-	Latency struct {
-		Frames int     `json:"frames"`
-		Mean   float64 `json:"mean"`
-	} `json:"latency"`
-}
-
 // Measure reads the finished items of run directories and returns each model's
 // measured rates: its RTF (the summed step latency over the conversation played), the
 // bytes of its audio per second played, and the bytes of its other files per item.
@@ -250,25 +245,17 @@ func Measure(dirs ...string) (map[string]Rates, error) {
 	}
 	accs := map[string]*acc{}
 	for _, dir := range dirs {
-		ents, err := os.ReadDir(filepath.Join(dir, "items"))
-		if errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, store.ItemsDir)); errors.Is(err, fs.ErrNotExist) {
 			continue
-		}
-		if err != nil {
+		} else if err != nil {
 			return nil, fmt.Errorf("plan: %w", err)
 		}
-		for _, e := range ents {
-			item := filepath.Join(dir, "items", e.Name())
-			if _, err := os.Stat(filepath.Join(item, "done")); err != nil {
-				continue
+		for _, ic := range store.ReadItems(dir) {
+			item := ic.Dir
+			if ic.Marker != store.Done || ic.Meta == nil || ic.Session == nil || ic.Session.Format.InputRate <= 0 {
+				continue // unfinished or damaged: not a measurement
 			}
-			var meta struct {
-				Model string `json:"model"`
-			}
-			var s sessionFile
-			if readJSON(filepath.Join(item, "item.json"), &meta) != nil || readJSON(filepath.Join(item, "session.json"), &s) != nil || s.Format.InputRate <= 0 {
-				continue // damaged: not a measurement
-			}
+			meta, s := ic.Meta, ic.Session
 			a := accs[meta.Model]
 			if a == nil {
 				a = &acc{}
@@ -345,12 +332,4 @@ type countWriter int
 func (c *countWriter) Write(b []byte) (int, error) {
 	*c += countWriter(len(b))
 	return len(b), nil
-}
-
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
 }

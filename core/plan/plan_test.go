@@ -10,7 +10,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
-	"github.com/duplexmpe/duplexmpe/core/session"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -20,7 +20,8 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 
 // The estimate is the sum over items of each rate times what it applies to: counts by
 // status, audio of every item and of those to play, disk of every item, play time of
-// those not done, score time of every item.
+// those not done, score time of every item. A stale item (of an earlier plan, kept on
+// disk) is counted apart and costs nothing.
 func TestEstimateSumsRatesOverItems(t *testing.T) {
 	items := []Item{
 		{Model: "a", Scenario: "s1", Status: Done, AudioS: 100},
@@ -36,10 +37,10 @@ func TestEstimateSumsRatesOverItems(t *testing.T) {
 		t.Fatalf("models %+v", est.Models)
 	}
 	a, b := est.Models[0], est.Models[1]
-	if a.Counts != (Counts{Items: 3, Done: 1, Todo: 1, Failed: 1}) || b.Counts != (Counts{Items: 2, Stale: 1, Damaged: 1}) {
+	if a.Counts != (Counts{Items: 3, Done: 1, Todo: 1, Failed: 1}) || b.Counts != (Counts{Items: 1, Stale: 1, Damaged: 1}) {
 		t.Errorf("counts a %+v, b %+v", a.Counts, b.Counts)
 	}
-	if a.ToPlay() != 2 || b.ToPlay() != 2 || est.Total.ToPlay() != 4 || est.Total.Items != 5 {
+	if a.ToPlay() != 2 || b.ToPlay() != 1 || est.Total.ToPlay() != 3 || est.Total.Items != 4 || est.Total.Stale != 1 {
 		t.Errorf("to play: %d, %d, total %d of %d", a.ToPlay(), b.ToPlay(), est.Total.ToPlay(), est.Total.Items)
 	}
 	if !near(a.AudioHours, 240.0/3600) || !near(a.AudioHoursToPlay, 140.0/3600) {
@@ -48,7 +49,7 @@ func TestEstimateSumsRatesOverItems(t *testing.T) {
 	if !near(a.DiskBytes, 3*10+240*1000) || !near(a.ScoreSeconds, 9) {
 		t.Errorf("disk %v, score %v", a.DiskBytes, a.ScoreSeconds)
 	}
-	if !near(a.ReportBytes, 3*ReportBytesPerItem+240*ReportBytesPerAudioS) || !near(est.Total.ReportBytes, 5*ReportBytesPerItem+420*ReportBytesPerAudioS) {
+	if !near(a.ReportBytes, 3*ReportBytesPerItem+240*ReportBytesPerAudioS) || !near(est.Total.ReportBytes, 4*ReportBytesPerItem+320*ReportBytesPerAudioS) {
 		t.Errorf("report bytes %v, total %v: every item's viewer recording counts, within the budget", a.ReportBytes, est.Total.ReportBytes)
 	}
 	if !near(a.PlaySeconds, (80*0.5+2)+(60*0.5+2)) {
@@ -102,13 +103,13 @@ func TestMeasureReadsRunDirectories(t *testing.T) {
 			speech[i] = float32(0.3 * math.Sin(float64(i)/5) * math.Sin(float64(i)/900))
 		}
 	}
-	rec := func(samples []float32) *session.Record {
-		return &session.Record{
+	rec := func(samples []float32) *record.Record {
+		return &record.Record{
 			Format:   sdk.Format{InputRate: rate, OutputRate: rate, FrameSize: frameSize},
 			Timeline: timeline.Timeline{Duration: 20},
 			Audible:  audio.PCM{Samples: samples, Rate: rate},
 			Frames:   frames,
-			Latency:  session.Latency{Frames: frames, Mean: 0.04}, // 10 s of compute for 20 s
+			Latency:  record.Latency{Frames: frames, Mean: 0.04}, // 10 s of compute for 20 s
 		}
 	}
 	for _, id := range []string{"00000000000000000000000000000001", "00000000000000000000000000000002"} {

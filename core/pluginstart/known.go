@@ -77,37 +77,58 @@ func (s *Starter) WithIdentities(dir string) *Starter {
 // Start would check before running anything are checked here (the lock file, the
 // checksum), and the version pins against the recorded version.
 func (s *Starter) Know(ctx context.Context, b *config.PluginBlock) (*Known, error) {
-	// Refusals are deterministic failures (core/fault), as in Start.
-	hash, err := Hash(b.Spec)
-	if err != nil {
-		return nil, fault.Deterministic(err)
-	}
-	if err := s.Pins.CheckFiles(b, hash); err != nil {
-		return nil, fault.Deterministic(err)
-	}
-	k := &Known{Block: b, Hash: hash, s: s}
-	if hash != "" && s.Opts.IdentityDir != "" {
-		if k.key, err = identityKey(s.File, b, hash); err != nil {
-			k.key = "" // a config that cannot be keyed is not recorded
-		}
-	}
-	if rec, ok := k.readRecord(); ok {
-		if err := pluginhost.VerifyChecksum(b.Spec); err != nil {
-			return nil, fault.Deterministic(err)
-		}
-		if err := s.Pins.CheckVersion(b, rec.Info.Version); err != nil {
-			return nil, fault.Deterministic(err)
-		}
-		if v := b.Spec.Version; v != "" && v != rec.Info.Version {
-			return nil, fault.Deterministicf("plugin %q: version %q is pinned, but the plugin is version %q", b.Name, v, rec.Info.Version)
-		}
-		k.Info, k.Config, k.Voices, k.FromRecord = rec.Info, rec.Config, rec.Voices, true
-		return k, nil
+	k, recorded, err := s.recall(b)
+	if err != nil || recorded {
+		return k, err
 	}
 	if _, err := k.Start(ctx); err != nil {
 		return nil, err
 	}
 	return k, nil
+}
+
+// Recall is Know without starting anything: b's identity from its record, or nil when
+// it has none (the plugin would have to start to say what it is). `plan` uses it.
+func (s *Starter) Recall(b *config.PluginBlock) (*Known, error) {
+	k, recorded, err := s.recall(b)
+	if err != nil || !recorded {
+		return nil, err
+	}
+	return k, nil
+}
+
+// recall checks b's pins and reads its identity record; recorded reports that there
+// was one.
+func (s *Starter) recall(b *config.PluginBlock) (k *Known, recorded bool, err error) {
+	// Refusals are deterministic failures (core/fault), as in Start.
+	hash, err := Hash(b.Spec)
+	if err != nil {
+		return nil, false, fault.Deterministic(err)
+	}
+	if err := s.Pins.CheckFiles(b, hash); err != nil {
+		return nil, false, fault.Deterministic(err)
+	}
+	k = &Known{Block: b, Hash: hash, s: s}
+	if hash != "" && s.Opts.IdentityDir != "" {
+		if k.key, err = identityKey(s.File, b, hash); err != nil {
+			k.key = "" // a config that cannot be keyed is not recorded
+		}
+	}
+	rec, ok := k.readRecord()
+	if !ok {
+		return k, false, nil
+	}
+	if err := pluginhost.VerifyChecksum(b.Spec); err != nil {
+		return nil, false, fault.Deterministic(err)
+	}
+	if err := s.Pins.CheckVersion(b, rec.Info.Version); err != nil {
+		return nil, false, fault.Deterministic(err)
+	}
+	if v := b.Spec.Version; v != "" && v != rec.Info.Version {
+		return nil, false, fault.Deterministicf("plugin %q: version %q is pinned, but the plugin is version %q", b.Name, v, rec.Info.Version)
+	}
+	k.Info, k.Config, k.Voices, k.FromRecord = rec.Info, rec.Config, rec.Voices, true
+	return k, true, nil
 }
 
 // Start starts the plugin the checked way when it is not running yet, and records what

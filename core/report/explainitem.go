@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
 
@@ -70,7 +71,7 @@ func ExplainItem(runDir, id string) (*Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := readConv(runDir, id)
+	c := readConv(store.ReadItemDir(d))
 	r := c.Row
 	it := &Item{ID: id, Model: r.Model, Scenario: r.Scenario, Condition: r.Condition, Status: r.Status,
 		Failure: c.Failure, Episodes: c.Episodes, Problems: c.Problems, Events: []ItemEvent{}}
@@ -109,10 +110,10 @@ func runProtocol(runDir string) (protocol.Params, Meta, error) {
 	var man struct {
 		Protocol *protocol.Params `json:"protocol"`
 	}
-	path := filepath.Join(runDir, "manifest.json")
+	path := filepath.Join(runDir, store.ManifestFile)
 	if merr := readSmallJSON(path, &man); merr != nil || man.Protocol == nil {
 		if errors.Is(merr, fs.ErrNotExist) {
-			return protocol.Params{}, Meta{}, fmt.Errorf("%s has no manifest.json: not a run directory", runDir)
+			return protocol.Params{}, Meta{}, fmt.Errorf("%s has no %s: not a run directory", runDir, store.ManifestFile)
 		}
 		return protocol.Params{}, Meta{}, fmt.Errorf("cannot read the protocol of the run in %s: %v", runDir, merr)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 
@@ -13,16 +12,11 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
 
-// The per-item layout of a run directory (core/store): items/<id>/ holds item.json,
-// the record files, verdicts.json once scored, and a done or failed marker. The report
-// reads these files itself; only the audio's file names and format come from the store
-// (store.AudibleFile), which alone knows which formats a run directory can hold.
-const itemsDir = "items"
+// itemsDir is the run directory's folder of items; core/store owns the layout and reads
+// the items (store.ReadItems).
+const itemsDir = store.ItemsDir
 
 var itemID = regexp.MustCompile(`^[0-9a-f]{16,64}$`)
-
-// itemFiles are the files an item row links to, when present.
-var itemFiles = []string{"item.json", "timeline.json", "episodes.json", "verdicts.json", "text.json", "session.json", "failure.json", store.AudibleFLAC, store.AudibleWAV}
 
 // itemRow is one (model, conversation) of the run for the HTML drill-down.
 type itemRow struct {
@@ -32,40 +26,6 @@ type itemRow struct {
 	// Heard is the ASR transcript of the answer audio, shortened.
 	Heard string
 	Files []string // paths relative to the run directory
-}
-
-type itemMeta struct {
-	Model      string `json:"model"`
-	ScenarioID string `json:"scenario_id"`
-	PairID     string `json:"pair_id"`
-	Condition  string `json:"condition"`
-	TPosition  string `json:"t_position"`
-	// Key holds what identifies the audio the scheduler played (core/store.ItemKey):
-	// the viewer checks the dataset's clips against it before rebuilding the room.
-	Key struct {
-		Scenario struct {
-			Content string   `json:"content"`
-			Audio   []string `json:"audio"`
-		} `json:"scenario"`
-	} `json:"key"`
-	Repeat int `json:"repeat"`
-}
-
-// sessionFile is session.json (core/store): the model's format and the wait after T.
-type sessionFile struct {
-	Format struct {
-		InputRate, OutputRate, FrameSize int
-	} `json:"format"`
-	Frames  int `json:"frames"`
-	Latency struct {
-		Mean, P95, Max float64
-	} `json:"latency"`
-	TWait *struct {
-		Start  float64 `json:"start"`
-		End    float64 `json:"end"`
-		Onset  bool    `json:"onset"`
-		Ending string  `json:"ending"`
-	} `json:"t_wait"`
 }
 
 type textPiece struct {
@@ -78,10 +38,10 @@ type textPiece struct {
 // says which could not be read.
 type conv struct {
 	Row      itemRow
-	Meta     itemMeta
+	Meta     store.Meta
 	Timeline *timeline.Timeline
 	Episodes []timeline.Episode
-	Session  *sessionFile
+	Session  *store.SessionInfo
 	Text     []textPiece
 	Failure  string
 	Scored   *score.Scored
@@ -90,20 +50,13 @@ type conv struct {
 	Problems []string
 }
 
-// readConvs lists the run directory's items, sorted by model, condition, scenario. A
-// directory without items gives none; an unreadable item is listed with its problem as
-// its status, so nothing is silently dropped.
+// readConvs lists the run directory's items (store.ReadItems), sorted by model,
+// condition, scenario. A directory without items gives none; an unreadable item is
+// listed with its problem as its status, so nothing is silently dropped.
 func readConvs(dir string) []*conv {
-	ents, err := os.ReadDir(filepath.Join(dir, itemsDir))
-	if err != nil {
-		return nil
-	}
 	var cs []*conv
-	for _, e := range ents {
-		if !e.IsDir() || !itemID.MatchString(e.Name()) {
-			continue
-		}
-		cs = append(cs, readConv(dir, e.Name()))
+	for _, ic := range store.ReadItems(dir) {
+		cs = append(cs, readConv(ic))
 	}
 	sort.SliceStable(cs, func(i, j int) bool {
 		a, b := cs[i].Row, cs[j].Row
@@ -128,59 +81,39 @@ func conditionRank(c string) int {
 	return 2
 }
 
-func readConv(dir, id string) *conv {
-	d := filepath.Join(dir, itemsDir, id)
-	c := &conv{Dir: d, Row: itemRow{ID: id, Status: "not finished", TOutcome: "-", Answer: "-", Silence: "-", N4: "-"}}
+func readConv(ic *store.ItemContents) *conv {
+	id := ic.ID
+	c := &conv{Dir: ic.Dir, Row: itemRow{ID: id, Status: "not finished", TOutcome: "-", Answer: "-", Silence: "-", N4: "-"}}
 	r := &c.Row
-	switch {
-	case exists(filepath.Join(d, "done")):
+	switch ic.Marker {
+	case store.Done:
 		r.Status = "done"
-	case exists(filepath.Join(d, "failed")):
+	case store.Failed:
 		r.Status = "failed"
 	}
-	for _, f := range itemFiles {
-		if exists(filepath.Join(d, f)) {
-			r.Files = append(r.Files, itemsDir+"/"+id+"/"+f)
+	for _, f := range ic.Files {
+		r.Files = append(r.Files, store.ItemsDir+"/"+id+"/"+f)
+	}
+	for _, p := range ic.Problems {
+		if p.Name != store.VerdictsFile {
+			c.Problems = append(c.Problems, p.String())
 		}
 	}
-	if err := readSmallJSON(filepath.Join(d, "item.json"), &c.Meta); err != nil {
-		r.Status += "; item.json: " + err.Error()
-		c.Problems = append(c.Problems, "item.json: "+err.Error())
+	if ic.Meta == nil {
+		r.Status += "; " + ic.Problems[0].String()
 		return c
 	}
+	c.Meta = *ic.Meta
 	m := c.Meta
 	r.Model, r.Condition, r.Scenario, r.Pair, r.TPosition = m.Model, m.Condition, m.ScenarioID, m.PairID, m.TPosition
-	optional := func(name string, v any) bool {
-		path := filepath.Join(d, name)
-		if !exists(path) {
-			return false
-		}
-		if err := readSmallJSON(path, v); err != nil {
-			c.Problems = append(c.Problems, name+": "+err.Error())
-			return false
-		}
-		return true
-	}
-	var tl timeline.Timeline
-	if optional("timeline.json", &tl) {
-		c.Timeline = &tl
-	}
-	optional("episodes.json", &c.Episodes)
-	var ses sessionFile
-	if optional("session.json", &ses) {
-		c.Session = &ses
-	}
-	optional("text.json", &c.Text)
-	var fail struct {
-		Failure string `json:"failure"`
-	}
-	if optional("failure.json", &fail) {
-		c.Failure = fail.Failure
+	c.Timeline, c.Episodes, c.Session, c.Failure = ic.Timeline, ic.Episodes, ic.Session, ic.Failure
+	for _, t := range ic.Text {
+		c.Text = append(c.Text, textPiece{Time: t.Time, Text: t.Text})
 	}
 	if m.Repeat > 0 {
 		r.Scenario += fmt.Sprintf(" (repeat %d)", m.Repeat)
 	}
-	if !exists(filepath.Join(d, "verdicts.json")) {
+	if !ic.Has(store.VerdictsFile) {
 		return c
 	}
 	// verdicts.json is score.Scored, possibly wrapped with the key it was scored under:
@@ -189,9 +122,13 @@ func readConv(dir, id string) *conv {
 		score.Scored
 		Wrapped *score.Scored `json:"scored"`
 	}
-	if err := readSmallJSON(filepath.Join(d, "verdicts.json"), &v); err != nil {
-		r.Status += "; verdicts.json: " + err.Error()
-		c.Problems = append(c.Problems, "verdicts.json: "+err.Error())
+	err := ic.Problem(store.VerdictsFile)
+	if err == nil {
+		err = json.Unmarshal(ic.Verdicts, &v)
+	}
+	if err != nil {
+		r.Status += "; " + store.VerdictsFile + ": " + err.Error()
+		c.Problems = append(c.Problems, store.VerdictsFile+": "+err.Error())
 		return c
 	}
 	sc := v.Scored

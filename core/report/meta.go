@@ -17,21 +17,22 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-// Files a run directory holds for re-rendering the report. The run and score commands
+// Files a run directory holds for re-rendering the report (their names: core/store). The run and score commands
 // write them (see Save); `duplexmpe report RUN_DIR` reads them (see Load).
 const (
-	SummaryFile = "summary.json"
-	MetaFile    = "report-meta.json"
+	SummaryFile = store.SummaryFile
+	MetaFile    = store.ReportMetaFile
 )
 
-// Files WriteAll writes.
+// Files WriteAll writes (their names: core/store).
 const (
-	MarkdownFile = "report.md"
-	JSONFile     = "results.json"
-	CSVFile      = "results.csv"
-	HTMLFile     = "report.html"
+	MarkdownFile = store.ReportMarkdownFile
+	JSONFile     = store.ResultsJSONFile
+	CSVFile      = store.ResultsCSVFile
+	HTMLFile     = store.ReportHTMLFile
 )
 
 // Meta says what the results are of; it heads every format.

@@ -36,7 +36,7 @@ import (
 // within a budget (Meta.RecordingsBudget), conversations with a failed decision first; a
 // page without one plays the model's stored audible output.
 const (
-	ViewerDir = "viewer"
+	ViewerDir = store.ViewerDir
 	// viewerRate is the rate of the viewer's recordings: enough for speech, a third of
 	// the size of the model's own 24 kHz float audio.
 	viewerRate = 16000
@@ -319,7 +319,7 @@ func recordingKey(c *conv, room *roomSource) string {
 			fmt.Fprintf(h, "audible %s %d %d\n", filepath.Base(path), fi.Size(), fi.ModTime().UnixNano())
 		}
 	}
-	for _, f := range []string{"item.json", "timeline.json", "session.json"} {
+	for _, f := range []string{store.ItemFile, store.TimelineFile, store.SessionFile} {
 		b, _ := os.ReadFile(filepath.Join(c.Dir, f))
 		fmt.Fprintf(h, "%s %d\n", f, len(b))
 		h.Write(b)

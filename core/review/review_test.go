@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/score"
-	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
@@ -52,7 +52,7 @@ func fixture(t *testing.T) (*store.Store, map[string]int) {
 		for i, lab := range []string{"N2", "T", "N1", "N3"} {
 			tl.Turns = append(tl.Turns, timeline.Turn{Index: i, Label: lab, Speaker: "A", Text: fmt.Sprintf("turn %d of %s", i, scen), Start: float64(8 * i), End: float64(8*i + 3)})
 		}
-		rec := &session.Record{ConversationID: scen, Timeline: tl, Audible: audible, Frames: 1}
+		rec := &record.Record{ConversationID: scen, Timeline: tl, Audible: audible, Frames: 1}
 		if err := s.Save(store.Meta{ID: id, Model: model, ScenarioID: scen, PairID: fmt.Sprint("p", k), Condition: cond}, rec); err != nil {
 			t.Fatal(err)
 		}

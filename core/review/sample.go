@@ -10,7 +10,6 @@
 package review
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,6 +21,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/store"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
 
 // Events a row can be about.
@@ -83,12 +83,10 @@ func Candidates(s *store.Store, gold map[string]string) (rows []Row, unscored in
 			}
 			return nil, 0, fmt.Errorf("item %s: %w; score the run again with `duplexmpe score`", id, err)
 		}
-		var tl struct {
-			Turns []struct {
-				Text string `json:"text"`
-			} `json:"turns"`
+		var turns []timeline.Turn // the turn texts are a help, not a need
+		if tl := store.ReadItemDir(s.ItemDir(id)).Timeline; tl != nil {
+			turns = tl.Turns
 		}
-		_ = readJSON(filepath.Join(s.ItemDir(id), "timeline.json"), &tl) // turn texts are a help, not a need
 		sc := v.Scored
 		for _, e := range sc.Events {
 			var j *score.Judgement
@@ -107,8 +105,8 @@ func Candidates(s *store.Store, gold map[string]string) (rows []Row, unscored in
 			r := Row{ID: fmt.Sprintf("%s-t%d", short(id), e.Turn), Item: id, Model: sc.Model, Condition: sc.Condition,
 				ScenarioID: sc.ScenarioID, Turn: e.Turn, Event: event, TurnLabel: e.Label, Transcript: j.Transcript,
 				JudgeLabel: j.Label, Spans: j.Spans}
-			if e.Turn >= 0 && e.Turn < len(tl.Turns) {
-				r.TurnText = tl.Turns[e.Turn].Text
+			if e.Turn >= 0 && e.Turn < len(turns) {
+				r.TurnText = turns[e.Turn].Text
 			}
 			if event == EventAnswer {
 				r.GoldAnswer = gold[sc.ScenarioID]
@@ -186,12 +184,4 @@ func Clips(s *store.Store, dir string, rows []Row) error {
 		r.Audio = rel
 	}
 	return nil
-}
-
-func readJSON(path string, v any) error {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(raw, v)
 }

@@ -29,14 +29,15 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/fault"
+	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
 // LockFile is the lock's file in the run directory. Its presence also marks a
 // directory a run started in (CheckTarget), even before its manifest is written.
-const LockFile = ".duplexmpe-run.lock"
+const LockFile = store.LockFile
 
 // ManifestFile is the run store's manifest (core/store).
-const ManifestFile = "manifest.json"
+const ManifestFile = store.ManifestFile
 
 // Holder is who holds (or last held) a lock.
 type Holder struct {
@@ -197,7 +198,7 @@ func CheckLinks(dir string) error {
 
 // debrisDirs are the folders of a run directory that its writers put temporary files
 // in (each item's folder too).
-var debrisDirs = []string{".", "items", "viewer", "cache", "logs", "plugins", "verdicts"}
+var debrisDirs = store.RunDirs
 
 // Sweep removes the temporary files and folders killed writers of this project left in
 // run directory dir (core/atomicfile.IsTemp names only): in dir, its items, its viewer
@@ -206,13 +207,13 @@ func Sweep(dir string) {
 	for _, d := range debrisDirs {
 		atomicfile.Sweep(filepath.Join(dir, d))
 	}
-	items, err := os.ReadDir(filepath.Join(dir, "items"))
+	items, err := os.ReadDir(filepath.Join(dir, store.ItemsDir))
 	if err != nil {
 		return
 	}
 	for _, e := range items {
 		if e.IsDir() {
-			atomicfile.Sweep(filepath.Join(dir, "items", e.Name()))
+			atomicfile.Sweep(filepath.Join(dir, store.ItemsDir, e.Name()))
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
@@ -110,7 +111,7 @@ func TestFaintSweep(t *testing.T) {
 // laterTurnsSilent checks that no episode overlaps a turn that began at or after from:
 // in the faint sweep, nothing the model says after the endpoint is speech (the faint
 // output is not, and a 64 ms click is dropped).
-func laterTurnsSilent(rec *Record, from float64) string {
+func laterTurnsSilent(rec *record.Record, from float64) string {
 	for _, tu := range rec.Timeline.Turns {
 		if tu.Start >= from-1e-9 {
 			if o := timeline.Overlapping(rec.Episodes, tu.Start, tu.End); len(o) > 0 {
@@ -169,10 +170,10 @@ func TestClickSweep(t *testing.T) {
 						rec := run(t, speaker(f, out...), conv, opts)
 						tv := tVerdict(rec, p)
 						w := rec.TWait
-						noSpeech := w.Ending == WaitCap && len(timeline.Overlapping(rec.Episodes, w.End-p.TEndSilence, w.End)) == 0
+						noSpeech := w.Ending == record.WaitCap && len(timeline.Overlapping(rec.Episodes, w.End-p.TEndSilence, w.End)) == 0
 						mu.Lock()
 						runs++
-						if w.Ending == WaitCap {
+						if w.Ending == record.WaitCap {
 							caps++
 						}
 						if noSpeech {

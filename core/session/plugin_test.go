@@ -19,6 +19,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/vad"
@@ -135,7 +136,7 @@ func TestSilentPlugin(t *testing.T) {
 	if rec.Frames != 220 || len(rec.Audible.Samples) != 220*1920 {
 		t.Errorf("%d frames, %d audible samples; want 220 and %d", rec.Frames, len(rec.Audible.Samples), 220*1920)
 	}
-	if len(rec.Episodes) != 0 || rec.TWait.Onset || rec.TWait.Ending != session.WaitNoOnset {
+	if len(rec.Episodes) != 0 || rec.TWait.Onset || rec.TWait.Ending != record.WaitNoOnset {
 		t.Errorf("episodes %v, wait %+v: the silent model spoke", rec.Episodes, rec.TWait)
 	}
 	if rec.Latency.Frames != 220 || rec.Latency.Max <= 0 {
@@ -179,7 +180,7 @@ func TestAlwaysTalkPlugin(t *testing.T) {
 	}
 	// Already speaking when T ended, never silent: the cap (6 s) ends the wait at the
 	// first 160 ms boundary at or after 4.0 + 6 = 10.0 s (10.08 since 10.0/0.16 = 62.5).
-	if w := rec.TWait; !w.Onset || w.Ending != session.WaitCap || math.Abs(w.End-10.08) > 1e-9 {
+	if w := rec.TWait; !w.Onset || w.Ending != record.WaitCap || math.Abs(w.End-10.08) > 1e-9 {
 		t.Errorf("T wait %+v, want onset, cap, end 10.08", w)
 	}
 	// Silero hears speech nearly all the time.
@@ -221,7 +222,7 @@ func TestRandomTalkPluginIsSeeded(t *testing.T) {
 	cfg := map[string]any{"burst_rate": 20.0, "mean_length": 1.5, "seed": 7.0}
 	m, _ := startModel(t, "random-talk", cfg)
 	opts := options(t)
-	play := func(id string, seed int64) *session.Record {
+	play := func(id string, seed int64) *record.Record {
 		o := opts
 		o.Seed = seed
 		rec, err := session.Run(context.Background(), m, speechConversation(t, id), o)
@@ -342,7 +343,7 @@ func TestEndpointWithSilero(t *testing.T) {
 	w := rec.TWait
 	// Silero's own end of speech plus 2 s of heard silence, at the next 80 ms boundary,
 	// give or take one 32 ms window.
-	if !w.Onset || w.Ending != session.WaitEndpoint || w.End < ep.End+2 || w.End > ep.End+2+0.08+0.04 {
+	if !w.Onset || w.Ending != record.WaitEndpoint || w.End < ep.End+2 || w.End > ep.End+2+0.08+0.04 {
 		t.Errorf("T wait %+v with speech ending at %.3f, want the endpoint about 2 s later", w, ep.End)
 	}
 	if got := rec.Timeline.Turns[2].Start; got != w.End {
@@ -369,7 +370,7 @@ func TestSpeechEndingBeforeTIsNoOnset(t *testing.T) {
 		t.Fatalf("episodes %v, want one ending near 3.6", rec.Episodes)
 	}
 	// 4.0 + 5 = 9.0 -> the 9.04 boundary.
-	if w := rec.TWait; w.Onset || w.Ending != session.WaitNoOnset || math.Abs(w.End-9.04) > 1e-9 {
+	if w := rec.TWait; w.Onset || w.Ending != record.WaitNoOnset || math.Abs(w.End-9.04) > 1e-9 {
 		t.Errorf("T wait %+v, want no onset, ending at 9.04", w)
 	}
 	for _, ev := range score.Events(rec.Timeline, rec.Episodes, opts.Params) {

@@ -69,6 +69,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/core/vad"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -132,73 +133,11 @@ const ListenerRate = 16000
 // of unplayed audio is out of protocol (it would otherwise exhaust memory).
 const maxQueued = 600.0
 
-// Record is everything a session produced.
-type Record struct {
-	ConversationID string     `json:"conversation_id"`
-	Format         sdk.Format `json:"format"`
-	// Timeline holds the actual preamble span and turn spans, and the session length.
-	Timeline timeline.Timeline `json:"timeline"`
-	// Audible is the audible output at Format.OutputRate, sample-aligned with the input
-	// timeline: len = floor(Frames*FrameSize*OutputRate/InputRate).
-	Audible audio.PCM `json:"-"`
-	// Episodes are the model's speech episodes on the audible waveform (section 4), from
-	// the online detector at the end of the session: equal to the offline detector's.
-	// Empty for a failed record.
-	Episodes []timeline.Episode `json:"episodes,omitempty"`
-	Text     []TextPiece        `json:"text,omitempty"`
-	Latency  Latency            `json:"latency"`
-	Frames   int                `json:"frames"`
-	// TWait describes the closed-loop wait after T; nil when T was not reached.
-	TWait *TWait `json:"t_wait,omitempty"`
-	// Failure says why the conversation failed (model error, crash, deadline, protocol
-	// violation); empty on success. A failed record is partial.
-	Failure string `json:"failure,omitempty"`
-}
-
-// Failed reports whether the conversation failed.
-func (r *Record) Failed() bool { return r.Failure != "" }
-
-// TextPiece is one piece of the model's text channel; Time is when the reply carrying it
-// arrived on the virtual clock (the end of the frame it answers).
-type TextPiece struct {
-	Frame int     `json:"frame"`
-	Time  float64 `json:"time"`
-	Text  string  `json:"text"`
-}
-
-// Latency summarises the wall time of Step, in seconds.
-type Latency struct {
-	Frames int     `json:"frames"`
-	Mean   float64 `json:"mean"`
-	P50    float64 `json:"p50"`
-	P95    float64 `json:"p95"`
-	Max    float64 `json:"max"`
-}
-
-// Ways the wait after T ended (section 3 rule 3).
-const (
-	WaitNoOnset  = "no-onset"  // no onset within t_onset_window
-	WaitEndpoint = "endpoint"  // the model spoke, then was silent for t_end_silence
-	WaitCap      = "cap"       // t_wait_cap reached
-	WaitCut      = "cut-short" // the session ended (failure) before the wait was over
-)
-
-// TWait is the closed-loop wait after T, on the timeline.
-type TWait struct {
-	Start float64 `json:"start"` // = the end of T
-	End   float64 `json:"end"`   // the start of the next turn
-	// Onset: the audio heard during the wait established response presence (a fresh
-	// onset in the window, or speaking when T ended), so the wait followed the response
-	// to its endpoint. It equals the scorer's presence on the final episodes.
-	Onset  bool   `json:"onset"`
-	Ending string `json:"ending"`
-}
-
 // Run plays conv to model and records it. A model failure (an error from Start or Step,
 // a dead plugin process, a missed deadline, a reply out of protocol) is not an error of
 // Run: it returns the partial Record with Failure set. Run returns an error only when the
 // inputs are unusable or ctx is cancelled.
-func Run(ctx context.Context, model sdk.Model, conv Conversation, opts Options) (*Record, error) {
+func Run(ctx context.Context, model sdk.Model, conv Conversation, opts Options) (*record.Record, error) {
 	if err := opts.Params.Validate(); err != nil {
 		return nil, err
 	}
@@ -216,7 +155,7 @@ func Run(ctx context.Context, model sdk.Model, conv Conversation, opts Options) 
 		newListener = func() (Listener, error) { return opts.Detector.NewOnline(opts.VAD) }
 	}
 
-	rec := &Record{ConversationID: conv.ID}
+	rec := &record.Record{ConversationID: conv.ID}
 	startCtx, cancel := withDeadline(ctx, opts.StartDeadline)
 	c, err := model.Start(startCtx, sdk.ConversationStart{ID: conv.ID, Seed: opts.Seed, Instruction: opts.Instruction})
 	cancel()
@@ -337,7 +276,7 @@ type scheduler struct {
 	audible  []float32
 
 	// the wait after T
-	wait      *TWait
+	wait      *record.TWait
 	waitStart int64 // sample where T ended
 	onset     bool  // response presence is known (section 3.5)
 }
@@ -492,7 +431,7 @@ func (s *scheduler) end(seg *segment, at int64) {
 	s.tl.Turns[len(s.tl.Turns)-1].End = s.sec(at)
 	if s.conv.Turns[seg.turn].Label == protocol.LabelT {
 		s.waitStart = at
-		s.wait = &TWait{Start: s.sec(at), End: s.sec(at), Ending: WaitCut}
+		s.wait = &record.TWait{Start: s.sec(at), End: s.sec(at), Ending: record.WaitCut}
 	}
 }
 
@@ -513,11 +452,11 @@ func (s *scheduler) waitOver(at int64) bool {
 	ending := ""
 	switch {
 	case known && !presence && elapsed >= s.samples(p.TOnsetWindow):
-		ending = WaitNoOnset
+		ending = record.WaitNoOnset
 	case elapsed >= s.samples(p.TWaitCap):
-		ending = WaitCap
+		ending = record.WaitCap
 	case s.onset && h.SilentFor(p.TEndSilence):
-		ending = WaitEndpoint
+		ending = record.WaitEndpoint
 	}
 	if ending == "" {
 		return false
@@ -547,7 +486,7 @@ func (s *scheduler) play(k int64) error {
 	return s.lis.Push(s.toVAD.process(s.audible[from:]))
 }
 
-func (s *scheduler) loop(ctx context.Context, c sdk.Conversation, rec *Record) error {
+func (s *scheduler) loop(ctx context.Context, c sdk.Conversation, rec *record.Record) error {
 	frame := make([]float32, s.f.FrameSize)
 	var lat []time.Duration
 	defer func() {
@@ -602,7 +541,7 @@ func (s *scheduler) loop(ctx context.Context, c sdk.Conversation, rec *Record) e
 			return nil
 		}
 		if out.Text != "" {
-			rec.Text = append(rec.Text, TextPiece{Frame: int(k), Time: float64(k+1) * frameSec, Text: out.Text})
+			rec.Text = append(rec.Text, record.TextPiece{Frame: int(k), Time: float64(k+1) * frameSec, Text: out.Text})
 		}
 	}
 }
@@ -616,9 +555,9 @@ func badSample(x []float32) int {
 	return -1
 }
 
-func summarise(lat []time.Duration) Latency {
+func summarise(lat []time.Duration) record.Latency {
 	if len(lat) == 0 {
-		return Latency{}
+		return record.Latency{}
 	}
 	s := make([]float64, len(lat))
 	sum := 0.0
@@ -631,7 +570,7 @@ func summarise(lat []time.Duration) Latency {
 		i := int(math.Ceil(q*float64(len(s)))) - 1
 		return s[max(i, 0)]
 	}
-	return Latency{Frames: len(s), Mean: sum / float64(len(s)), P50: rank(0.5), P95: rank(0.95), Max: s[len(s)-1]}
+	return record.Latency{Frames: len(s), Mean: sum / float64(len(s)), P50: rank(0.5), P95: rank(0.95), Max: s[len(s)-1]}
 }
 
 // resampler feeds the detector; the identity when the rates agree.

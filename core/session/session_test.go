@@ -12,6 +12,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/core/vad"
@@ -128,7 +129,7 @@ func testOptions() Options {
 	}
 }
 
-func run(t *testing.T, m sdk.Model, conv Conversation, opts Options) *Record {
+func run(t *testing.T, m sdk.Model, conv Conversation, opts Options) *record.Record {
 	t.Helper()
 	rec, err := Run(context.Background(), m, conv, opts)
 	if err != nil {
@@ -214,7 +215,7 @@ func TestScheduleSilentModel(t *testing.T) {
 		}
 	}
 	w := rec.TWait
-	if w == nil || w.Onset || w.Ending != WaitNoOnset || math.Abs(w.Start-3.09) > 1e-9 || math.Abs(w.End-8.1) > 1e-9 {
+	if w == nil || w.Onset || w.Ending != record.WaitNoOnset || math.Abs(w.Start-3.09) > 1e-9 || math.Abs(w.End-8.1) > 1e-9 {
 		t.Errorf("T wait %+v, want no onset from 3.09 to 8.1", w)
 	}
 	if rec.Latency.Frames != 160 || rec.Latency.Max < rec.Latency.P95 || rec.Latency.P95 < rec.Latency.P50 {
@@ -396,40 +397,40 @@ func TestWaitAfterT(t *testing.T) {
 	}{
 		// Episode [3.2, 4.704) (its pause starts at window 147); 2 s later is 6.704; the
 		// first boundary that has heard it: 6.8 (heard up to window 212, 6.784).
-		{"fresh onset, endpoint", []level{speech(3.2, 4.7)}, 60, 6.8, true, WaitEndpoint},
+		{"fresh onset, endpoint", []level{speech(3.2, 4.7)}, 60, 6.8, true, record.WaitEndpoint},
 		// Episode [2.496, 4.0): speaking through tE; silent from 4.0, heard 2 s of it at 6.1.
-		{"already speaking", []level{speech(2.5, 4.0)}, 60, 6.1, true, WaitEndpoint},
+		{"already speaking", []level{speech(2.5, 4.0)}, 60, 6.1, true, record.WaitEndpoint},
 		// Speaks for ever: the cap (7 s after 3.09 = 10.09 -> 10.1) ends the wait.
-		{"cap", []level{speech(3.2, 1000)}, 7, 10.1, true, WaitCap},
+		{"cap", []level{speech(3.2, 1000)}, 7, 10.1, true, record.WaitCap},
 		// 60 ms of speech spans windows 112..114, 96 ms < min_speech: dropped, no onset.
-		{"blip", []level{speech(3.6, 3.66)}, 60, 8.1, false, WaitNoOnset},
+		{"blip", []level{speech(3.6, 3.66)}, 60, 8.1, false, record.WaitNoOnset},
 		// An onset at 8.096 (window 253) is after 8.09: outside the window, as the scorer
 		// sees it, so the window closes at 8.1 with the onset under the next turn.
-		{"onset after the window", []level{speech(8.1, 9.0)}, 60, 8.1, false, WaitNoOnset},
+		{"onset after the window", []level{speech(8.1, 9.0)}, 60, 8.1, false, record.WaitNoOnset},
 		// Audible from 8.05, an episode from 8.032 <= 8.09: a fresh onset for the scorer.
 		// At the 8.1 decision it is 64 ms long, not yet sure to be kept, so the wait goes
 		// on; at 8.2 it is kept, and the wait follows it: pause at 9.024, + 2 s -> 11.1.
 		// (Deciding at 8.1 put the next turn on top of a counted onset.)
-		{"onset at the window end is waited for", []level{speech(8.05, 9.0)}, 60, 11.1, true, WaitEndpoint},
+		{"onset at the window end is waited for", []level{speech(8.05, 9.0)}, 60, 11.1, true, record.WaitEndpoint},
 		// Audible from 7.9 (episode from 7.872), kept at the 8.1 decision: same endpoint.
-		{"onset caught at the window end", []level{speech(7.9, 9.0)}, 60, 11.1, true, WaitEndpoint},
+		{"onset caught at the window end", []level{speech(7.9, 9.0)}, 60, 11.1, true, record.WaitEndpoint},
 		// Section 3.5: clicks shorter than min_speech every second after the answer are
 		// no episode and do not hold the endpoint (they used to run the wait to the cap).
-		{"clicks after the answer", append([]level{speech(3.2, 4.7)}, clicks(6, 200)...), 60, 6.8, true, WaitEndpoint},
+		{"clicks after the answer", append([]level{speech(3.2, 4.7)}, clicks(6, 200)...), 60, 6.8, true, record.WaitEndpoint},
 		// Faint output (between the thresholds) after the answer's episode closed is no
 		// speech either.
-		{"faint output after the answer", []level{speech(3.2, 4.7), faint(6.0, 200)}, 60, 6.8, true, WaitEndpoint},
+		{"faint output after the answer", []level{speech(3.2, 4.7), faint(6.0, 200)}, 60, 6.8, true, record.WaitEndpoint},
 		// Faint output right after speech continues the episode (Silero's hysteresis): the
 		// scorer counts it as speech, and the wait follows it. Pause at 5.504 -> 7.6.
-		{"faint output glued to the answer", []level{speech(3.2, 4.7), faint(4.7, 5.5)}, 60, 7.6, true, WaitEndpoint},
+		{"faint output glued to the answer", []level{speech(3.2, 4.7), faint(4.7, 5.5)}, 60, 7.6, true, record.WaitEndpoint},
 		// Speech that ended before tE (episode [2.176, 2.912)) followed by a faint stretch
 		// over tE: the faint windows neither end nor extend the pause, the episode closes
 		// at 2.912 (when a silent window comes, 4.512), so the model is silent at tE and the
 		// onset window runs its course.
-		{"faint tail over tE", []level{speech(2.2, 2.9), faint(3.0, 4.5)}, 60, 8.1, false, WaitNoOnset},
+		{"faint tail over tE", []level{speech(2.2, 2.9), faint(3.0, 4.5)}, 60, 8.1, false, record.WaitNoOnset},
 		// ... and a fresh onset later in the window is waited for: episode [6.976, 7.52),
 		// endpoint 9.52 -> 9.6. (The faint tail used to end the window at 6.6.)
-		{"faint tail over tE, then an answer", []level{speech(2.2, 2.9), faint(3.0, 4.5), speech(7.0, 7.5)}, 60, 9.6, true, WaitEndpoint},
+		{"faint tail over tE, then an answer", []level{speech(2.2, 2.9), faint(3.0, 4.5), speech(7.0, 7.5)}, 60, 9.6, true, record.WaitEndpoint},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -465,7 +466,7 @@ func TestWaitSeesAShortResponseBetweenDecisions(t *testing.T) {
 	clips := []clip{{protocol.LabelN1, 0.1, 0.73}, {protocol.LabelT, 0.2, 1.01}, {protocol.LabelN3, 0.3, 0.5}}
 	rec := run(t, speaker(f, speech(4.0, 4.5)), conversation(16000, 0.35, clips), testOptions())
 	// T ends 3.09; episode [4.0, 4.512); 2 s of silence heard by 6.512 -> the 7.0 boundary.
-	if w := rec.TWait; !w.Onset || w.Ending != WaitEndpoint || math.Abs(w.End-7.0) > 1e-9 {
+	if w := rec.TWait; !w.Onset || w.Ending != record.WaitEndpoint || math.Abs(w.End-7.0) > 1e-9 {
 		t.Errorf("T wait %+v, want onset, endpoint, end 7.0", w)
 	}
 }

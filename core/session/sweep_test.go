@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/core/vad"
@@ -58,7 +59,7 @@ func knownLag(v protocol.VAD) float64 {
 // cut by the next turn before t_end_silence of silence; an uncounted one does not hold
 // the conversation longer than it takes to know. It returns a description of the
 // disagreement, or "".
-func checkAgreement(rec *Record, p protocol.Params, v protocol.VAD, frame float64) string {
+func checkAgreement(rec *record.Record, p protocol.Params, v protocol.VAD, frame float64) string {
 	if rec.Failed() || rec.TWait == nil {
 		return "session failed: " + rec.Failure
 	}
@@ -68,9 +69,9 @@ func checkAgreement(rec *Record, p protocol.Params, v protocol.VAD, frame float6
 	switch {
 	case tv.Presence != w.Onset:
 		return fmt.Sprintf("scorer presence %v, scheduler onset %v (%s at %.3f)", tv.Presence, w.Onset, w.Ending, w.End)
-	case tv.Presence && w.Ending != WaitEndpoint:
+	case tv.Presence && w.Ending != record.WaitEndpoint:
 		return fmt.Sprintf("presence, but the wait ended by %s", w.Ending)
-	case !tv.Presence && w.Ending != WaitNoOnset:
+	case !tv.Presence && w.Ending != record.WaitNoOnset:
 		return fmt.Sprintf("no presence, but the wait ended by %s", w.Ending)
 	}
 	win := 512.0 / ListenerRate
@@ -104,7 +105,7 @@ func checkAgreement(rec *Record, p protocol.Params, v protocol.VAD, frame float6
 }
 
 // tVerdict is the scorer's verdict on the session's T.
-func tVerdict(rec *Record, p protocol.Params) *score.TVerdict {
+func tVerdict(rec *record.Record, p protocol.Params) *score.TVerdict {
 	var tv *score.TVerdict
 	for _, ev := range score.Events(rec.Timeline, rec.Episodes, p) {
 		if ev.T != nil {

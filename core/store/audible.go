@@ -27,11 +27,7 @@ import (
 // exact, how many were clipped at full scale, and the largest change.
 //
 // Run directories written before this format hold audible.wav (32-bit float); they are
-// still read as they are, and never rewritten.
-const (
-	AudibleFLAC = "audible.flac"
-	AudibleWAV  = "audible.wav" // written before the FLAC format; read only
-)
+// still read as they are, and never rewritten (AudibleFLAC, AudibleWAV: layout.go).
 
 // AudibleFile is the path of the audio file in item directory dir, or "" when it has
 // none (a conversation that failed before the model said anything).

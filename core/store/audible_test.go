@@ -16,7 +16,7 @@ import (
 func TestAudibleIsStoredAs16BitFLAC(t *testing.T) {
 	s, _ := Create(t.TempDir(), manifest())
 	id := "0123456789abcdef0123456789abcdef"
-	rec := record("")
+	rec := sampleRecord("")
 	float := make([]float32, 24000)
 	for i := range float {
 		float[i] = float32(0.4*math.Sin(float64(i)/9) + 1e-6*float64(i%7))
@@ -65,7 +65,7 @@ func TestAudibleIsStoredAs16BitFLAC(t *testing.T) {
 		}
 	}
 	// Output that is 16-bit already (the cascade's, flite's) is exact, and says so.
-	rec = record("")
+	rec = sampleRecord("")
 	must(t, s.Save(meta(id), rec))
 	raw, _ = os.ReadFile(filepath.Join(dir, AudibleFLAC))
 	if _, comments, _ := audio.DecodeFLAC(raw); !slices.Contains(comments, "DUPLEXMPE_EXACT=true") {
@@ -78,7 +78,7 @@ func TestAudibleIsStoredAs16BitFLAC(t *testing.T) {
 func TestOldFloatWAVItemsStillLoad(t *testing.T) {
 	s, _ := Create(t.TempDir(), manifest())
 	id := "0123456789abcdef0123456789abcdef"
-	rec := record("")
+	rec := sampleRecord("")
 	must(t, s.Save(meta(id), rec))
 	dir := s.ItemDir(id)
 	float := make([]float32, 2400)

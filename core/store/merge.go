@@ -289,9 +289,13 @@ func compareItems(id string, a, b *Store) (*Conflict, error) {
 	return &Conflict{ID: id, A: a.ItemDir(id), B: b.ItemDir(id), File: file}, nil
 }
 
-// notRecord are the files of an item that are not what its session produced: the
-// markers (compared through the status) and the verdicts, written later by scoring.
-var notRecord = map[string]bool{markerDone: true, markerFailed: true, "verdicts.json": true}
+// isRecord reports whether an item's file is what its session produced: not a marker
+// (compared through the status), not the verdicts (written later by scoring). A file
+// the layout does not name is compared too.
+func isRecord(name string) bool {
+	kind, ok := KindOf(name)
+	return !ok || kind == RecordKind
+}
 
 // SameRecord compares two item directories as records: the same files with the same
 // bytes, except that session.json's wall-clock latency may differ. It returns the name
@@ -330,7 +334,7 @@ func SameRecord(a, b string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if name == "session.json" {
+		if name == SessionFile {
 			ba, bb = withoutLatency(ba), withoutLatency(bb)
 		}
 		if !bytes.Equal(ba, bb) {
@@ -347,7 +351,7 @@ func recordFiles(dir string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range ents {
-		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") && !notRecord[e.Name()] {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") && isRecord(e.Name()) {
 			names = append(names, e.Name())
 		}
 	}
@@ -409,7 +413,7 @@ func copyItem(src, dst string) error {
 		if !e.Type().IsRegular() || strings.HasPrefix(name, ".") {
 			continue
 		}
-		if name == markerDone || name == markerFailed {
+		if name == DoneMarker || name == FailedMarker {
 			markers = append(markers, name)
 			continue
 		}

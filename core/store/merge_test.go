@@ -33,7 +33,7 @@ func shardDir(t *testing.T, root string, i int, planned []string, finished ...st
 	must(t, err)
 	must(t, s.RecordShard(Shard{Index: i, Count: 4}, planned))
 	for _, id := range finished {
-		must(t, s.Save(meta(id), record("")))
+		must(t, s.Save(meta(id), sampleRecord("")))
 	}
 	return s
 }
@@ -49,12 +49,12 @@ func TestMergeShards(t *testing.T) {
 		"40000000000000000000000000000000",
 	}
 	must(t, a.RecordShard(All, ids))
-	must(t, a.Save(meta(ids[0]), record("")))
-	must(t, a.Save(meta(ids[1]), record("crash"))) // failed in a ...
-	must(t, b.Save(meta(ids[1]), record("")))      // ... done in b: b's wins
-	must(t, b.Save(meta(ids[2]), record("crash"))) // failed everywhere
-	must(t, b.Save(meta(ids[0]), record("")))      // done twice, identically
-	must(t, a.Save(meta(ids[3]), record("")))
+	must(t, a.Save(meta(ids[0]), sampleRecord("")))
+	must(t, a.Save(meta(ids[1]), sampleRecord("crash"))) // failed in a ...
+	must(t, b.Save(meta(ids[1]), sampleRecord("")))      // ... done in b: b's wins
+	must(t, b.Save(meta(ids[2]), sampleRecord("crash"))) // failed everywhere
+	must(t, b.Save(meta(ids[0]), sampleRecord("")))      // done twice, identically
+	must(t, a.Save(meta(ids[3]), sampleRecord("")))
 	removeMarker(t, a, ids[3]) // interrupted: skipped
 	must(t, b.RecordShard(All, ids))
 
@@ -103,7 +103,7 @@ func TestMergeRefusesMismatchedManifests(t *testing.T) {
 	m := manifest()
 	m.VAD.Threshold = 0.6
 	b, _ := Create(filepath.Join(root, "b"), m)
-	a.Save(meta("10000000000000000000000000000000"), record(""))
+	a.Save(meta("10000000000000000000000000000000"), sampleRecord(""))
 	out := filepath.Join(root, "out")
 	_, err := Merge(out, []string{a.Dir(), b.Dir()})
 	if err == nil || !strings.Contains(err.Error(), "differ in vad") || !strings.Contains(err.Error(), a.Dir()) || !strings.Contains(err.Error(), b.Dir()) {
@@ -160,8 +160,8 @@ func TestMergeReportsMissingShardsAndItems(t *testing.T) {
 
 	// The holes are filled: shard 1 resumed in its directory, shard 2 played elsewhere
 	// and merged into the same output.
-	must(t, s1.Save(meta(idIn(1, 2)), record("")))
-	must(t, s1.Save(meta(idIn(1, 3)), record("model crashed")))
+	must(t, s1.Save(meta(idIn(1, 2)), sampleRecord("")))
+	must(t, s1.Save(meta(idIn(1, 3)), sampleRecord("model crashed")))
 	s2 := shardDir(t, root, 2, []string{idIn(2, 1)}, idIn(2, 1))
 	rep, err = Merge(out, []string{s1.Dir(), s2.Dir()})
 	if err != nil {
@@ -178,7 +178,7 @@ func TestMergeReportsMissingShardsAndItems(t *testing.T) {
 func TestMergeWithoutShardRecords(t *testing.T) {
 	root := t.TempDir()
 	a, _ := Create(filepath.Join(root, "a"), manifest())
-	must(t, a.Save(meta(idIn(0, 1)), record("")))
+	must(t, a.Save(meta(idIn(0, 1)), sampleRecord("")))
 	rep, err := Merge(filepath.Join(root, "out"), []string{a.Dir()})
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func TestMergeRefusesConflictingItems(t *testing.T) {
 	id := idIn(0, 1)
 	a := shardDir(t, root, 0, []string{id}, id)
 	b, _ := Create(filepath.Join(root, "b"), manifest())
-	other := record("")
+	other := sampleRecord("")
 	other.Audible.Samples[100] += 0.25 // another play of the same item, with another answer
 	must(t, b.Save(meta(id), other))
 	before := tree(t, root)
@@ -221,7 +221,7 @@ func TestMergeRefusesConflictingItems(t *testing.T) {
 
 	// A replay that differs only in wall-clock latency (and verdicts) is the same record.
 	c, _ := Create(filepath.Join(root, "c"), manifest())
-	slow := record("")
+	slow := sampleRecord("")
 	slow.Latency.Max, slow.Latency.Mean = 3, 1
 	must(t, c.Save(meta(id), slow))
 	must(t, c.SaveVerdicts(id, map[string]int{"x": 1}))
@@ -255,7 +255,7 @@ func TestMergeLeavesSourcesAlone(t *testing.T) {
 	o, err := Open(out)
 	must(t, err)
 	must(t, o.SaveVerdicts(id, map[string]int{"x": 1}))
-	must(t, o.Save(meta(id), record("replayed and failed")))
+	must(t, o.Save(meta(id), sampleRecord("replayed and failed")))
 	if after := tree(t, a.Dir()); !reflect.DeepEqual(after, before) {
 		t.Errorf("writing the merged output changed the shard directory:\nbefore %v\nafter  %v", before, after)
 	}

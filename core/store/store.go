@@ -1,8 +1,9 @@
-// Package store is the run directory of architecture.md "The run store":
+// Package store owns the run directory: every file name in it (layout.go), what each
+// file holds, and the one tolerant reader of an item directory (ReadItemDir). An item:
 //
 //	runs/<name>/manifest.json         what the run is: config, plugins, dataset, harness, seeds, protocol, VAD
 //	runs/<name>/items/<id>/item.json  which (model, conversation) this is, and its id key
-//	                      timeline.json   the actual preamble and turn spans (session.Record.Timeline)
+//	                      timeline.json   the actual preamble and turn spans (record.Record.Timeline)
 //	                      episodes.json   model speech episodes on the audible output (protocol section 4)
 //	                      audible.flac    the audible output, 16-bit FLAC, sample-aligned with the timeline
 //	                                      (audible.wav, 32-bit float, in runs written before: audible.go)
@@ -34,7 +35,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
-	"github.com/duplexmpe/duplexmpe/core/session"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
@@ -125,20 +126,13 @@ type Store struct {
 	manifest Manifest
 }
 
-const (
-	manifestFile = "manifest.json"
-	itemsDir     = "items"
-	markerDone   = "done"
-	markerFailed = "failed"
-)
-
 // Create opens the run directory dir for m, creating it when it does not exist, and
 // records m as its manifest: the run as it is now. An existing directory keeps its
 // items (those m's plan no longer holds are stale, Store.Stale); one that holds another
 // run (another name) is refused. Temporary files a killed writer left there are
 // removed.
 func Create(dir string, m Manifest) (*Store, error) {
-	if err := os.MkdirAll(filepath.Join(dir, itemsDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, ItemsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("store: creating run directory: %w", err)
 	}
 	old, err := readManifest(dir)
@@ -151,7 +145,7 @@ func Create(dir string, m Manifest) (*Store, error) {
 		return nil, fault.Deterministicf("store: %s holds the run %q, not %q; give this run another out directory, or remove %s to start over", dir, old.Name, m.Name, dir)
 	}
 	sweepTemps(dir)
-	if err := writeJSON(filepath.Join(dir, manifestFile), m); err != nil {
+	if err := writeJSON(filepath.Join(dir, ManifestFile), m); err != nil {
 		return nil, err
 	}
 	return &Store{dir: dir, manifest: m}, nil
@@ -168,11 +162,11 @@ func Open(dir string) (*Store, error) {
 
 func readManifest(dir string) (Manifest, error) {
 	var m Manifest
-	path := filepath.Join(dir, manifestFile)
+	path := filepath.Join(dir, ManifestFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return m, fmt.Errorf("store: %s is not a run directory (no %s): %w", dir, manifestFile, fs.ErrNotExist)
+			return m, fmt.Errorf("store: %s is not a run directory (no %s): %w", dir, ManifestFile, fs.ErrNotExist)
 		}
 		return m, fmt.Errorf("store: %w", err)
 	}
@@ -191,7 +185,7 @@ func (s *Store) Manifest() Manifest { return s.manifest }
 var idPattern = regexp.MustCompile(`^[0-9a-f]{16,64}$`)
 
 // ItemDir is the directory of item id.
-func (s *Store) ItemDir(id string) string { return filepath.Join(s.dir, itemsDir, id) }
+func (s *Store) ItemDir(id string) string { return filepath.Join(s.dir, ItemsDir, id) }
 
 // Status of an item in the store.
 type Status int
@@ -222,10 +216,10 @@ func (s *Store) Status(id string) Status {
 }
 
 func statusOf(dir string) Status {
-	if exists(filepath.Join(dir, markerDone)) {
+	if exists(filepath.Join(dir, DoneMarker)) {
 		return Done
 	}
-	if exists(filepath.Join(dir, markerFailed)) {
+	if exists(filepath.Join(dir, FailedMarker)) {
 		return Failed
 	}
 	return Missing
@@ -247,26 +241,26 @@ func (s *Store) Check(id string) error {
 	damaged := func(format string, args ...any) error {
 		return fmt.Errorf("store: item %s is damaged: %s; a resumed run (duplexmpe run) plays it again", id, fmt.Sprintf(format, args...))
 	}
-	if st == Done && exists(filepath.Join(dir, markerFailed)) {
+	if st == Done && exists(filepath.Join(dir, FailedMarker)) {
 		return damaged("it has both a done and a failed marker")
 	}
 	var (
 		meta Meta
-		info sessionInfo
+		info SessionInfo
 		tl   timeline.Timeline
 		eps  []timeline.Episode
-		text []session.TextPiece
+		text []record.TextPiece
 		fail failureInfo
 	)
 	reads := []struct {
 		name string
 		v    any
-	}{{"item.json", &meta}, {"timeline.json", &tl}, {"episodes.json", &eps}, {"text.json", &text}, {"session.json", &info}}
+	}{{ItemFile, &meta}, {TimelineFile, &tl}, {EpisodesFile, &eps}, {TextFile, &text}, {SessionFile, &info}}
 	if st == Failed {
 		reads = append(reads, struct {
 			name string
 			v    any
-		}{"failure.json", &fail})
+		}{FailureFile, &fail})
 	}
 	for _, r := range reads {
 		b, err := os.ReadFile(filepath.Join(dir, r.name))
@@ -325,7 +319,7 @@ func exists(path string) bool {
 
 // IDs lists the items that have a directory, sorted.
 func (s *Store) IDs() ([]string, error) {
-	ents, err := os.ReadDir(filepath.Join(s.dir, itemsDir))
+	ents, err := os.ReadDir(filepath.Join(s.dir, ItemsDir))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -344,7 +338,7 @@ func (s *Store) Failure(id string) (string, error) {
 		return "", nil
 	}
 	var f failureInfo
-	err := readJSON(filepath.Join(s.ItemDir(id), "failure.json"), &f)
+	err := readJSON(filepath.Join(s.ItemDir(id), FailureFile), &f)
 	return f.Failure, err
 }
 
@@ -352,7 +346,7 @@ func (s *Store) Failure(id string) (string, error) {
 // it is and its key. Plans compare the keys of items on disk with their own.
 func (s *Store) ReadMeta(id string) (Meta, error) {
 	var m Meta
-	err := readJSON(filepath.Join(s.ItemDir(id), "item.json"), &m)
+	err := readJSON(filepath.Join(s.ItemDir(id), ItemFile), &m)
 	return m, err
 }
 
@@ -409,7 +403,7 @@ func (s *Store) RemoveItems(ids []string) error {
 			return fmt.Errorf("store: %w", err)
 		}
 	}
-	return atomicfile.SyncDir(filepath.Join(s.dir, itemsDir))
+	return atomicfile.SyncDir(filepath.Join(s.dir, ItemsDir))
 }
 
 // Meta says which (model, conversation) an item is.
@@ -424,12 +418,14 @@ type Meta struct {
 	Key        ItemKey `json:"key"`
 }
 
-// sessionInfo is session.json.
-type sessionInfo struct {
-	Format  sdk.Format      `json:"format"`
-	Frames  int             `json:"frames"`
-	Latency session.Latency `json:"latency"`
-	TWait   *session.TWait  `json:"t_wait,omitempty"`
+// SessionInfo is session.json: the model's format, the frames played, the step latency
+// and the wait after T. It is the one declaration of that file's shape; core/plan and
+// core/report read it through ReadItemDir.
+type SessionInfo struct {
+	Format  sdk.Format     `json:"format"`
+	Frames  int            `json:"frames"`
+	Latency record.Latency `json:"latency"`
+	TWait   *record.TWait  `json:"t_wait,omitempty"`
 }
 
 type failureInfo struct {
@@ -439,21 +435,21 @@ type failureInfo struct {
 // Item is everything stored for one (model, conversation).
 type Item struct {
 	Meta   Meta
-	Record *session.Record // with Audible and Episodes
+	Record *record.Record // with Audible and Episodes
 	Status Status
 }
 
 // Save writes an item: every file atomically, then the marker (done, or failed when the
 // record failed). Saving over an item replaces it whole; its old marker is removed first,
 // so a crash in between leaves an unmarked item, which is run again.
-func (s *Store) Save(meta Meta, rec *session.Record) error {
+func (s *Store) Save(meta Meta, rec *record.Record) error {
 	if !idPattern.MatchString(meta.ID) {
 		return fmt.Errorf("store: item id %q is not a hex digest", meta.ID)
 	}
 	dir := s.ItemDir(meta.ID)
 	// A new record replaces everything of the old one (its marker first), verdicts
 	// included: they judged the old audio.
-	for _, m := range []string{markerDone, markerFailed} {
+	for _, m := range []string{DoneMarker, FailedMarker} {
 		if err := os.Remove(filepath.Join(dir, m)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("store: %w", err)
 		}
@@ -474,23 +470,23 @@ func (s *Store) Save(meta Meta, rec *session.Record) error {
 	}
 	text := rec.Text
 	if text == nil {
-		text = []session.TextPiece{}
+		text = []record.TextPiece{}
 	}
 	writes := []struct {
 		name string
 		v    any
 	}{
-		{"item.json", meta},
-		{"timeline.json", rec.Timeline},
-		{"episodes.json", episodes},
-		{"text.json", text},
-		{"session.json", sessionInfo{Format: rec.Format, Frames: rec.Frames, Latency: rec.Latency, TWait: rec.TWait}},
+		{ItemFile, meta},
+		{TimelineFile, rec.Timeline},
+		{EpisodesFile, episodes},
+		{TextFile, text},
+		{SessionFile, SessionInfo{Format: rec.Format, Frames: rec.Frames, Latency: rec.Latency, TWait: rec.TWait}},
 	}
 	if rec.Failed() {
 		writes = append(writes, struct {
 			name string
 			v    any
-		}{"failure.json", failureInfo{rec.Failure}})
+		}{FailureFile, failureInfo{rec.Failure}})
 	}
 	for _, w := range writes {
 		if err := writeJSON(filepath.Join(dir, w.name), w.v); err != nil {
@@ -502,9 +498,9 @@ func (s *Store) Save(meta Meta, rec *session.Record) error {
 			return err
 		}
 	}
-	marker := markerDone
+	marker := DoneMarker
 	if rec.Failed() {
-		marker = markerFailed
+		marker = FailedMarker
 	}
 	return writeFile(filepath.Join(dir, marker), []byte(marker+"\n"))
 }
@@ -512,30 +508,30 @@ func (s *Store) Save(meta Meta, rec *session.Record) error {
 // Load reads item id back, verified (Check): a damaged item is an error saying why.
 func (s *Store) Load(id string) (*Item, error) {
 	dir := s.ItemDir(id)
-	it := &Item{Status: statusOf(dir), Record: &session.Record{}}
+	it := &Item{Status: statusOf(dir), Record: &record.Record{}}
 	if it.Status == Missing {
 		return nil, fmt.Errorf("store: item %s has no finished record in %s", id, dir)
 	}
 	if err := s.Check(id); err != nil {
 		return nil, err
 	}
-	var info sessionInfo
+	var info SessionInfo
 	reads := []struct {
 		name string
 		v    any
 	}{
-		{"item.json", &it.Meta},
-		{"timeline.json", &it.Record.Timeline},
-		{"episodes.json", &it.Record.Episodes},
-		{"text.json", &it.Record.Text},
-		{"session.json", &info},
+		{ItemFile, &it.Meta},
+		{TimelineFile, &it.Record.Timeline},
+		{EpisodesFile, &it.Record.Episodes},
+		{TextFile, &it.Record.Text},
+		{SessionFile, &info},
 	}
 	var fail failureInfo
 	if it.Status == Failed {
 		reads = append(reads, struct {
 			name string
 			v    any
-		}{"failure.json", &fail})
+		}{FailureFile, &fail})
 	}
 	for _, r := range reads {
 		if err := readJSON(filepath.Join(dir, r.name), r.v); err != nil {
@@ -566,7 +562,7 @@ func (s *Store) LoadMeta(id string) (Meta, Status, error) {
 	case Damaged:
 		return m, st, s.Check(id)
 	}
-	err := readJSON(filepath.Join(s.ItemDir(id), "item.json"), &m)
+	err := readJSON(filepath.Join(s.ItemDir(id), ItemFile), &m)
 	return m, st, err
 }
 
@@ -575,12 +571,12 @@ func (s *Store) SaveVerdicts(id string, v any) error {
 	if s.Status(id) != Done {
 		return fmt.Errorf("store: item %s is not done; only finished items are scored", id)
 	}
-	return writeJSON(filepath.Join(s.ItemDir(id), "verdicts.json"), v)
+	return writeJSON(filepath.Join(s.ItemDir(id), VerdictsFile), v)
 }
 
 // LoadVerdicts reads the verdicts of item id into v; fs.ErrNotExist when not scored yet.
 func (s *Store) LoadVerdicts(id string, v any) error {
-	return readJSON(filepath.Join(s.ItemDir(id), "verdicts.json"), v)
+	return readJSON(filepath.Join(s.ItemDir(id), VerdictsFile), v)
 }
 
 func writeJSON(path string, v any) error {

@@ -16,7 +16,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
-	"github.com/duplexmpe/duplexmpe/core/session"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
@@ -33,22 +33,22 @@ func manifest() Manifest {
 	}
 }
 
-func record(failure string) *session.Record {
+func sampleRecord(failure string) *record.Record {
 	// 16-bit values, which the store keeps exactly (audible_test.go has the others).
 	aud := make([]float32, 2400)
 	for i := range aud {
 		aud[i] = float32(math.Round(math.Sin(float64(i)/7)*0.3*32768) / 32768)
 	}
-	return &session.Record{
+	return &record.Record{
 		ConversationID: "s1",
 		Format:         sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 240}, // 10 frames: the 2400 samples
 		Timeline: timeline.Timeline{PreambleStart: 0, PreambleEnd: 1.5, Duration: 0.1,
 			Turns: []timeline.Turn{{Index: 0, Label: "T", Speaker: "A", Text: "Aria, what time is it?", Start: 2, End: 3.25}}},
 		Audible: audio.PCM{Samples: aud, Rate: 24000},
-		Text:    []session.TextPiece{{Frame: 3, Time: 0.32, Text: "hello"}},
-		Latency: session.Latency{Frames: 10, Mean: 0.001, P50: 0.001, P95: 0.002, Max: 0.004},
+		Text:    []record.TextPiece{{Frame: 3, Time: 0.32, Text: "hello"}},
+		Latency: record.Latency{Frames: 10, Mean: 0.001, P50: 0.001, P95: 0.002, Max: 0.004},
 		Frames:  10,
-		TWait:   &session.TWait{Start: 3.25, End: 8.3, Ending: session.WaitNoOnset},
+		TWait:   &record.TWait{Start: 3.25, End: 8.3, Ending: record.WaitNoOnset},
 		Failure: failure,
 	}
 }
@@ -77,7 +77,7 @@ func TestSaveLoad(t *testing.T) {
 	if s.Status(id) != Missing {
 		t.Fatal("a fresh item is not missing")
 	}
-	rec := record("")
+	rec := sampleRecord("")
 	rec.Episodes = []timeline.Episode{{Start: 4, End: 5.5}}
 	if err := s.Save(meta(id), rec); err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestFailedThenRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := "fedcba9876543210fedcba9876543210"
-	if err := s.Save(meta(id), record("model failed at frame 7: plugin exited")); err != nil {
+	if err := s.Save(meta(id), sampleRecord("model failed at frame 7: plugin exited")); err != nil {
 		t.Fatal(err)
 	}
 	if s.Status(id) != Failed {
@@ -132,14 +132,14 @@ func TestFailedThenRetried(t *testing.T) {
 	if err := s.SaveVerdicts(id, 1); err == nil {
 		t.Error("verdicts accepted for a failed item")
 	}
-	if err := s.Save(meta(id), record("")); err != nil {
+	if err := s.Save(meta(id), sampleRecord("")); err != nil {
 		t.Fatal(err)
 	}
 	if s.Status(id) != Done || exists(filepath.Join(s.ItemDir(id), "failure.json")) || exists(filepath.Join(s.ItemDir(id), "failed")) {
 		t.Error("a retried item keeps its old failure")
 	}
 	// A record without audio (a model that failed to start) leaves no stale audio.
-	rec := record("model failed to start the conversation: out of memory")
+	rec := sampleRecord("model failed to start the conversation: out of memory")
 	rec.Audible = audio.PCM{}
 	if err := s.Save(meta(id), rec); err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestFailedThenRetried(t *testing.T) {
 func TestUnmarkedItemIsMissing(t *testing.T) {
 	s, _ := Create(t.TempDir(), manifest())
 	id := "00000000000000000000000000000001"
-	if err := s.Save(meta(id), record("")); err != nil {
+	if err := s.Save(meta(id), sampleRecord("")); err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(s.ItemDir(id), "done"))
@@ -344,7 +344,7 @@ func TestItemFilesAreReadableByOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := "0123456789abcdef0123456789abcdef"
-	if err := s.Save(meta(id), record("")); err != nil {
+	if err := s.Save(meta(id), sampleRecord("")); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.SaveVerdicts(id, map[string]string{"t": "correct"}); err != nil {
@@ -365,7 +365,7 @@ func TestItemFilesAreReadableByOthers(t *testing.T) {
 	if !slices.Contains(names, AudibleFLAC) || !slices.Contains(names, "done") {
 		t.Errorf("item files %v lack audible.flac or the marker", names)
 	}
-	if info, _ := os.Stat(filepath.Join(dir, manifestFile)); info.Mode().Perm() != 0o644 {
+	if info, _ := os.Stat(filepath.Join(dir, ManifestFile)); info.Mode().Perm() != 0o644 {
 		t.Errorf("manifest.json: mode %v", info.Mode().Perm())
 	}
 }
@@ -385,7 +385,7 @@ func TestManifestWithTheOldPluginShapeResumes(t *testing.T) {
     "hash": "sha256:00", "config": {"frame_ms": 80}}],
   "dataset": {"name": "shipped", "hash": "sha256:11", "scenarios": 24},
   "seeds": [1], "protocol": ` + mustJSON(t, m.Params) + `, "vad": ` + mustJSON(t, m.VAD) + `}`
-	if err := os.WriteFile(filepath.Join(dir, manifestFile), []byte(old), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Open(dir)

@@ -12,13 +12,13 @@ import (
 // other writer may be at work there; it never touches anything else.
 func sweepTemps(dir string) {
 	atomicfile.Sweep(dir)
-	items, err := os.ReadDir(filepath.Join(dir, itemsDir))
+	items, err := os.ReadDir(filepath.Join(dir, ItemsDir))
 	if err != nil {
 		return
 	}
 	for _, e := range items {
 		if e.IsDir() {
-			atomicfile.Sweep(filepath.Join(dir, itemsDir, e.Name()))
+			atomicfile.Sweep(filepath.Join(dir, ItemsDir, e.Name()))
 		}
 	}
 }

@@ -31,7 +31,7 @@ func TestDamagedItemsAreCaughtOnRead(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := keyedMeta("silent", "s1")
-			if err := s.Save(m, record("")); err != nil {
+			if err := s.Save(m, sampleRecord("")); err != nil {
 				t.Fatal(err)
 			}
 			if s.Status(m.ID) != Done || s.Check(m.ID) != nil {
@@ -57,7 +57,7 @@ func TestDamagedItemsAreCaughtOnRead(t *testing.T) {
 				t.Fatal("verdicts saved on a damaged item")
 			}
 			// Replayed: a new record replaces it whole.
-			if err := s.Save(m, record("")); err != nil {
+			if err := s.Save(m, sampleRecord("")); err != nil {
 				t.Fatal(err)
 			}
 			if s.Status(m.ID) != Done {
@@ -73,7 +73,7 @@ func TestItemOfAnotherIdIsDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := keyedMeta("silent", "s1"), keyedMeta("always", "s1")
-	if err := s.Save(a, record("")); err != nil {
+	if err := s.Save(a, sampleRecord("")); err != nil {
 		t.Fatal(err)
 	}
 	// item.json of b copied over a's, consistent in itself.
@@ -105,7 +105,7 @@ func TestMergeSkipsDamagedCopies(t *testing.T) {
 		if err := s.RecordShard(All, []string{m.ID}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Save(m, record("")); err != nil {
+		if err := s.Save(m, sampleRecord("")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,7 +138,7 @@ func TestCreateSweepsTemporaryFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := keyedMeta("silent", "s1")
-	if err := s.Save(m, record("")); err != nil {
+	if err := s.Save(m, sampleRecord("")); err != nil {
 		t.Fatal(err)
 	}
 	stale := []string{dir + "/.manifest.json.123.tmp", s.ItemDir(m.ID) + "/.verdicts.json.456.tmp", dir + "/.run.json.tmp-789"}

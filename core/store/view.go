@@ -12,11 +12,9 @@ import (
 // is its own first view: its verdicts live in its items (Store.SaveVerdicts).
 type View struct{ dir string }
 
-const viewVerdictsDir = "verdicts"
-
 // OpenView opens (creating it when needed) the view directory dir.
 func OpenView(dir string) (*View, error) {
-	if err := os.MkdirAll(filepath.Join(dir, viewVerdictsDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, VerdictsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	return &View{dir: dir}, nil
@@ -30,10 +28,10 @@ func (v *View) SaveVerdicts(id string, val any) error {
 	if !idPattern.MatchString(id) {
 		return fmt.Errorf("store: item id %q is not a hex digest", id)
 	}
-	return writeJSON(filepath.Join(v.dir, viewVerdictsDir, id+".json"), val)
+	return writeJSON(filepath.Join(v.dir, VerdictsDir, id+".json"), val)
 }
 
 // LoadVerdicts reads the verdicts of item id into val; fs.ErrNotExist when not scored.
 func (v *View) LoadVerdicts(id string, val any) error {
-	return readJSON(filepath.Join(v.dir, viewVerdictsDir, id+".json"), val)
+	return readJSON(filepath.Join(v.dir, VerdictsDir, id+".json"), val)
 }

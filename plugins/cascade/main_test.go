@@ -14,6 +14,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/vad"
@@ -109,7 +110,7 @@ func spokenConversation(t testing.TB, id, preamble string, lines []line) session
 	return conv
 }
 
-func play(t testing.TB, m sdk.Model, conv session.Conversation) (*session.Record, []score.Event) {
+func play(t testing.TB, m sdk.Model, conv session.Conversation) (*record.Record, []score.Event) {
 	t.Helper()
 	p := protocol.Defaults()
 	rec, err := session.Run(context.Background(), m, conv, session.Options{Params: p, VAD: protocol.DefaultVAD(), Detector: detector(t)})
@@ -158,7 +159,7 @@ func eventsByLabel(events []score.Event, label string) []score.Event {
 	return out
 }
 
-func hasText(rec *session.Record, text string) bool {
+func hasText(rec *record.Record, text string) bool {
 	for _, p := range rec.Text {
 		if strings.Contains(p.Text, text) {
 			return true
@@ -201,7 +202,7 @@ func TestNamePolicyThroughScheduler(t *testing.T) {
 	}
 }
 
-func logRecord(t *testing.T, rec *session.Record, events []score.Event) {
+func logRecord(t *testing.T, rec *record.Record, events []score.Event) {
 	t.Helper()
 	t.Logf("%s: episodes %v, text %v", rec.ConversationID, rec.Episodes, rec.Text)
 	for _, ev := range events {
@@ -222,7 +223,7 @@ func TestSameConversationSameRecord(t *testing.T) {
 	play(t, m, other)
 	again, _ := play(t, m, conv)
 	fresh, _ := play(t, startCascade(t, map[string]any{}, nil), conv)
-	for name, rec := range map[string]*session.Record{"again": again, "fresh process": fresh} {
+	for name, rec := range map[string]*record.Record{"again": again, "fresh process": fresh} {
 		if !slices.Equal(float32Bits(rec.Audible.Samples), float32Bits(first.Audible.Samples)) ||
 			!reflect.DeepEqual(rec.Text, first.Text) || !reflect.DeepEqual(rec.Episodes, first.Episodes) {
 			t.Errorf("%s: the record differs from the first play:\n text %v\n vs  %v\n episodes %v\n vs %v", name, rec.Text, first.Text, rec.Episodes, first.Episodes)
@@ -286,7 +287,7 @@ func TestConversationsSideBySide(t *testing.T) {
 	}
 	convs = append(convs, convs[0]) // the same conversation twice at once, too
 	alone := startCascade(t, map[string]any{}, nil)
-	var want []*session.Record
+	var want []*record.Record
 	for _, conv := range convs {
 		rec, _ := play(t, alone, conv)
 		want = append(want, rec)
@@ -295,7 +296,7 @@ func TestConversationsSideBySide(t *testing.T) {
 	open := &sync.WaitGroup{}
 	open.Add(len(convs))
 	together := startedTogether{Model: m, open: open}
-	got := make([]*session.Record, len(convs))
+	got := make([]*record.Record, len(convs))
 	errs := make([]error, len(convs))
 	var wg sync.WaitGroup
 	for i, conv := range convs {

@@ -13,6 +13,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/session"
 	"github.com/duplexmpe/duplexmpe/core/vad"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -148,7 +149,7 @@ func Shipped(t *testing.T, scenarioID string) session.Conversation {
 // Play runs the harness's session on conv (the protocol's defaults, the real Silero VAD
 // from the repository's .cache) and returns the record; a failed conversation fails the
 // test with the failure.
-func Play(t *testing.T, m sdk.Model, conv session.Conversation, seed int64) *session.Record {
+func Play(t *testing.T, m sdk.Model, conv session.Conversation, seed int64) *record.Record {
 	t.Helper()
 	det, err := vad.Open(vad.Options{})
 	if err != nil {
@@ -171,7 +172,7 @@ func Play(t *testing.T, m sdk.Model, conv session.Conversation, seed int64) *ses
 // CheckPlayed checks that rec is conv played to its end: every turn on the timeline in
 // order, the session at least as long as the preamble and the turns, one Step per frame
 // of it, and an audible waveform of exactly that length that is not all silence.
-func CheckPlayed(t *testing.T, conv session.Conversation, rec *session.Record) {
+func CheckPlayed(t *testing.T, conv session.Conversation, rec *record.Record) {
 	t.Helper()
 	speech := conv.Preamble.Duration()
 	for _, turn := range conv.Turns {

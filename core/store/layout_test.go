@@ -1,0 +1,118 @@
+package store
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestRunDirectoryNamesAreDeclaredOnce walks the Go code of core/ (tests aside) and
+// fails on a file name of the run directory written as a literal outside this package:
+// every reader and writer names them by the constants of layout.go, so that a name
+// changes in one place. It also fails on a second declaration of session.json's shape
+// (a struct with session.json's fields "format", "frames" and "latency").
+func TestRunDirectoryNamesAreDeclaredOnce(t *testing.T) {
+	// Names that only a run directory has: any literal equal to one is a second
+	// declaration. (Other folders have files of their own with some of these names: a
+	// built dataset has its manifest.json, core/dataset's own.)
+	files := map[string]bool{}
+	for _, n := range []string{ManifestFile, RunInfoFile, LockFile, TranscriptsCache, JudgementsCache, SummaryFile, ReportMetaFile,
+		ScoredFile, ViewFile, ReportMarkdownFile, ReportHTMLFile, ResultsJSONFile, ResultsCSVFile} {
+		files[n] = true
+	}
+	for _, n := range ItemFiles {
+		files[n] = true
+	}
+	allowed := map[string]map[string]bool{"dataset": {ManifestFile: true}}
+	// Folder and marker names are common words: a literal counts only as a path
+	// element (an argument of filepath.Join or path.Join).
+	elements := map[string]bool{ItemsDir: true, PluginsDir: true, LogsDir: true, CacheDir: true, VerdictsDir: true, ViewerDir: true, DoneMarker: true, FailedMarker: true}
+
+	var found []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path == filepath.Join("..", "store") || d.Name() == "testdata" {
+				return filepath.SkipDir // this package declares them
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		pkg := f.Name.Name
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.StructType:
+				if declaresSession(n) {
+					found = append(found, fset.Position(n.Pos()).String()+": session.json's shape declared again (use store.SessionInfo)")
+				}
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Join" {
+					for _, a := range n.Args {
+						if s, ok := literal(a); ok && elements[s] {
+							found = append(found, fset.Position(a.Pos()).String()+": "+strconv.Quote(s)+" as a path element")
+						}
+					}
+				}
+			case *ast.BasicLit:
+				if s, ok := literal(n); ok && files[s] && !allowed[pkg][s] {
+					found = append(found, fset.Position(n.Pos()).String()+": "+strconv.Quote(s))
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
+		t.Errorf("%s: name it by core/store's constant (layout.go)", f)
+	}
+}
+
+func literal(e ast.Expr) (string, bool) {
+	b, ok := e.(*ast.BasicLit)
+	if !ok || b.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(b.Value)
+	return s, err == nil
+}
+
+// declaresSession reports whether st is a struct for session.json: every JSON field of
+// it one of session.json's ("format", "frames", "latency", "t_wait"), "frames" among
+// them with "format" or "latency". (A record.Record holds these and more: it is not.)
+func declaresSession(st *ast.StructType) bool {
+	ses := map[string]bool{"format": true, "frames": true, "latency": true, "t_wait": true}
+	has := map[string]bool{}
+	for _, f := range st.Fields.List {
+		if f.Tag == nil {
+			return false
+		}
+		tag, err := strconv.Unquote(f.Tag.Value)
+		if err != nil {
+			return false
+		}
+		name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+		if !ses[name] {
+			return false
+		}
+		has[name] = true
+	}
+	return has["frames"] && (has["format"] || has["latency"])
+}
