@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"io"
 
 	"github.com/vbauerster/mpb/v8"
@@ -16,16 +15,17 @@ import (
 // has several parts or none, each with done/total, the rate, the time left and the time
 // elapsed; anywhere else (a log, a pipe, CI, tests) progress.Lines: a line when the
 // phase starts, at least every 30 s and at the end.
-type progressPrinter struct {
-	ctx context.Context
-	w   io.Writer
-}
+//
+// The bars are not tied to the command's context: a phase that starts after Ctrl-C
+// (the scoring left when an interrupted loop returns) still gets its bars, and every
+// phase's maker finishes it, which ends them.
+type progressPrinter struct{ w io.Writer }
 
 func (p progressPrinter) Show(c *progress.Counter) progress.Display {
 	if tty, _ := terminal(p.w); !tty {
 		return progress.Lines(p.w).Show(c)
 	}
-	d := &progressBars{p: mpb.NewWithContext(p.ctx, mpb.WithOutput(p.w), mpb.WithWidth(40))}
+	d := &progressBars{p: mpb.New(mpb.WithOutput(p.w), mpb.WithWidth(40))}
 	parts := c.Parts()
 	for _, part := range parts {
 		d.add(part.Name, "", part.Meter)

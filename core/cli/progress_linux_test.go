@@ -56,7 +56,7 @@ func openTerminal(t *testing.T) (*os.File, func() string) {
 // same phase is plain lines. Both forms come from the counter the domain reports into.
 func TestProgressIsBarsOnATerminalAndLinesElsewhere(t *testing.T) {
 	play := func(w io.Writer) {
-		c := progress.New(progressPrinter{ctx: context.Background(), w: w}, "playing", "default", "conversations")
+		c := progress.New(progressPrinter{w: w}, "playing", "default", "conversations")
 		c.StartParts(progress.Share{Name: "silent", Total: 2, Reused: 1}, progress.Share{Name: "cascade", Total: 2})
 		c.AddTo("silent", 1)
 		c.AddTo("cascade", 2)
@@ -85,5 +85,22 @@ func TestProgressIsBarsOnATerminalAndLinesElsewhere(t *testing.T) {
 		!strings.HasPrefix(lines[len(lines)-1], "playing default: 4/4 conversations, 100%, ") ||
 		!strings.HasSuffix(lines[len(lines)-1], ", done; silent 2/2, cascade 2/2") || strings.Contains(log.String(), "[") {
 		t.Errorf("off a terminal:\n%s", log.String())
+	}
+}
+
+// Ctrl-C while playing on a terminal: the loop returns, and the scoring of what it had
+// queued starts its bar under the cancelled context. That bar is drawn and ended (it
+// used to panic: "mpb.Progress instance can't be reused after Wait").
+func TestProgressBarAfterInterrupt(t *testing.T) {
+	tty, closeTTY := openTerminal(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ui := newUI(&State{Ctx: ctx, Stderr: tty})
+	c := progress.New(ui.Progress, "scoring", "default", "conversations")
+	c.Start(3)
+	c.Add(1)
+	c.Finish(false)
+	if screen := closeTTY(); !regexp.MustCompile(`scoring default +1/3 conversations \[=+`).MatchString(screen) {
+		t.Errorf("no bar of the scoring left:\n%q", screen)
 	}
 }

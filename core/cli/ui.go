@@ -23,7 +23,7 @@ func pluginLogger(st *State) hclog.Logger {
 func newUI(st *State) app.UI {
 	return app.UI{
 		Logger:   pluginLogger(st),
-		Progress: progressPrinter{ctx: st.Ctx, w: st.Stderr},
+		Progress: progressPrinter{w: st.Stderr},
 		Notef:    func(format string, args ...any) { fmt.Fprintf(st.Stderr, format, args...) },
 	}
 }
