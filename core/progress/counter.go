@@ -63,21 +63,27 @@ type Share struct {
 
 // Start starts a phase of total units, none done.
 func (c *Counter) Start(total int) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.total != nil {
-		return
-	}
-	c.total = NewMeter(c.now, total, 0)
-	c.showLocked()
+	c.start(func() { c.total = NewMeter(c.now, total, 0) })
 }
 
 // StartParts starts a phase made of parts that run side by side; the phase's total is
 // their Sum.
 func (c *Counter) StartParts(shares ...Share) {
+	c.start(func() {
+		c.byName = map[string]*Meter{}
+		var meters []*Meter
+		for _, s := range shares {
+			m := NewMeter(c.now, s.Total, s.Reused)
+			c.parts = append(c.parts, Part{Name: s.Name, Meter: m})
+			c.byName[s.Name] = m
+			meters = append(meters, m)
+		}
+		c.total = Sum(c.now, meters...)
+	})
+}
+
+// start sets the meters with set and shows the phase, once.
+func (c *Counter) start(set func()) {
 	if c == nil {
 		return
 	}
@@ -86,19 +92,7 @@ func (c *Counter) StartParts(shares ...Share) {
 	if c.total != nil {
 		return
 	}
-	c.byName = map[string]*Meter{}
-	var meters []*Meter
-	for _, s := range shares {
-		m := NewMeter(c.now, s.Total, s.Reused)
-		c.parts = append(c.parts, Part{Name: s.Name, Meter: m})
-		c.byName[s.Name] = m
-		meters = append(meters, m)
-	}
-	c.total = Sum(c.now, meters...)
-	c.showLocked()
-}
-
-func (c *Counter) showLocked() {
+	set()
 	if c.printer != nil {
 		c.display = c.printer.Show(c)
 	}
