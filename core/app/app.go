@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+	"github.com/duplexmpe/duplexmpe/core/progress"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
@@ -37,9 +37,9 @@ import (
 type UI struct {
 	// Logger receives the plugins' log lines.
 	Logger hclog.Logger
-	// Progress makes a display for counted units of work, e.g. ("scoring", "minimal",
-	// "conversations").
-	Progress func(verb, name, unit string) Progress
+	// Progress shows the counted phases of work (clips synthesised, conversations
+	// played and scored): each is a core/progress Counter the stages report into.
+	Progress progress.Printer
 	// Notef prints a remark that is not a result (the CLI writes it to stderr).
 	Notef func(format string, args ...any)
 	// Built, Played and Scored receive each stage's result as soon as it is done;
@@ -48,29 +48,12 @@ type UI struct {
 	Planned func(*PlayResult)
 	Played  func(*PlayResult)
 	Scored  func(*ScoreResult)
-	// Progress of the evaluation loop: one bar per model when it is a terminal.
-	PlayProgress io.Writer
 }
 
-// Progress counts units of work: Start once with the total, Clip once per unit, Finish
-// at the end (ok false when the work stopped early).
-type Progress interface {
-	Start(total int)
-	Clip(made bool)
-	Finish(ok bool)
-}
-
-type nopProgress struct{}
-
-func (nopProgress) Start(int)   {}
-func (nopProgress) Clip(bool)   {}
-func (nopProgress) Finish(bool) {}
-
-func (ui UI) progress(verb, name, unit string) Progress {
-	if ui.Progress == nil {
-		return nopProgress{}
-	}
-	return ui.Progress(verb, name, unit)
+// counter is a phase of work ("scoring", "minimal", "conversations") shown by
+// ui.Progress; the stage it is handed to starts it, and the caller finishes it.
+func (ui UI) counter(verb, name, unit string) *progress.Counter {
+	return progress.New(ui.Progress, verb, name, unit)
 }
 
 func (ui UI) notef(format string, args ...any) {

@@ -12,6 +12,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/construct"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+	"github.com/duplexmpe/duplexmpe/core/progress"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -66,7 +67,7 @@ func BuildDataset(ctx context.Context, s *pluginstart.Starter, ds *config.Datase
 			return nil, fmt.Errorf("dataset %q: preamble file %s is empty", ds.Name, ds.Preamble)
 		}
 	}
-	build := func(synth sdk.TTS, bar Progress) (*dataset.Dataset, construct.Report, error) {
+	build := func(synth sdk.TTS, count *progress.Counter) (*dataset.Dataset, construct.Report, error) {
 		spec := construct.BuildSpec{
 			Name: ds.Name, Out: ds.Out, Scenarios: scripts, Generator: gen,
 			TTS:      dataset.TTSInfo{Plugin: ds.TTS, Name: tts.Info.Name, Version: tts.Info.Version, Identity: tts.Info.Identity},
@@ -76,7 +77,7 @@ func BuildDataset(ctx context.Context, s *pluginstart.Starter, ds *config.Datase
 			PreambleVoice: ds.Narrator,
 			Loudness:      ds.Loudness,
 		}
-		return construct.Build(ctx, spec, synth, bar)
+		return construct.Build(ctx, spec, synth, count)
 	}
 	var (
 		d   *dataset.Dataset
@@ -108,7 +109,7 @@ func BuildDataset(ctx context.Context, s *pluginstart.Starter, ds *config.Datase
 }
 
 // buildWithPlugin starts the tts plugin, records its voices, and builds with it.
-func buildWithPlugin(ctx context.Context, tts *pluginstart.Known, ds *config.Dataset, build func(sdk.TTS, Progress) (*dataset.Dataset, construct.Report, error), ui UI) (*dataset.Dataset, construct.Report, error) {
+func buildWithPlugin(ctx context.Context, tts *pluginstart.Known, ds *config.Dataset, build func(sdk.TTS, *progress.Counter) (*dataset.Dataset, construct.Report, error), ui UI) (*dataset.Dataset, construct.Report, error) {
 	if _, err := tts.Start(ctx); err != nil {
 		return nil, construct.Report{}, err
 	}
@@ -123,9 +124,9 @@ func buildWithPlugin(ctx context.Context, tts *pluginstart.Known, ds *config.Dat
 	if err := tts.SetVoices(voices); err != nil {
 		return nil, construct.Report{}, err
 	}
-	bar := ui.progress("synthesising", ds.Name, "clips")
-	d, rep, err := build(synth, bar)
-	bar.Finish(err == nil)
+	count := ui.counter("synthesising", ds.Name, "clips")
+	d, rep, err := build(synth, count)
+	count.Finish(err == nil)
 	return d, rep, err
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+	"github.com/duplexmpe/duplexmpe/core/progress"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/rundir"
 	"github.com/duplexmpe/duplexmpe/core/store"
@@ -322,7 +323,7 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	// The deadlines are the plugin blocks' (pluginhost enforces them and kills a
 	// wedged plugin, which the loop then restarts).
 	lopts.Detector = det
-	lopts.Shard, lopts.Progress, lopts.Logger, lopts.Plan = shard, ui.PlayProgress, ui.Logger, pl.Items
+	lopts.Shard, lopts.Logger, lopts.Plan = shard, ui.Logger, pl.Items
 	man, err := evaluate.NewManifest(ev.Name, ds, pl.Models, lopts)
 	if err != nil {
 		return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
@@ -365,7 +366,9 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 
 	ui.notef("evaluation %s: %s\n", ev.Name, concurrencyNote(lopts.Concurrency, pl.Models))
 	began := time.Now()
+	lopts.Progress = ui.counter("playing", ev.Name, "conversations")
 	sum, runErr := evaluate.Run(ctx, ds, pl.Models, st, lopts)
+	lopts.Progress.Finish(runErr == nil)
 	play.Total, play.Elapsed = sum.Total, time.Since(began)
 	pl.Kill() // the scoring still running needs no model
 	for _, m := range pl.Models {
@@ -378,13 +381,13 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	}
 	if early != nil {
 		// What was queued while playing and is not scored yet.
-		var bar Progress = nopProgress{}
+		var count *progress.Counter // none when nothing is left to score
 		if early.Pending() > 0 {
-			bar = ui.progress("scoring", ev.Name, "conversations")
+			count = ui.counter("scoring", ev.Name, "conversations")
 		}
-		early.Follow(bar)
+		early.Follow(count)
 		er := early.Wait()
-		bar.Finish(true)
+		count.Finish(true)
 		closeCaches()
 		job.early = &er
 	}

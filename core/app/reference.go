@@ -103,10 +103,10 @@ func RunReference(ctx context.Context, s *pluginstart.Starter, file string, job 
 	}
 	scs := ds.data.Scenarios
 	for i := range job.Runs {
-		bar := ui.progress("deciding", fmt.Sprintf("%s (run %d/%d)", ds.block.Name, i+1, job.Runs), "scenarios")
-		bar.Start(len(scs))
-		decisions, err := reference.Run(ctx, llm, judge, scs, opts, func() { bar.Clip(true) })
-		bar.Finish(err == nil)
+		count := ui.counter("deciding", fmt.Sprintf("%s (run %d/%d)", ds.block.Name, i+1, job.Runs), "scenarios")
+		count.Start(len(scs))
+		decisions, err := reference.Run(ctx, llm, judge, scs, opts, func() { count.Add(1) })
+		count.Finish(err == nil)
 		res.Runs = append(res.Runs, reference.RunResult{Decisions: decisions, Summary: reference.Summarize(decisions)})
 		if err != nil {
 			// Keep what was decided: a partial run is written, clearly marked by its count.

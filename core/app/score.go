@@ -332,13 +332,11 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 		res.Started = []string{j.asr.Block.Name, j.judge.Block.Name}
 	}
 
-	var bar Progress = nopProgress{} // nothing to count: every verdict is reused
-	if todo > 0 {
-		bar = ui.progress("scoring", ev.Name, "conversations")
+	if todo > 0 { // otherwise nothing to count: every verdict is reused
+		sopts.Progress = ui.counter("scoring", ev.Name, "conversations")
 	}
-	sopts.Progress = bar
 	sr, err := evaluate.Score(ctx, st, scorers, sopts)
-	bar.Finish(err == nil)
+	sopts.Progress.Finish(err == nil)
 	if err != nil {
 		return nil, err
 	}

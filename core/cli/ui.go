@@ -1,23 +1,16 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/duplexmpe/duplexmpe/core/app"
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
-	"github.com/duplexmpe/duplexmpe/core/progress"
 )
 
 // pluginLogger passes plugins' warnings and errors on to stderr; their chatter stays out.
@@ -29,12 +22,9 @@ func pluginLogger(st *State) hclog.Logger {
 // on stderr, plugin warnings on stderr. Commands add the printers of their results.
 func newUI(st *State) app.UI {
 	return app.UI{
-		Logger: pluginLogger(st),
-		Progress: func(verb, name, unit string) app.Progress {
-			return newCountBar(st.Ctx, st.Stderr, verb, name, unit)
-		},
-		Notef:        func(format string, args ...any) { fmt.Fprintf(st.Stderr, format, args...) },
-		PlayProgress: st.Stderr,
+		Logger:   pluginLogger(st),
+		Progress: progressPrinter{w: st.Stderr},
+		Notef:    func(format string, args ...any) { fmt.Fprintf(st.Stderr, format, args...) },
 	}
 }
 
@@ -66,71 +56,4 @@ func reported(st *State, f *config.File, arg string, err error) error {
 		return fault.Deterministic(ErrReported)
 	}
 	return err
-}
-
-// progressBar counts units of work (clips synthesised, conversations scored): a bar with
-// the rate and time left on a terminal; otherwise (logs, CI, tests) a line at the start,
-// at least every 30 s (core/progress.LogEvery) and at the end.
-type progressBar struct {
-	ctx   context.Context
-	w     io.Writer
-	verb  string // "synthesising"
-	name  string
-	unit  string // "clips"
-	mu    sync.Mutex
-	meter *progress.Meter
-	p     *mpb.Progress
-	bar   *mpb.Bar
-	log   *progress.Log
-	stop  func() // stops the log's ticker
-}
-
-// newCountBar counts units of work: a bar on a terminal, a few plain lines otherwise.
-func newCountBar(ctx context.Context, w io.Writer, verb, name, unit string) *progressBar {
-	return &progressBar{ctx: ctx, w: w, verb: verb, name: name, unit: unit, stop: func() {}}
-}
-
-func (b *progressBar) Start(total int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.meter = progress.NewMeter(time.Now, total, 0)
-	if tty, _ := terminal(b.w); tty {
-		b.p = mpb.NewWithContext(b.ctx, mpb.WithOutput(b.w), mpb.WithWidth(40))
-		b.bar = b.p.AddBar(int64(total),
-			mpb.PrependDecorators(decor.Name(b.verb+" "+b.name+" "), decor.CountersNoUnit("%d/%d "+b.unit)),
-			mpb.AppendDecorators(progress.Decorator(b.meter)))
-		return
-	}
-	b.log = progress.NewLog(b.w, time.Now, b.verb+" "+b.name, b.unit, b.meter)
-	b.stop = progress.Ticking(time.Second, b.log.Tick)
-}
-
-func (b *progressBar) Clip(bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.meter == nil {
-		return
-	}
-	b.meter.Add(1)
-	if b.bar != nil {
-		b.bar.Increment()
-		return
-	}
-	b.log.Tick()
-}
-
-func (b *progressBar) Finish(ok bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.stop()
-	if b.log != nil {
-		b.log.Finish()
-	}
-	if b.p == nil {
-		return
-	}
-	if !ok {
-		b.bar.Abort(false)
-	}
-	b.p.Wait()
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/progress"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -66,14 +67,6 @@ type BuildSpec struct {
 	Loudness float64
 	// Workers synthesising at once; 0 means 2.
 	Workers int
-}
-
-// Progress hears about synthesis: Start once with the number of distinct clips, then
-// Clip once per clip (reused from the cache or synthesised now). Calls may come from
-// several goroutines, never at once.
-type Progress interface {
-	Start(total int)
-	Clip(synthesised bool)
 }
 
 // Report says what a build did.
@@ -131,7 +124,10 @@ type clipJob struct {
 // synthesises nothing, and an interrupted build keeps every clip it finished: clips are
 // written atomically, and scenarios.jsonl and dataset.json only after all clips exist.
 // The scripts are validated first; a set with violations is refused.
-func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) (*dataset.Dataset, Report, error) {
+//
+// count (nil: none) is started with the number of distinct clips and counts each
+// one as it is reused from the cache or synthesised now.
+func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Counter) (*dataset.Dataset, Report, error) {
 	var rep Report
 	if spec.Out == "" {
 		return nil, rep, errors.New("build: no output directory")
@@ -230,10 +226,8 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) 
 	atomicfile.Sweep(filepath.Join(spec.Out, dataset.ClipsDir))
 	recordPrevious(spec.Out, jobs)
 	rep.Clips = len(order)
-	if progress != nil {
-		progress.Start(len(order))
-	}
-	err = runJobs(ctx, spec, tts, rate, lufs, jobs, order, progress, &rep)
+	count.Start(len(order))
+	err = runJobs(ctx, spec, tts, rate, lufs, jobs, order, count, &rep)
 	for _, key := range order {
 		if j := jobs[key]; j.damage != "" && j.sum != "" {
 			rep.Rebuilt = append(rep.Rebuilt, fmt.Sprintf("clip %s (%q, voice %s) %s: synthesised it again", j.rel, abbreviate(j.text), j.voice, j.damage))
@@ -276,7 +270,7 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, progress Progress) 
 	return d, rep, nil
 }
 
-func runJobs(ctx context.Context, spec BuildSpec, tts sdk.TTS, rate int, lufs float64, jobs map[string]*clipJob, order []string, progress Progress, rep *Report) error {
+func runJobs(ctx context.Context, spec BuildSpec, tts sdk.TTS, rate int, lufs float64, jobs map[string]*clipJob, order []string, count *progress.Counter, rep *Report) error {
 	workers := spec.Workers
 	if workers <= 0 {
 		workers = 2
@@ -309,9 +303,7 @@ func runJobs(ctx context.Context, spec BuildSpec, tts sdk.TTS, rate int, lufs fl
 					} else {
 						rep.Reused++
 					}
-					if progress != nil {
-						progress.Clip(made)
-					}
+					count.Add(1)
 				}
 				mu.Unlock()
 			}

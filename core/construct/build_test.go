@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/progress"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -98,17 +100,6 @@ func (c *counting) Synthesize(ctx context.Context, text, voice string) (sdk.Audi
 	return c.TTS.Synthesize(ctx, text, voice)
 }
 
-type countProgress struct{ total, synth, reused int }
-
-func (p *countProgress) Start(n int) { p.total = n }
-func (p *countProgress) Clip(s bool) {
-	if s {
-		p.synth++
-	} else {
-		p.reused++
-	}
-}
-
 func TestBuildSynthesisesEachDistinctClipOnceAndReusesThem(t *testing.T) {
 	tts, info := startFlite(t)
 	scs, err := Generate(GenerateSpec{Pairs: 2, Seed: 5})
@@ -126,8 +117,10 @@ func TestBuildSynthesisesEachDistinctClipOnceAndReusesThem(t *testing.T) {
 	spec := BuildSpec{Name: "t", Out: out, Scenarios: scs, Generator: dataset.Generator{Kind: "procedural"}, TTS: info}
 
 	ctr := &counting{TTS: tts}
-	prog := &countProgress{}
-	d, rep, err := Build(context.Background(), spec, ctr, prog)
+	var shown bytes.Buffer
+	count := progress.New(progress.Lines(&shown), "synthesising", "t", "clips")
+	d, rep, err := Build(context.Background(), spec, ctr, count)
+	count.Finish(err == nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +128,13 @@ func TestBuildSynthesisesEachDistinctClipOnceAndReusesThem(t *testing.T) {
 	if rep.Clips != want || rep.Synthesised != want || int(ctr.calls.Load()) != want || len(files) != want {
 		t.Fatalf("distinct (voice, text) = %d; report %+v, TTS calls %d, files %d", want, rep, ctr.calls.Load(), len(files))
 	}
-	if prog.total != want || prog.synth != want {
-		t.Errorf("progress %+v", prog)
+	if s := count.Total().Read(); s.Total != want || s.Done != want {
+		t.Errorf("progress counted %d of %d clips, want %d of %d", s.Done, s.Total, want, want)
+	}
+	lines := strings.Split(strings.TrimSpace(shown.String()), "\n")
+	if first, last := lines[0], lines[len(lines)-1]; first != fmt.Sprintf("synthesising t: 0/%d clips, 0%%, -, time left unknown", want) ||
+		!strings.HasPrefix(last, fmt.Sprintf("synthesising t: %d/%d clips, 100%%, ", want, want)) || !strings.HasSuffix(last, ", done") {
+		t.Errorf("progress shown:\n%s", shown.String())
 	}
 	if d.Manifest.SampleRate != 16000 || d.Manifest.Preamble.DurationS < 15 {
 		t.Errorf("manifest: rate %d, preamble %.1f s", d.Manifest.SampleRate, d.Manifest.Preamble.DurationS)

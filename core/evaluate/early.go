@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/duplexmpe/duplexmpe/core/progress"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
@@ -26,7 +27,7 @@ type Early struct {
 	added    int
 	finished int // scored, or given up
 	done     int // scored
-	progress Progress
+	progress *progress.Counter
 }
 
 // EarlyResult is what Early did before Score took over.
@@ -67,9 +68,7 @@ func ScoreEarly(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOpti
 				if o.done {
 					e.done++
 				}
-				if e.progress != nil {
-					e.progress.Clip(o.done)
-				}
+				e.progress.Add(1)
 				e.mu.Unlock()
 			}
 		}()
@@ -97,13 +96,14 @@ func (e *Early) Pending() int {
 	return e.added - e.finished
 }
 
-// Follow tells p of the items queued and not yet scored, and of each one as it is
-// scored from now on: the progress of the scoring that is left when playing ends.
-func (e *Early) Follow(p Progress) {
+// Follow starts c (nil: none) with the items queued and not yet scored, and counts in
+// it each one as it is scored from now on: the progress of the scoring that is left
+// when playing ends.
+func (e *Early) Follow(c *progress.Counter) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.progress = p
-	p.Start(e.added - e.finished)
+	e.progress = c
+	c.Start(e.added - e.finished)
 }
 
 // Wait scores what is queued, stops the workers and says what they did.

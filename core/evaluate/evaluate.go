@@ -38,6 +38,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/progress"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/record"
@@ -103,10 +104,10 @@ type Options struct {
 	// Concurrency bounds the conversations played at once over all models; 0 means no
 	// bound beyond each model's own.
 	Concurrency int
-	// Progress shows the playing: on a terminal a bar per model with its rate and time
-	// left; anything else gets a line at the start, at least every 30 s and at the end;
-	// nil: nothing.
-	Progress io.Writer
+	// Progress (nil: none) is started with a part per model (its conversations
+	// planned, those reused from the store done already) and counts each conversation
+	// saved, played or failed. Run does not finish it: its maker does.
+	Progress *progress.Counter
 	Logger   hclog.Logger
 	// Finished, when set, is told of every conversation saved as done (not failed), as
 	// it is saved: how the scoring overlaps the playing (ScoreEarly). It must not block.
@@ -376,7 +377,12 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 		}
 		queues[it.Model.Name] = append(queues[it.Model.Name], it)
 	}
-	bars := newProgress(opts.Progress, models, sum.Models)
+	var shares []progress.Share
+	for _, m := range models {
+		c := sum.Models[m.Name]
+		shares = append(shares, progress.Share{Name: m.Name, Total: c.Planned, Reused: c.Reused})
+	}
+	opts.Progress.StartParts(shares...)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -402,7 +408,7 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 		// A model whose plugin cannot be restarted stops alone; the others go on.
 		mctx, stop := context.WithCancelCause(ctx)
 		defer stop(nil)
-		r := &runner{m: m, st: st, opts: opts, preamble: preamble, ds: ds, bar: bars.bar(m.Name), stop: stop}
+		r := &runner{m: m, st: st, opts: opts, preamble: preamble, ds: ds, stop: stop}
 		runners = append(runners, r)
 		work := make(chan Item)
 		go func(q []Item) {
@@ -446,7 +452,6 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 		}
 	}
 	wg.Wait()
-	bars.wait()
 	for _, name := range sortedNames(sum.Models) {
 		sum.Total.add(*sum.Models[name])
 	}
@@ -502,7 +507,6 @@ type runner struct {
 	opts     Options
 	preamble audio.PCM
 	ds       *dataset.Dataset
-	bar      progressBar
 	stop     context.CancelCauseFunc // stops this model's items
 
 	restartMu sync.Mutex
@@ -585,7 +589,7 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 		if err := r.st.Save(it.Meta, &record.Record{ConversationID: it.Meta.ScenarioID, Failure: why}); err != nil {
 			return c, err
 		}
-		r.bar.increment()
+		r.opts.Progress.AddTo(r.m.Name, 1)
 		c.Failed++
 		return c, nil
 	}
@@ -607,7 +611,7 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	if err := r.st.Save(it.Meta, rec); err != nil {
 		return c, err
 	}
-	r.bar.increment()
+	r.opts.Progress.AddTo(r.m.Name, 1)
 	if !rec.Failed() {
 		r.noteOutcome(it.Meta.ScenarioID, "", false)
 		c.Done++

@@ -18,6 +18,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/progress"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/vad"
@@ -155,9 +156,10 @@ func TestRunAndResume(t *testing.T) {
 	opts := options(t)
 	st := newStore(t, ds, models, opts)
 	var log bytes.Buffer
-	opts.Progress = &log // not a terminal: lines, not bars
+	opts.Progress = progress.New(progress.Lines(&log), "playing", "", "conversations")
 
 	sum, err := evaluate.Run(context.Background(), ds, models, st, opts)
+	opts.Progress.Finish(err == nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +190,9 @@ func TestRunAndResume(t *testing.T) {
 	}
 
 	log.Reset()
+	opts.Progress = progress.New(progress.Lines(&log), "playing", "", "conversations")
 	sum, err = evaluate.Run(context.Background(), ds, models, st, opts)
+	opts.Progress.Finish(err == nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/progress"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/score"
@@ -74,9 +75,9 @@ type ScoreOptions struct {
 	// Workers is how many items are scored at once; 0 means GOMAXPROCS (the ASR
 	// plugin's decoder pool and the VAD session pool bound the real parallelism).
 	Workers int
-	// Progress, when set, is told how many items are to be scored now and of each
-	// one done.
-	Progress Progress
+	// Progress (nil: none) is started with the number of items to score now and
+	// counts each one as it is scored or given up.
+	Progress *progress.Counter
 	// Warn, when set, receives remarks that do not stop scoring (a stored verdicts file
 	// that cannot be read, so its item is scored again).
 	Warn func(string)
@@ -87,12 +88,6 @@ type ScoreOptions struct {
 type VerdictStore interface {
 	LoadVerdicts(id string, v any) error
 	SaveVerdicts(id string, v any) error
-}
-
-// Progress is told how much work there is and of each unit done (ok: without error).
-type Progress interface {
-	Start(total int)
-	Clip(ok bool)
 }
 
 // ScoreResult is what Score did. Every item of the plan is in exactly one of Items
@@ -228,9 +223,7 @@ func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) 
 		return res, err
 	}
 
-	if opts.Progress != nil {
-		opts.Progress.Start(len(todo))
-	}
+	opts.Progress.Start(len(todo))
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -253,9 +246,7 @@ func Score(ctx context.Context, st *store.Store, sc Scorers, opts ScoreOptions) 
 				if outcomes[i].unscored != nil {
 					calls.revive(ctx) // a scorer that stopped serves the next item anew
 				}
-				if opts.Progress != nil {
-					opts.Progress.Clip(outcomes[i].err == nil && outcomes[i].unscored == nil)
-				}
+				opts.Progress.Add(1)
 				if err := outcomes[i].err; err != nil && diskFull(err) {
 					fullOnce.Do(func() {
 						full = err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
+	"github.com/duplexmpe/duplexmpe/core/progress"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -136,8 +137,7 @@ func TestScoringStopsAtADiskFull(t *testing.T) {
 	}
 	fill.Close()
 	sopts.Verdicts = view
-	var p countProgress
-	sopts.Progress = &p
+	sopts.Progress = progress.New(nil, "scoring", "", "conversations")
 	asr := startScorer(t, "asr", map[string]any{})
 	judge := startScorer(t, "judge", map[string]any{})
 	_, err = evaluate.Score(context.Background(), st, scorersOf(t, asr, judge), sopts)
@@ -145,12 +145,7 @@ func TestScoringStopsAtADiskFull(t *testing.T) {
 	if !errors.As(err, &full) || !strings.Contains(err.Error(), "disk is full") || !strings.Contains(err.Error(), "free some space") {
 		t.Fatalf("scoring onto a full disk: %v, want a DiskFullError about the disk", err)
 	}
-	if p.clips != 1 {
-		t.Errorf("%d items were tried after the disk was full; scoring should stop at the first", p.clips-1)
+	if tried := sopts.Progress.Total().Read().Done; tried != 1 {
+		t.Errorf("%d items were tried after the disk was full; scoring should stop at the first", tried-1)
 	}
 }
-
-type countProgress struct{ clips int }
-
-func (p *countProgress) Start(int) {}
-func (p *countProgress) Clip(bool) { p.clips++ }

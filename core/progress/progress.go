@@ -1,7 +1,10 @@
-// Package progress is the arithmetic of a progress display and its plain-text form: done
-// of total, the rate at which the work done now goes, and the time left at that rate,
-// all read from a clock the caller gives (the wall clock in the commands, a fake one in
-// tests). It is for people: nothing a run produces depends on it.
+// Package progress counts work for the people waiting on it: the Counter the domain
+// reports each phase into (clips synthesised, conversations played or scored), the
+// arithmetic of its display (done of total, the rate at which the work done now goes,
+// the time left at that rate, read from a clock: the wall clock in the commands, a fake
+// one in tests) and its plain-text form (Lines). Bars on a terminal are the CLI's
+// (core/cli), the only package that knows whether there is one; nothing here draws or
+// asks. Nothing a run produces depends on this package.
 package progress
 
 import (
@@ -10,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/vbauerster/mpb/v8/decor"
 )
 
 // Meter counts the units of one phase (clips synthesised, conversations played or
@@ -239,9 +240,4 @@ func Ticking(period time.Duration, tick func()) (stop func()) {
 			<-ended
 		})
 	}
-}
-
-// Decorator shows the meter's Status on an mpb bar (a terminal display).
-func Decorator(m *Meter) decor.Decorator {
-	return decor.Any(func(decor.Statistics) string { return m.Read().Status() }, decor.WCSyncSpace)
 }
