@@ -50,6 +50,9 @@ type EvaluateOptions struct {
 	// IntoExisting lets a run into an out folder that holds files and is not a run
 	// directory (rundir.CheckTarget refuses it otherwise).
 	IntoExisting bool
+	// Adopt lets a run into a run directory another run file made (checkOwner refuses
+	// it otherwise): for the same run file, moved or renamed.
+	Adopt bool
 }
 
 // PlayResult is what the evaluation loop did.
@@ -270,6 +273,9 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	}
 	defer lock.Release()
 	noteStale(ui, lock)
+	if err := checkOwner(ev.Out, s.File.Path, opts.Adopt); err != nil {
+		return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+	}
 	shard := opts.Shard
 	if shard.Count == 0 {
 		shard = store.All

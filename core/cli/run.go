@@ -26,6 +26,7 @@ func newRunCmd(st *State) *cobra.Command {
 		deadline  time.Duration
 		fresh     bool
 		into      bool
+		adopt     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run FILE.hcl",
@@ -71,7 +72,7 @@ func newRunCmd(st *State) *cobra.Command {
 			ui.Planned = func(r *app.PlayResult) { printPlanned(st, r) }
 			ui.Played = func(r *app.PlayResult) { printPlayed(st, r) }
 			ui.Scored = func(r *app.ScoreResult) { printScored(st, r) }
-			opts := app.EvaluateOptions{Vars: vars, Shard: shard, FrameDeadline: deadline, Score: !noScore, Harness: ReadBuildInfo(), FreshIdentities: fresh, IntoExisting: into}
+			opts := app.EvaluateOptions{Vars: vars, Shard: shard, FrameDeadline: deadline, Score: !noScore, Harness: ReadBuildInfo(), FreshIdentities: fresh, IntoExisting: into, Adopt: adopt}
 			found := false
 			var failed []error
 			for _, ev := range f.Evaluations {
@@ -99,6 +100,7 @@ func newRunCmd(st *State) *cobra.Command {
 	cmd.Flags().BoolVar(&noScore, "no-score", false, "play the conversations but do not score or report")
 	cmd.Flags().DurationVar(&deadline, "frame-deadline", 0, "frame_timeout for every model plugin block that does not set one (default 2m): a model slower than this for one frame is killed, restarted, and that conversation fails")
 	cmd.Flags().BoolVar(&into, "into-existing", false, "let the run write into an out folder that holds other files and is not a run directory (refused otherwise, exit 3); it removes nothing it did not write")
+	cmd.Flags().BoolVar(&adopt, "adopt", false, "let the run into a run directory another run file made (refused otherwise, exit 3): for this run file moved or renamed; the directory then records it")
 	cmd.Flags().BoolVar(&fresh, "fresh-identities", false, "start every plugin once and ask what it is, instead of using what it described before (RUN_DIR/plugins)")
 	return cmd
 }

@@ -146,14 +146,7 @@ func TestRunTwiceReusesEverything(t *testing.T) {
 // old items stay on disk as stale, are never counted, and prune removes them. A run
 // directory of another evaluation is refused.
 func TestRunReplaysWhatAChangedScheduleInvalidates(t *testing.T) {
-	dir, runFile := runFixture(t, "3s")
-	if code, out, errs := runCLI(t, dir, "run", "--no-score", runFile); code != ExitOK {
-		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
-	}
-	src, err := os.ReadFile(runFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, runFile, src := playedFixture(t)
 	if err := os.WriteFile(runFile, bytes.Replace(src, []byte(`n4_gap = "3s"`), []byte(`n4_gap = "2s"`), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/duplexmpe/duplexmpe/internal/clitest"
 )
 
 // Before, `score` and `report` on a missing directory exited 1 (a retry might pass);
@@ -54,4 +57,91 @@ func TestRunIntoAForeignFolderIsRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "build")); err == nil {
 		t.Errorf("the refused run built its dataset")
 	}
+}
+
+// Issue 23: a second run file with the same evaluation name and out took the run
+// directory over (exit 0), reported its own models only, and offered a prune that
+// would delete the first one's results. A run directory belongs to the run file that
+// made it: another is refused (exit 3) and nothing there changes; the same run file,
+// edited, resumes; moved or renamed, it takes the directory back with --adopt.
+func TestRunDirectoryBelongsToItsRunFile(t *testing.T) {
+	dir, runFile, src := playedFixture(t)
+	runDir := filepath.Join(dir, "runs", "e")
+	snapshot := func() string {
+		var b strings.Builder
+		for _, f := range []string{"manifest.json", "run.json"} {
+			data, err := os.ReadFile(filepath.Join(runDir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(data)
+		}
+		return b.String()
+	}
+	before := snapshot()
+
+	other := filepath.Join(dir, "other.hcl")
+	clitest.WriteFile(t, other, strings.Replace(string(src), "models  = [plugin.silent, plugin.beeper]", "models  = [plugin.beeper]", 1))
+	code, out, errs := runCLI(t, dir, "run", "--no-score", other)
+	if code != ExitDeterministic {
+		t.Fatalf("another run file into the run directory: exit %d, want %d\n%s\n%s", code, ExitDeterministic, out, errs)
+	}
+	clitest.InOrder(t, "the refusal", errs, runDir+" was made by the run file "+runFile+", not by "+other,
+		"an out of its own", "--adopt")
+	if strings.Contains(out, "model beeper:") || snapshot() != before {
+		t.Errorf("the refused run played or rewrote the run directory:\n%s", out)
+	}
+
+	// The same run file, edited (a model added), resumes: only the new model plays.
+	edited := strings.Replace(string(src), "models  = [plugin.silent, plugin.beeper]", "models  = [plugin.silent, plugin.beeper, plugin.quiet]", 1)
+	edited = strings.Replace(edited, `plugin "beeper"`, fmt.Sprintf("plugin \"quiet\" { source = %q }\nplugin \"beeper\"", buildPlugin(t, "plugins/silent")), 1)
+	clitest.WriteFile(t, runFile, edited)
+	code, out, errs = runCLI(t, dir, "run", "--no-score", runFile)
+	if code != ExitOK {
+		t.Fatalf("the edited run file: exit %d\n%s\n%s", code, out, errs)
+	}
+	clitest.InOrder(t, "the edited run file", out, "plan silent: 2 conversations: 2 reused", "plan quiet: 2 conversations: 0 reused, 2 to play")
+
+	// Renamed, it is refused until it adopts the directory; then it owns it.
+	moved := filepath.Join(dir, "renamed.hcl")
+	if err := os.Rename(runFile, moved); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, dir, "run", "--no-score", moved)
+	if code != ExitDeterministic || !strings.Contains(errs, runFile+", which is no longer there, not by "+moved) {
+		t.Fatalf("the renamed run file: exit %d, want %d saying the first is gone\n%s", code, ExitDeterministic, errs)
+	}
+	for i, args := range [][]string{{"--adopt", moved}, {moved}} {
+		code, out, errs = runCLI(t, dir, append([]string{"run", "--no-score"}, args...)...)
+		if code != ExitOK {
+			t.Fatalf("run %q: exit %d\n%s\n%s", args, code, out, errs)
+		}
+		clitest.InOrder(t, fmt.Sprint("run ", args), out, "plan silent: 2 conversations: 2 reused", "plan quiet: 2 conversations: 2 reused", "plugins started: none")
+		if i == 0 && strings.Contains(out, "earlier plans") {
+			t.Errorf("adopting left items of an earlier plan:\n%s", out)
+		}
+	}
+	// A link to the run file is the run file.
+	link := filepath.Join(dir, "link.hcl")
+	if err := os.Symlink(moved, link); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs = runCLI(t, dir, "run", "--no-score", link); code != ExitOK {
+		t.Fatalf("run through a link to the run file: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// playedFixture is runFixture (n4_gap 3 s) played once without scoring; src is the run
+// file as it played.
+func playedFixture(t *testing.T) (dir, runFile string, src []byte) {
+	t.Helper()
+	dir, runFile = runFixture(t, "3s")
+	if code, out, errs := runCLI(t, dir, "run", "--no-score", runFile); code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
+	}
+	src, err := os.ReadFile(runFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, runFile, src
 }

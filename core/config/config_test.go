@@ -701,3 +701,40 @@ func TestNarratorAndLoudness(t *testing.T) {
 		t.Fatalf("defaults: narrator %q, loudness %g", ds.Narrator, ds.Loudness)
 	}
 }
+
+// Issue 23: a command plugin whose dir holds the run file is not hashed with the run
+// file, its lock files or the outputs the run file declares there; an output that is
+// the plugin's dir itself is refused at its dir.
+func TestPluginHashSkipsTheRunsFiles(t *testing.T) {
+	dir := t.TempDir()
+	src := base + `
+plugin "mine" {
+  command = ["python3", "plugin.py"]
+  dir     = "."
+}
+plugin "other" {
+  command = ["python3", "plugin.py"]
+  dir     = "elsewhere"
+}
+variable "out" { default = "runs/e" }
+` + strings.NewReplacer("plugin.silent, plugin.always_talk", "plugin.mine, plugin.other",
+		"plugin.lexical\n", "plugin.lexical\n  out     = var.out\n").Replace(goodEval)
+	f := mustParse(t, dir, src, Options{})
+	want := []string{"run.hcl", "run.lock.hcl", LegacyLockFileName, "build/datasets/shipped", "runs/e"}
+	if got := f.Plugin("mine").Spec.HashSkip; !reflect.DeepEqual(got, want) {
+		t.Errorf("mine skips %q, want %q", got, want)
+	}
+	if got := f.Plugin("other").Spec.HashSkip; got != nil {
+		t.Errorf("a plugin dir beside the run file skips %q", got)
+	}
+	if got := f.Plugin("flite").Spec.HashSkip; got != nil {
+		t.Errorf("a source plugin skips %q", got)
+	}
+
+	f, diags := parseIn(t, dir, src, Options{Vars: map[string]string{"out": "."}})
+	text := diagText(f, diags)
+	if !diags.HasErrors() || !strings.Contains(text, "Output in a plugin's dir") || !strings.Contains(text, `evaluation "default" writes to `+dir) ||
+		!strings.Contains(text, `plugin "mine"`) || !strings.Contains(text, "run.hcl line 15") {
+		t.Errorf("out = the plugin's dir: want an error at its dir naming both\n%s", text)
+	}
+}

@@ -132,6 +132,7 @@ func (l *loader) run(body hcl.Body) {
 		l.evaluation(b, pluginNames, datasetNames, referenceNames)
 	}
 	l.uniqueOuts()
+	l.hashSkips()
 	for _, p := range l.f.Plugins {
 		p.Uses, p.UseRanges = l.uses[p.Name], l.useRanges[p.Name]
 		if len(p.Uses) == 0 && !l.d.diags.HasErrors() {
@@ -171,6 +172,58 @@ func (l *loader) uniqueOuts() {
 	}
 	for _, ev := range l.f.Evaluations {
 		check("evaluation", ev.Name, ev.Out, ev.DeclRange)
+	}
+}
+
+// hashSkips leaves out of a command plugin's h1 hash (pluginhost.Spec.HashSkip) what
+// lies under its dir but belongs to the run, not to the plugin: the run file, its lock
+// files, and the output folders of the run file's datasets, references and evaluations.
+// Hashed with the plugin, they changed its identity at every run, lock and build (issue
+// 23). An output folder that is the plugin's dir itself is refused: the run would write
+// among the plugin's files.
+func (l *loader) hashSkips() {
+	runFile, err := filepath.Abs(l.f.Path)
+	if err != nil {
+		return // load already failed on the run file's directory
+	}
+	type owned struct{ what, path string }
+	var run []owned
+	for _, p := range []string{runFile, LockPathFor(runFile), l.f.LegacyLockPath()} {
+		run = append(run, owned{"", p})
+	}
+	for _, ds := range l.f.Datasets {
+		run = append(run, owned{fmt.Sprintf("dataset %q", ds.Name), ds.Out})
+	}
+	for _, r := range l.f.References {
+		run = append(run, owned{fmt.Sprintf("reference %q", r.Name), r.Out})
+	}
+	for _, ev := range l.f.Evaluations {
+		run = append(run, owned{fmt.Sprintf("evaluation %q", ev.Name), ev.Out})
+	}
+	for _, p := range l.f.Plugins {
+		if p.Spec.Dir == "" || len(p.Spec.Command) == 0 {
+			continue // only a command plugin is pinned by its dir
+		}
+		for _, o := range run {
+			rel, err := filepath.Rel(p.Spec.Dir, o.path)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				continue
+			}
+			if rel == "." && o.what == "" {
+				continue // dir names the run file itself: warnMissing says it is no folder
+			}
+			if rel == "." {
+				rng := p.DeclRange
+				if a, ok := p.AttrRanges["dir"]; ok {
+					rng = a
+				}
+				l.d.add(errorf(rng, "Output in a plugin's dir",
+					"%s writes to %s, which is the dir of plugin %q: a command plugin is pinned by the files under its dir, so the run would write among them. Give the %s an out of its own (out = \"runs/<name>\").",
+					o.what, o.path, p.Name, strings.Fields(o.what)[0]))
+				continue
+			}
+			p.Spec.HashSkip = append(p.Spec.HashSkip, filepath.ToSlash(rel))
+		}
 	}
 }
 

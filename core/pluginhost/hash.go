@@ -34,8 +34,9 @@ var skippedDirs = map[string]bool{"__pycache__": true, ".venv": true, ".git": tr
 // Hash1, which Terraform's "h1:" hashes also use:
 //
 //  1. Walk dir. Skip directories named __pycache__, .venv, .git and .pytest_cache, files
-//     whose name ends in .pyc, and everything that is not a regular file (symlinks,
-//     sockets, ...).
+//     whose name ends in .pyc, the paths in skip (relative to dir, "/"-separated: a
+//     file, or a folder and all below it; Spec.HashSkip), and everything that is not a
+//     regular file (symlinks, sockets, ...).
 //  2. For each file, its path relative to dir with "/" separators; sort these paths
 //     bytewise.
 //  3. Write one line per file: the lowercase hex SHA-256 of its contents, two spaces, the
@@ -43,19 +44,17 @@ var skippedDirs = map[string]bool{"__pycache__": true, ".venv": true, ".git": tr
 //  4. The hash is "h1:" and the standard (padded) base64 of the SHA-256 of those lines.
 //
 // A path containing a newline is an error, since it would make the lines ambiguous.
-func HashDir(dir string) (string, error) {
+func HashDir(dir string, skip ...string) (string, error) {
+	skipped := map[string]bool{}
+	for _, s := range skip {
+		skipped[s] = true
+	}
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() {
-			if path != dir && skippedDirs[d.Name()] {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || strings.HasSuffix(d.Name(), ".pyc") {
+		if path == dir && d.IsDir() {
 			return nil
 		}
 		rel, err := filepath.Rel(dir, path)
@@ -63,6 +62,15 @@ func HashDir(dir string) (string, error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if skippedDirs[d.Name()] || skipped[rel] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || strings.HasSuffix(d.Name(), ".pyc") || skipped[rel] {
+			return nil
+		}
 		if strings.ContainsRune(rel, '\n') {
 			return fmt.Errorf("%q: a file name with a newline cannot be hashed", path)
 		}

@@ -95,3 +95,31 @@ func TestHashFileMatchesSha256sum(t *testing.T) {
 		t.Fatalf("SpecHash of a command without dir: err = %v", err)
 	}
 }
+
+// The paths of Spec.HashSkip (the run file, its lock file and the run's output kept in
+// a plugin's dir) are not part of the plugin: adding or changing them leaves its hash,
+// and a file of the same name elsewhere in the tree still counts.
+func TestHashDirSkipsTheRunsFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"plugin.py": "print()\n", "sub/run.hcl": "mine\n"})
+	spec := pluginhost.Spec{Name: "p", Command: []string{"python3", "plugin.py"}, Dir: dir, HashSkip: []string{"run.hcl", "run.lock.hcl", "runs/e"}}
+	before, err := pluginhost.SpecHash(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain, _ := pluginhost.HashDir(dir); plain != before {
+		t.Fatalf("skipping paths that are not there changed the hash: %s, %s", before, plain)
+	}
+	writeFiles(t, dir, map[string]string{"run.hcl": "plugin {}\n", "run.lock.hcl": "pins\n", "runs/e/manifest.json": "{}\n", "runs/e/items/x/session.json": "{}\n"})
+	if after, err := pluginhost.SpecHash(spec); err != nil || after != before {
+		t.Errorf("the run's files changed the plugin's hash: %s, %v; want %s", after, err, before)
+	}
+	spec.Checksum = before
+	if err := pluginhost.VerifyChecksum(spec); err != nil {
+		t.Errorf("the checksum pin does not skip the run's files: %v", err)
+	}
+	writeFiles(t, dir, map[string]string{"sub/run.hcl": "changed\n"})
+	if after, _ := pluginhost.SpecHash(spec); after == before {
+		t.Error("a plugin file named like a skipped path did not count")
+	}
+}

@@ -625,7 +625,7 @@ func (s Spec) verifyChecksum() error {
 		got, err = HashFile(s.resolve(s.Source))
 	case strings.HasPrefix(s.Checksum, "h1:") && len(s.Command) > 0 && s.Dir != "":
 		what = "the directory " + s.Dir
-		got, err = HashDir(s.Dir)
+		got, err = HashDir(s.Dir, s.HashSkip...)
 	case s.Source != "":
 		return fmt.Errorf("plugin %q: checksum %q: a source plugin is pinned by \"sha256:<hex>\" of its binary", s.Name, s.Checksum)
 	default:

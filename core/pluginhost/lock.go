@@ -57,13 +57,13 @@ type LockedPlugin struct {
 }
 
 // SpecHash hashes what pins spec: the Source binary (HashFile) or, for a Command
-// plugin, its Dir (HashDir). A Command plugin without Dir cannot be pinned.
+// plugin, its Dir less HashSkip (HashDir). A Command plugin without Dir cannot be pinned.
 func SpecHash(spec Spec) (string, error) {
 	switch {
 	case spec.Source != "":
 		return HashFile(spec.resolve(spec.Source))
 	case len(spec.Command) > 0 && spec.Dir != "":
-		return HashDir(spec.Dir)
+		return HashDir(spec.Dir, spec.HashSkip...)
 	case len(spec.Command) > 0:
 		return "", fmt.Errorf("plugin %q: a command plugin is pinned by the hash of its dir; set dir", spec.Name)
 	}

@@ -49,6 +49,10 @@ type Spec struct {
 	// Dir is the working directory; for a Command plugin it is also the directory whose
 	// hash pins the plugin (the Python case). Relative paths resolve against it.
 	Dir string
+	// HashSkip lists paths under Dir, relative to it with "/" separators, that are not
+	// the plugin's and so not in its h1 hash (HashDir): a run file kept in the plugin's
+	// dir, its lock file, the run's output folders. core/config fills it in.
+	HashSkip []string
 	// Env is added to a minimal inherited environment (PATH, HOME, LANG, TMPDIR, ...).
 	Env map[string]string
 	// Version, when set, must equal the version the plugin describes.
