@@ -8,7 +8,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/app"
 )
 
-func init() { register(newBuildCmd) }
 
 func newBuildCmd(st *State) *cobra.Command {
 	var vars []string

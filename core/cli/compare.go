@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
-func init() { register(newCompareCmd); register(newPruneCmd) }
 
 func newCompareCmd(st *State) *cobra.Command {
 	var asJSON bool
@@ -44,9 +42,7 @@ func newCompareCmd(st *State) *cobra.Command {
 				s.Dir = args[i] // as the user wrote it
 			}
 			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(c)
+				return writeJSON(st.Stdout, c)
 			}
 			printComparison(st, c)
 			return nil

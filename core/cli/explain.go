@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
 
-func init() { register(newExplainCmd) }
 
 const explainLong = `Explain a stored conversation of a run, or score a hand-written timeline without any
 audio, to see how the protocol's rules (docs/protocol.md sections 4 and 5) decide each
@@ -84,9 +82,7 @@ func newExplainCmd(st *State) *cobra.Command {
 			}
 			res := explain.Score(in)
 			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				return writeJSON(st.Stdout, res)
 			}
 			writeExplainText(termsafe.Writer{W: st.Stdout}, res) // scenario text and ids are data
 			return nil
@@ -109,9 +105,7 @@ func explainItem(st *State, arg string, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(st.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(it); err != nil {
+		if err := writeJSON(st.Stdout, it); err != nil {
 			return err
 		}
 	} else {

@@ -10,7 +10,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-func init() { register(newMergeCmd) }
 
 func newMergeCmd(st *State) *cobra.Command {
 	return &cobra.Command{

@@ -14,7 +14,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 )
 
-func init() { register(newPluginsCmd) }
 
 func newPluginsCmd(st *State) *cobra.Command {
 	var vars []string
@@ -41,9 +40,7 @@ func newPluginsCmd(st *State) *cobra.Command {
 			reports, diags := pluginstart.CheckAll(st.Ctx, f, pluginstart.Options{Logger: pluginLogger(st)}, pluginstart.CheckOptions{Configure: configure})
 			writeDiagnostics(st, f.Sources, diags, f.Path, args[0])
 			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(reports); err != nil {
+				if err := writeJSON(st.Stdout, reports); err != nil {
 					return err
 				}
 			} else {

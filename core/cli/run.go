@@ -15,7 +15,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-func init() { register(newRunCmd) }
 
 func newRunCmd(st *State) *cobra.Command {
 	var (

@@ -7,7 +7,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/config"
 )
 
-func init() { register(newScoreCmd) }
 
 func newScoreCmd(st *State) *cobra.Command {
 	var (

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/vad"
 )
 
-func init() { register(newVADCmd) }
 
 // VADResult is what `duplexmpe vad --json` prints.
 type VADResult struct {
@@ -79,9 +77,7 @@ silero_vad_v6.onnx).`,
 				res.Probs = pr
 			}
 			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				return writeJSON(st.Stdout, res)
 			}
 			printVAD(st, res)
 			return nil

@@ -15,7 +15,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/fault"
 )
 
-func init() { register(newValidateCmd) }
 
 func newValidateCmd(st *State) *cobra.Command {
 	var vars []string

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-func init() { register(newVersionCmd) }
 
 // Version is the harness version; release builds set it with -ldflags.
 var Version = "0.1.0-dev"
@@ -43,9 +41,7 @@ func newVersionCmd(st *State) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			bi := ReadBuildInfo()
 			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(bi)
+				return writeJSON(st.Stdout, bi)
 			}
 			commit := bi.Commit
 			if commit == "" {
