@@ -9,7 +9,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/review"
 )
 
-
 func newAgreementCmd(st *State) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{

@@ -8,7 +8,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/app"
 )
 
-
 func newBuildCmd(st *State) *cobra.Command {
 	var vars []string
 	var only string

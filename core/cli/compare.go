@@ -11,7 +11,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
-
 func newCompareCmd(st *State) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{

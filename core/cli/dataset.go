@@ -13,7 +13,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/review"
 )
 
-
 func newDatasetCmd(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dataset",

@@ -15,7 +15,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
 
-
 const explainLong = `Explain a stored conversation of a run, or score a hand-written timeline without any
 audio, to see how the protocol's rules (docs/protocol.md sections 4 and 5) decide each
 verdict.

@@ -9,7 +9,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 )
 
-
 func newLockCmd(st *State) *cobra.Command {
 	var (
 		vars    []string

@@ -10,7 +10,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-
 func newMergeCmd(st *State) *cobra.Command {
 	return &cobra.Command{
 		Use:   "merge OUT DIR...",

@@ -18,7 +18,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-
 func newPlanCmd(st *State) *cobra.Command {
 	var (
 		vars, measured, rtf []string

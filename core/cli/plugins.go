@@ -14,7 +14,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 )
 
-
 func newPluginsCmd(st *State) *cobra.Command {
 	var vars []string
 	var asJSON, configure bool

@@ -10,7 +10,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/reference"
 )
 
-
 func newReferenceCmd(st *State) *cobra.Command {
 	var (
 		vars                   []string

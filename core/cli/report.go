@@ -16,7 +16,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/rundir"
 )
 
-
 func newReportCmd(st *State) *cobra.Command {
 	var out, ref string
 	var budget byteSize

@@ -15,7 +15,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-
 func newRunCmd(st *State) *cobra.Command {
 	var (
 		vars      []string
@@ -54,7 +53,7 @@ func newRunCmd(st *State) *cobra.Command {
 				}
 				shard = s
 			}
-			f, err := loadRunFile(st, args[0], vars)
+			f, err := loadRunFileToStart(st, args[0], vars)
 			if err != nil {
 				return err
 			}

@@ -13,7 +13,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-
 func newSampleCmd(st *State) *cobra.Command {
 	var (
 		per     int

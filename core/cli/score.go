@@ -7,7 +7,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/config"
 )
 
-
 func newScoreCmd(st *State) *cobra.Command {
 	var (
 		judge   string

@@ -13,7 +13,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/vad"
 )
 
-
 // VADResult is what `duplexmpe vad --json` prints.
 type VADResult struct {
 	File     string             `json:"file"`

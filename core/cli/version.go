@@ -10,7 +10,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-
 // Version is the harness version; release builds set it with -ldflags.
 var Version = "0.1.0-dev"
 

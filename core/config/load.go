@@ -515,10 +515,10 @@ func (l *loader) plugin(b *hcl.Block) {
 		}
 	}
 	if p.Spec.Source != "" {
-		l.warnMissing(attrs["source"], p.Spec.Source, false, "plugin executable", "Build it first (make build) or fix the path.")
+		l.checkMissing(attrs["source"], p.Spec.Source, false, "plugin executable", fmt.Sprintf("Plugin %q: its executable", p.Name), "Build it first (make build) or fix the path.", l.opts.PluginsMustExist)
 	}
 	if p.Spec.Dir != "" {
-		l.warnMissing(attrs["dir"], p.Spec.Dir, true, "plugin directory", "Fix the path.")
+		l.checkMissing(attrs["dir"], p.Spec.Dir, true, "plugin directory", fmt.Sprintf("Plugin %q: its directory", p.Name), "Fix the path.", l.opts.PluginsMustExist)
 	}
 	p.Config, p.ConfigRange = hcl.EmptyBody(), b.DefRange
 	if cb := once["config"]; cb != nil {
@@ -555,6 +555,12 @@ func checkChecksum(sum string, hasSource, hasDir bool) error {
 // warnMissing warns when a path the run needs does not exist yet: it may be built later,
 // so it is not an error here, but it is the likeliest cause of a later failure.
 func (l *loader) warnMissing(a *hcl.Attribute, path string, wantDir bool, what, hint string) {
+	l.checkMissing(a, path, wantDir, what, "", hint, false)
+}
+
+// checkMissing is warnMissing with the subject of the detail named (whose path it is)
+// and, when must is set, a missing path an error.
+func (l *loader) checkMissing(a *hcl.Attribute, path string, wantDir bool, what, whose, hint string, must bool) {
 	if a == nil {
 		return
 	}
@@ -562,8 +568,15 @@ func (l *loader) warnMissing(a *hcl.Attribute, path string, wantDir bool, what, 
 	switch {
 	case err != nil:
 		rng := a.Expr.Range()
-		l.d.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Missing " + what,
-			Detail: fmt.Sprintf("%s does not exist. %s", path, hint), Subject: &rng})
+		sev := hcl.DiagWarning
+		if must {
+			sev = hcl.DiagError
+		}
+		detail := fmt.Sprintf("%s does not exist. %s", path, hint)
+		if whose != "" {
+			detail = fmt.Sprintf("%s %s does not exist. %s", whose, path, hint)
+		}
+		l.d.add(&hcl.Diagnostic{Severity: sev, Summary: "Missing " + what, Detail: detail, Subject: &rng})
 	case wantDir && !info.IsDir():
 		l.d.add(errorf(a.Expr.Range(), "Not a directory", "%s is a file; %s must be a directory.", path, a.Name))
 	case !wantDir && info.IsDir():
