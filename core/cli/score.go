@@ -39,7 +39,11 @@ func newScoreCmd(st *State) *cobra.Command {
 				Dir: resolvePath(st, args[0]), Given: args[0], RunFile: runFile, Vars: vars, Judge: judge, Out: outPath(st, out),
 				Load: func(path string, vars []string) (*config.File, error) {
 					var err error
-					f, err = loadRunFile(st, path, vars)
+					opts := config.Options{}
+					if judge != "" {
+						opts.CommandLineUses = []string{judge}
+					}
+					f, err = loadRunFileWith(st, path, vars, opts)
 					return f, err
 				},
 			}, ui)

@@ -37,6 +37,9 @@ type Options struct {
 	// the plugins (validate, run), where it would otherwise fail later, after the plan,
 	// without the plugin's name or the run file's line.
 	PluginsMustExist bool
+	// CommandLineUses names plugin blocks the command line itself uses (`score --judge
+	// NAME`): no "Unused plugin" warning for them, whether or not a block refers to them.
+	CommandLineUses []string
 }
 
 // File is a checked run file. Blocks keep the order of the file.

@@ -134,10 +134,10 @@ func (l *loader) run(body hcl.Body) {
 	l.uniqueOuts()
 	for _, p := range l.f.Plugins {
 		p.Uses, p.UseRanges = l.uses[p.Name], l.useRanges[p.Name]
-		if len(p.Uses) == 0 && !l.d.diags.HasErrors() {
+		if len(p.Uses) == 0 && !l.d.diags.HasErrors() && !contains(l.opts.CommandLineUses, p.Name) {
 			r := p.DeclRange
 			l.d.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Unused plugin",
-				Detail: fmt.Sprintf("Plugin %q is declared but no dataset, reference or evaluation uses it.", p.Name), Subject: &r})
+				Detail: fmt.Sprintf("Plugin %q is declared but no dataset, reference or evaluation uses it (a judge kept for `duplexmpe score RUN_DIR --judge %s` is used by that command only).", p.Name, p.Name), Subject: &r})
 		}
 		if a, ok := p.AttrRanges["role"]; ok && p.Role != "" && len(p.Uses) > 0 && !contains(p.Uses, "model") {
 			l.d.add(errorf(a, "Role of a plugin that is not a model",
