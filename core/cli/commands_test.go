@@ -90,3 +90,62 @@ func TestEveryGroupRefusesAnUnknownSubcommand(t *testing.T) {
 		}
 	}
 }
+
+// The main commands show Examples in --help (none did), and every example is a command
+// line the binary accepts: its command exists, its flags parse, and its arguments are
+// as many as the command takes.
+func TestHelpExamplesAreValidCommandLines(t *testing.T) {
+	main := [][]string{{"run"}, {"validate"}, {"plugins"}, {"plugins", "test"}, {"lock"}, {"score"},
+		{"report"}, {"explain"}, {"compare"}, {"build"}, {"merge"}, {"dataset", "validate"}}
+	root := newRoot(&State{Stdout: &strings.Builder{}, Stderr: &strings.Builder{}})
+	for _, path := range main {
+		c, _, err := root.Find(path)
+		if err != nil || c.Example == "" {
+			t.Errorf("duplexmpe %s has no Examples in --help", strings.Join(path, " "))
+			continue
+		}
+		code, help, _ := runInDir(t, t.TempDir(), nil, append(path, "--help")...)
+		if code != ExitOK || !strings.Contains(help, "Examples:\n  duplexmpe "+strings.Join(path, " ")) {
+			t.Errorf("duplexmpe %s --help shows no Examples section:\n%s", strings.Join(path, " "), help)
+		}
+	}
+	var walk func(c *cobra.Command)
+	checked := 0
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		for _, line := range strings.Split(c.Example, "\n") {
+			line, _, _ = strings.Cut(line, "#")
+			args := strings.Fields(line)
+			if len(args) == 0 {
+				continue
+			}
+			checked++
+			if args[0] != "duplexmpe" {
+				t.Errorf("%s: example %q does not start with duplexmpe", c.CommandPath(), line)
+				continue
+			}
+			// A fresh tree for each line: parsed flags stay set on a command.
+			fresh := newRoot(&State{Stdout: &strings.Builder{}, Stderr: &strings.Builder{}})
+			cmd, rest, err := fresh.Find(args[1:])
+			if err != nil || cmd == fresh {
+				t.Errorf("%s: example %q names no command: %v", c.CommandPath(), line, err)
+				continue
+			}
+			if err := cmd.ParseFlags(rest); err != nil {
+				t.Errorf("%s: example %q: %v", c.CommandPath(), line, err)
+				continue
+			}
+			if cmd.Args != nil {
+				if err := cmd.Args(cmd, cmd.Flags().Args()); err != nil {
+					t.Errorf("%s: example %q: %v", c.CommandPath(), line, err)
+				}
+			}
+		}
+	}
+	walk(root)
+	if checked < len(main) {
+		t.Errorf("checked only %d example lines", checked)
+	}
+}

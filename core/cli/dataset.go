@@ -35,6 +35,10 @@ func newDatasetValidateCmd(st *State) *cobra.Command {
 			"(docs/protocol.md section 2.3); anything else is a violation. Two allowed differences\n" +
 			"are reported as warnings, N4 events that differ and T in another position bucket;\n" +
 			"--strict makes them violations.",
+		Example: examples(
+			"duplexmpe dataset validate datasets/open-v1/dev",
+			"duplexmpe dataset validate build/datasets/shipped --strict --json",
+		),
 		Args: exactArgs(1, "a dataset directory or a scenarios .jsonl file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, vs, err := dataset.ValidatePath(resolvePath(st, args[0]))
@@ -88,7 +92,10 @@ func newDatasetStatsCmd(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stats PATH",
 		Short: "Print counts by condition, speakers, labels, T position, N2 addressee, N4 events, cues, gaps, attributes, durations",
-		Args:  exactArgs(1, "a dataset directory, a scenarios .jsonl file or a release directory"),
+		Example: examples(
+			"duplexmpe dataset stats datasets/open-v1",
+		),
+		Args: exactArgs(1, "a dataset directory, a scenarios .jsonl file or a release directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := dataset.LoadAny(resolvePath(st, args[0]))
 			if err != nil {

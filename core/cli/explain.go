@@ -56,6 +56,10 @@ func newExplainCmd(st *State) *cobra.Command {
 		Use:   "explain RUN_DIR/items/ID | --timeline FILE.json",
 		Short: "Show why a stored conversation, or a hand-written timeline, got each verdict",
 		Long:  explainLong,
+		Example: examples(
+			"duplexmpe explain runs/bench/items/ID",
+			"duplexmpe explain --timeline examples/timelines/FILE.json --json",
+		),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return UsageErrorf("explain takes one item directory (RUN_DIR/items/ID), got %d arguments", len(args))

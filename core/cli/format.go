@@ -55,3 +55,10 @@ func displayPath(st *State, p string) string {
 	}
 	return p
 }
+
+// examples formats command lines for a command's Example field, one per line, indented
+// as cobra prints its other sections. Each must be a valid command line of that command
+// (TestHelpExamplesAreValidCommandLines parses them).
+func examples(lines ...string) string {
+	return "  " + strings.Join(lines, "\n  ")
+}

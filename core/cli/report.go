@@ -34,6 +34,10 @@ DIR/reference.json instead (written by ` + "`duplexmpe reference`" + `).
 The stereo recordings go within a budget (--recordings-budget, 2GiB by default, the
 figure duplexmpe plan counts): conversations with a failed decision first, then the
 rest in item order; the pages of the others play the model's stored audible output.`,
+		Example: examples(
+			"duplexmpe report runs/bench",
+			"duplexmpe report runs/bench --reference runs/reference --out /tmp/report",
+		),
 		Args: exactArgs(1, "one run directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := resolvePath(st, args[0])

@@ -43,6 +43,11 @@ func newRunCmd(st *State) *cobra.Command {
 			"deterministic slice is played (and nothing is scored); combine shard directories\n" +
 			"with `duplexmpe merge`, then `duplexmpe score`. What the run will\n" +
 			"cost is printed first (see `duplexmpe plan`).",
+		Example: examples(
+			"duplexmpe run bench.hcl",
+			"duplexmpe run examples/runs/open-v1.hcl --var gaps=natural",
+			"duplexmpe run my-run.hcl --evaluation e --shard 2/8 --no-score",
+		),
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			shard := store.All

@@ -30,6 +30,10 @@ func newScoreCmd(st *State) *cobra.Command {
 			"transcribes nothing. An ASR or judge call that fails after its retries leaves its\n" +
 			"conversation unscored (nothing is saved); the next score retries it. Exit 1 when\n" +
 			"conversations are unscored or missing from the run's plan, after the report.",
+		Example: examples(
+			"duplexmpe score runs/bench",
+			"duplexmpe score runs/bench --judge second --out views/second",
+		),
 		Args: exactArgs(1, "one run directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var f *config.File

@@ -42,6 +42,10 @@ episodes shorter than min-speech are dropped.
 The ONNX Runtime library and the models come from .cache/vad/ (make deps), or from
 $` + vad.EnvLibrary + ` and $` + vad.EnvModel + ` (a model file or a folder with silero_vad_v5.onnx and
 silero_vad_v6.onnx).`,
+		Example: examples(
+			"duplexmpe vad runs/bench/items/ID/audible.flac",
+			"duplexmpe vad --probs answer.wav",
+		),
 		Args: exactArgs(1, "one WAV or FLAC file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s.MinSpeech, s.MergePause, s.SpeechPad = minSpeech.Seconds(), mergePause.Seconds(), padding.Seconds()

@@ -26,8 +26,10 @@ func newValidateCmd(st *State) *cobra.Command {
 			"problems (file, line, snippet, the plugin's name) when it is not, 2 for a wrong command " +
 			"line. A missing scenario directory is a warning (build may make it). Plugin config blocks " +
 			"are checked against the plugins' schemas by 'duplexmpe plugins FILE.hcl', which starts them.",
-		Example: "  duplexmpe validate bench.hcl\n" +
-			"  duplexmpe validate examples/runs/open-v1.hcl --var gaps=natural",
+		Example: examples(
+			"duplexmpe validate bench.hcl",
+			"duplexmpe validate examples/runs/open-v1.hcl --var gaps=natural",
+		),
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := loadRunFileToStart(st, args[0], vars)

@@ -36,7 +36,10 @@ func newVersionCmd(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the harness version, its git commit and the plugin protocol version",
-		Args:  exactArgs(0, "no arguments"),
+		Example: examples(
+			"duplexmpe version --json",
+		),
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			bi := ReadBuildInfo()
 			if asJSON {
