@@ -116,6 +116,24 @@ type RunInfo struct {
 	RunFile    string   `json:"run_file"`
 	Evaluation string   `json:"evaluation"`
 	Vars       []string `json:"vars,omitempty"`
+	// Partial is set by `run --limit N` when the run played fewer pairs than its dataset
+	// holds; a run without --limit writes run.json without it. Scoring marks the summary
+	// and the report with it, so a partial run is never mistaken for a full one.
+	Partial *Partial `json:"partial,omitempty"`
+}
+
+// Partial says which part of its dataset a `run --limit N` played: the first Pairs of
+// its OfPairs pairs (both conditions of each), in the dataset's order.
+type Partial struct {
+	Dataset string `json:"dataset"`
+	Pairs   int    `json:"pairs"`
+	OfPairs int    `json:"of_pairs"`
+}
+
+// String is the line the report and the command line show for a partial run.
+func (p *Partial) String() string {
+	return fmt.Sprintf("the first %d of the %d pairs of dataset %s (run --limit %d): not the dataset's result; run without --limit to play the rest into the same directory",
+		p.Pairs, p.OfPairs, p.Dataset, p.Pairs)
 }
 
 // RunInfoFile is the name of RunInfo in a run directory.

@@ -24,6 +24,7 @@ func newRunCmd(st *State) *cobra.Command {
 		deadline  time.Duration
 		fresh     bool
 		into      bool
+		limit     int
 	)
 	cmd := &cobra.Command{
 		Use:   "run FILE.hcl",
@@ -42,14 +43,22 @@ func newRunCmd(st *State) *cobra.Command {
 			"configured before the first conversation plays. With --shard i/N only a\n" +
 			"deterministic slice is played (and nothing is scored); combine shard directories\n" +
 			"with `duplexmpe merge`, then `duplexmpe score`. What the run will\n" +
-			"cost is printed first (see `duplexmpe plan`).",
+			"cost is printed first (see `duplexmpe plan`).\n\n" +
+			"--limit N is a smoke run: only the first N pairs of the dataset are played (both\n" +
+			"conditions of each), scored and reported, and the run directory, the summary and\n" +
+			"the report say the run is partial. A later run without --limit plays the rest into\n" +
+			"the same directory and reuses what the smoke run played.",
 		Example: examples(
 			"duplexmpe run bench.hcl",
 			"duplexmpe run examples/runs/open-v1.hcl --var gaps=natural",
+			"duplexmpe run my-run.hcl --limit 2              # a smoke run: the first 2 pairs",
 			"duplexmpe run my-run.hcl --evaluation e --shard 2/8 --no-score",
 		),
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit < 0 || cmd.Flags().Changed("limit") && limit == 0 {
+				return UsageErrorf("--limit %d: give a number of pairs, 1 or more", limit)
+			}
 			shard := store.All
 			if shardFlag != "" {
 				s, err := store.ParseShard(shardFlag)
@@ -74,7 +83,7 @@ func newRunCmd(st *State) *cobra.Command {
 			ui.Planned = func(r *app.PlayResult) { printPlanned(st, r) }
 			ui.Played = func(r *app.PlayResult) { printPlayed(st, r) }
 			ui.Scored = func(r *app.ScoreResult) { printScored(st, r) }
-			opts := app.EvaluateOptions{Vars: vars, Shard: shard, FrameDeadline: deadline, Score: !noScore, Harness: ReadBuildInfo(), FreshIdentities: fresh, IntoExisting: into}
+			opts := app.EvaluateOptions{Vars: vars, Shard: shard, FrameDeadline: deadline, Score: !noScore, Harness: ReadBuildInfo(), FreshIdentities: fresh, IntoExisting: into, Limit: limit}
 			found := false
 			var failed []error
 			for _, ev := range f.Evaluations {
@@ -85,6 +94,9 @@ func newRunCmd(st *State) *cobra.Command {
 				// What the run will cost, before anything starts (`duplexmpe plan`).
 				if p, err := app.Plan(f, ev, app.PlanOptions{Shard: shard}); err == nil {
 					printPlan(st.Stdout, p)
+					if limit > 0 {
+						fmt.Fprintf(st.Stdout, "--limit %d: the plan above is of the whole dataset; this run plays only its first %d pairs\n", limit, limit)
+					}
 				} else {
 					fmt.Fprintf(st.Stderr, "warning: no plan for evaluation %q: %v\n", ev.Name, err)
 				}
@@ -106,6 +118,7 @@ func newRunCmd(st *State) *cobra.Command {
 	cmd.Flags().StringVar(&only, "evaluation", "", "run only this evaluation block")
 	cmd.Flags().StringVar(&shardFlag, "shard", "", "play only slice `i/N` (e.g. 2/8); scoring waits for duplexmpe merge")
 	cmd.Flags().BoolVar(&noScore, "no-score", false, "play the conversations but do not score or report")
+	cmd.Flags().IntVar(&limit, "limit", 0, "a smoke run: play only the first `N` pairs of the dataset (both conditions of each); the results are marked partial")
 	cmd.Flags().DurationVar(&deadline, "frame-deadline", 0, "frame_timeout for every model plugin block that does not set one (default 2m): a model slower than this for one frame is killed, restarted, and that conversation fails")
 	cmd.Flags().BoolVar(&into, "into-existing", false, "let the run write into an out folder that holds other files and is not a run directory (refused otherwise, exit 3); it removes nothing it did not write")
 	cmd.Flags().BoolVar(&fresh, "fresh-identities", false, "start every plugin once and ask what it is, instead of using what it described before (RUN_DIR/plugins)")
@@ -116,6 +129,9 @@ func newRunCmd(st *State) *cobra.Command {
 // and which plugins it started.
 func printPlanned(st *State, r *app.PlayResult) {
 	p := r.Plan
+	if r.Partial != nil {
+		fmt.Fprintf(st.Stdout, "PARTIAL RUN: %s\n", r.Partial)
+	}
 	if r.Repeats > 1 {
 		fmt.Fprintf(st.Stdout, "repeats: %d: every conversation is played %d times, each repeat with its own seed; the counts are of plays\n", r.Repeats, r.Repeats)
 	}
@@ -216,6 +232,9 @@ func printScored(st *State, r *app.ScoreResult) {
 		fmt.Fprintf(st.Stdout, "%d items of earlier plans in the run directory are not counted\n", r.Stale)
 	}
 	fmt.Fprintln(st.Stdout)
+	if r.Meta.Partial != "" {
+		fmt.Fprintf(st.Stdout, "PARTIAL RUN: %s\n", r.Meta.Partial)
+	}
 	report.MainTable(st.Stdout, r.Summary)
 	printNoSpeech(st, r)
 	fmt.Fprintf(st.Stdout, "\nreport: %s\n", filepath.Join(r.Dir, report.HTMLFile))
