@@ -1,4 +1,4 @@
-// Package store is the run directory of architecture.md "The run store":
+// Package store is the run directory, laid out so:
 //
 //	runs/<name>/manifest.json         what the run is: config, plugins, dataset, harness, seeds, protocol, VAD
 //	runs/<name>/items/<id>/item.json  which (model, conversation) this is, and its id key
