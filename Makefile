@@ -34,7 +34,7 @@ all: build
 help:
 	@echo "make run    run the embedded default benchmark (bench.hcl) and print the tables"
 	@echo "make test   install what is needed, build, vet, and run every test"
-	@echo "make build  build bin/duplexmpe and every Go plugin into bin/plugins/"
+	@echo "make build  build bin/duplexmpe, bin/serve-standin and every Go plugin into bin/plugins/"
 	@echo "make bench  run the benchmarks (make run's phases, VAD, plugin round trip, harness real-time factor)"
 	@echo "make proto  regenerate the Go and Python code of sdk/proto"
 
@@ -45,6 +45,7 @@ deps-apt:
 
 build:
 	$(GO) build -o $(BIN)/duplexmpe ./core/cmd/duplexmpe
+	$(GO) build -o $(BIN)/serve-standin ./plugins/standin/cmd/serve-standin
 	@mkdir -p $(BIN)/plugins
 	@for d in $(GO_PLUGIN_DIRS); do \
 		echo "$(GO) build $(PLUGIN_BUILD_FLAGS) -o $(BIN)/plugins/$$(basename $$d) ./$$d"; \

@@ -11,6 +11,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/duplexmpe/duplexmpe/sdk/contract"
 )
 
 // ProtocolVersion is the plugin protocol major version: the go-plugin protocol version
@@ -62,20 +64,7 @@ func Concurrency(caps []string) int {
 
 // Info is what a plugin says about itself (the Describe call). The JSON form is what
 // `duplexmpe plugins --json` prints.
-type Info struct {
-	Name        string `json:"name"`
-	Version     string `json:"version"`
-	Description string `json:"description,omitempty"`
-	// Kinds is filled in by Serve from the interfaces the plugin implements; the host
-	// sees what the plugin actually serves.
-	Kinds           []string      `json:"kinds"`
-	ProtocolVersion int           `json:"protocol_version"`
-	Capabilities    []string      `json:"capabilities,omitempty"`
-	Config          []ConfigField `json:"config"`
-	// Identity of what the plugin wraps: model id, revision, weights digest, library
-	// versions, prompt hash. Reported after Configure.
-	Identity map[string]string `json:"identity,omitempty"`
-}
+type Info = contract.Info
 
 // Config field types.
 const (
@@ -92,20 +81,7 @@ const (
 )
 
 // ConfigField describes one attribute of the plugin's config block.
-type ConfigField struct {
-	Name        string   `json:"name"`
-	Type        string   `json:"type"`
-	Required    bool     `json:"required,omitempty"`
-	Default     any      `json:"default,omitempty"` // a JSON-compatible value, or nil
-	Description string   `json:"description,omitempty"`
-	Allowed     []string `json:"allowed,omitempty"` // for TypeString: the accepted values, when non-empty
-	// Transport marks a setting of how to reach or pace a service (a server URL or port,
-	// retries, timeouts, concurrency) rather than of what it computes. The host leaves
-	// transport fields out of every item key, scoring key and run manifest, so the
-	// shards of one run may set them per node and a run resumes after they change.
-	// Mark nothing that can change a result.
-	Transport bool `json:"transport,omitempty"`
-}
+type ConfigField = contract.ConfigField
 
 // WithoutTransport is config less the fields schema marks as transport: what a plugin's
 // configuration means for its results.
@@ -142,10 +118,7 @@ type Plugin interface {
 }
 
 // Audio is a mono clip of float32 samples in [-1, 1].
-type Audio struct {
-	Samples []float32
-	Rate    int
-}
+type Audio = contract.Audio
 
 // Model is a full-duplex speech model driven in lockstep (kind "model").
 type Model interface {
@@ -154,18 +127,10 @@ type Model interface {
 }
 
 // ConversationStart opens a conversation.
-type ConversationStart struct {
-	ID          string
-	Seed        int64
-	Instruction string // optional text instruction; empty unless configured
-}
+type ConversationStart = contract.ConversationStart
 
 // Format is what a model declares for a conversation.
-type Format struct {
-	InputRate  int
-	OutputRate int
-	FrameSize  int // input samples per frame
-}
+type Format = contract.Format
 
 // Conversation is one conversation in progress. Step is called once per input frame, in
 // order, never concurrently; it is the only clock the model has.
@@ -178,18 +143,10 @@ type Conversation interface {
 }
 
 // Output is a model's reply to one input frame.
-type Output struct {
-	Samples []float32 // at Format().OutputRate; may be empty
-	Text    string
-	Flush   bool // discard queued, unplayed audio before appending Samples
-}
+type Output = contract.Output
 
 // Voice is a TTS voice.
-type Voice struct {
-	ID          string
-	Description string
-	Rate        int
-}
+type Voice = contract.Voice
 
 // TTS synthesises speech (kind "tts").
 type TTS interface {
@@ -204,29 +161,13 @@ type ASR interface {
 }
 
 // DialogueTurn is one attributed line of a conversation, given to judges as context.
-type DialogueTurn struct {
-	Speaker string
-	Text    string
-}
+type DialogueTurn = contract.DialogueTurn
 
 // AnswerQuery asks whether a response answers a request.
-type AnswerQuery struct {
-	Context    []DialogueTurn
-	Request    string
-	GoldAnswer string
-	Response   string
-	// GoldAccepted are other ways of saying the gold answer that count as correct (the
-	// scenario's gold_accepted, "quarter past seven" for "7:15"); usually empty. Left out
-	// of the JSON when empty, so the judge call cache keys of queries without variants
-	// stay what they were.
-	GoldAccepted []string `json:",omitempty"`
-}
+type AnswerQuery = contract.AnswerQuery
 
 // SpeechQuery asks whether speech in a silence window is an acknowledgement.
-type SpeechQuery struct {
-	Context    []DialogueTurn
-	Transcript string
-}
+type SpeechQuery = contract.SpeechQuery
 
 // Verdict labels.
 const (
@@ -237,12 +178,7 @@ const (
 )
 
 // Verdict is a judge's structured answer.
-type Verdict struct {
-	Label     string
-	Parsed    bool // false: the judge's output could not be parsed; counts as a failure
-	Raw       string
-	Rationale string
-}
+type Verdict = contract.Verdict
 
 // Judge gives verdicts on transcribed model speech (kind "judge").
 type Judge interface {
@@ -251,28 +187,13 @@ type Judge interface {
 }
 
 // ChatMessage is one message of a chat completion request.
-type ChatMessage struct {
-	Role    string // "system", "user", "assistant"
-	Content string
-}
+type ChatMessage = contract.ChatMessage
 
 // CompletionRequest asks an LLM for one reply.
-type CompletionRequest struct {
-	Messages    []ChatMessage
-	Temperature *float64 // nil: the plugin's default
-	MaxTokens   int
-	JSON        bool // ask for a JSON object as the whole reply
-	Seed        *int64
-}
+type CompletionRequest = contract.CompletionRequest
 
 // Completion is an LLM reply.
-type Completion struct {
-	Content          string
-	Model            string
-	PromptTokens     int
-	CompletionTokens int
-	FinishReason     string
-}
+type Completion = contract.Completion
 
 // LLM is a chat-completion service (kind "llm").
 type LLM interface {

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/duplexmpe/duplexmpe/internal/protocol"
+	"github.com/duplexmpe/duplexmpe/internal/protoconv"
 	"github.com/duplexmpe/duplexmpe/sdk/wire"
 )
 
@@ -85,32 +86,9 @@ func (s *pluginServer) Describe(ctx context.Context, _ *protocol.DescribeRequest
 	if err != nil {
 		return nil, toStatus(codes.Internal, err)
 	}
-	resp := &protocol.DescribeResponse{
-		Name:            info.Name,
-		Version:         info.Version,
-		Description:     info.Description,
-		Kinds:           kindsOf(s.impl),
-		ProtocolVersion: ProtocolVersion,
-		Capabilities:    info.Capabilities,
-		Identity:        info.Identity,
-	}
-	for _, f := range info.Config {
-		pf := &protocol.ConfigField{
-			Name:        f.Name,
-			Type:        f.Type,
-			Required:    f.Required,
-			Description: f.Description,
-			Allowed:     f.Allowed,
-			Transport:   f.Transport,
-		}
-		if f.Default != nil {
-			b, err := json.Marshal(f.Default)
-			if err != nil {
-				return nil, status.Errorf(codes.Internal, "config field %q: default %v cannot be encoded as JSON: %v", f.Name, f.Default, err)
-			}
-			pf.DefaultJson = string(b)
-		}
-		resp.ConfigSchema = append(resp.ConfigSchema, pf)
+	resp, err := protoconv.InfoToProto(info, kindsOf(s.impl), ProtocolVersion)
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
 	}
 	return resp, nil
 }
@@ -150,11 +128,7 @@ func (s *modelServer) Converse(stream protocol.Model_ConverseServer) (err error)
 		return status.Errorf(codes.FailedPrecondition,
 			"the first message of a conversation must be start, got %s", describeInput(first))
 	}
-	conv, err := s.impl.Start(ctx, ConversationStart{
-		ID:          start.GetConversationId(),
-		Seed:        start.GetSeed(),
-		Instruction: start.GetInstruction(),
-	})
+	conv, err := s.impl.Start(ctx, protoconv.StartFromProto(start))
 	if err != nil {
 		return toStatus(codes.Internal, fmt.Errorf("start conversation %q: %w", start.GetConversationId(), err))
 	}
@@ -172,9 +146,7 @@ func (s *modelServer) Converse(stream protocol.Model_ConverseServer) (err error)
 			"the plugin declared an invalid format (input rate %d, output rate %d, frame size %d); all must be positive",
 			f.InputRate, f.OutputRate, f.FrameSize)
 	}
-	if err := stream.Send(&protocol.ModelOutput{Msg: &protocol.ModelOutput_Ready{Ready: &protocol.ModelReady{
-		InputRate: uint32(f.InputRate), OutputRate: uint32(f.OutputRate), FrameSize: uint32(f.FrameSize),
-	}}}); err != nil {
+	if err := stream.Send(protoconv.FormatToProto(f)); err != nil {
 		return err
 	}
 
@@ -213,10 +185,9 @@ func (s *modelServer) Converse(stream protocol.Model_ConverseServer) (err error)
 			if err != nil {
 				return toStatus(codes.Internal, fmt.Errorf("step frame %d: %w", idx, err))
 			}
-			out = wire.AppendPCM(out[:0], o.Samples)
-			if err := stream.Send(&protocol.ModelOutput{Msg: &protocol.ModelOutput_Frame{Frame: &protocol.OutputFrame{
-				Index: idx, Pcm: out, Text: o.Text, Flush: o.Flush,
-			}}}); err != nil {
+			reply := protoconv.OutputToProto(idx, o, out)
+			out = reply.GetFrame().GetPcm()
+			if err := stream.Send(reply); err != nil {
 				return err
 			}
 			next++
@@ -248,11 +219,7 @@ func (s *ttsServer) ListVoices(ctx context.Context, _ *protocol.ListVoicesReques
 	if err != nil {
 		return nil, toStatus(codes.Internal, err)
 	}
-	resp := &protocol.ListVoicesResponse{}
-	for _, v := range voices {
-		resp.Voices = append(resp.Voices, &protocol.Voice{Id: v.ID, Description: v.Description, SampleRate: uint32(max(v.Rate, 0))})
-	}
-	return resp, nil
+	return protoconv.VoicesToProto(voices), nil
 }
 
 func (s *ttsServer) Synthesize(ctx context.Context, req *protocol.SynthesizeRequest) (*protocol.SynthesizeResponse, error) {
@@ -260,9 +227,7 @@ func (s *ttsServer) Synthesize(ctx context.Context, req *protocol.SynthesizeRequ
 	if err != nil {
 		return nil, toStatus(codes.Internal, err)
 	}
-	return &protocol.SynthesizeResponse{Audio: &protocol.Audio{
-		Pcm: wire.AppendPCM(nil, a.Samples), SampleRate: uint32(max(a.Rate, 0)),
-	}}, nil
+	return &protocol.SynthesizeResponse{Audio: protoconv.AudioToProto(a)}, nil
 }
 
 type asrServer struct {
@@ -271,15 +236,14 @@ type asrServer struct {
 }
 
 func (s *asrServer) Transcribe(ctx context.Context, req *protocol.TranscribeRequest) (*protocol.TranscribeResponse, error) {
-	samples, err := wire.DecodePCM(nil, req.GetAudio().GetPcm())
+	clip, err := protoconv.AudioFromProto(req.GetAudio())
 	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "audio: %v", err)
 	}
-	rate := int(req.GetAudio().GetSampleRate())
-	if rate <= 0 {
+	if clip.Rate <= 0 {
 		return nil, status.Error(codes.InvalidArgument, "audio: sample_rate must be positive")
 	}
-	text, err := s.impl.Transcribe(ctx, Audio{Samples: samples, Rate: rate}, req.GetLanguage())
+	text, err := s.impl.Transcribe(ctx, clip, req.GetLanguage())
 	if err != nil {
 		return nil, toStatus(codes.Internal, err)
 	}
@@ -292,40 +256,19 @@ type judgeServer struct {
 }
 
 func (s *judgeServer) JudgeAnswer(ctx context.Context, req *protocol.JudgeAnswerRequest) (*protocol.Verdict, error) {
-	v, err := s.impl.JudgeAnswer(ctx, AnswerQuery{
-		Context:      turnsFromProto(req.GetContext()),
-		Request:      req.GetRequest(),
-		GoldAnswer:   req.GetGoldAnswer(),
-		Response:     req.GetResponse(),
-		GoldAccepted: req.GetGoldAccepted(),
-	})
+	v, err := s.impl.JudgeAnswer(ctx, protoconv.AnswerQueryFromProto(req))
 	if err != nil {
 		return nil, toStatus(codes.Internal, err)
 	}
-	return verdictToProto(v), nil
+	return protoconv.VerdictToProto(v), nil
 }
 
 func (s *judgeServer) ClassifySpeech(ctx context.Context, req *protocol.ClassifySpeechRequest) (*protocol.Verdict, error) {
-	v, err := s.impl.ClassifySpeech(ctx, SpeechQuery{
-		Context:    turnsFromProto(req.GetContext()),
-		Transcript: req.GetTranscript(),
-	})
+	v, err := s.impl.ClassifySpeech(ctx, protoconv.SpeechQueryFromProto(req))
 	if err != nil {
 		return nil, toStatus(codes.Internal, err)
 	}
-	return verdictToProto(v), nil
-}
-
-func turnsFromProto(turns []*protocol.DialogueTurn) []DialogueTurn {
-	out := make([]DialogueTurn, len(turns))
-	for i, t := range turns {
-		out[i] = DialogueTurn{Speaker: t.GetSpeaker(), Text: t.GetText()}
-	}
-	return out
-}
-
-func verdictToProto(v Verdict) *protocol.Verdict {
-	return &protocol.Verdict{Label: v.Label, Parsed: v.Parsed, Raw: v.Raw, Rationale: v.Rationale}
+	return protoconv.VerdictToProto(v), nil
 }
 
 type llmServer struct {
@@ -334,24 +277,9 @@ type llmServer struct {
 }
 
 func (s *llmServer) Complete(ctx context.Context, req *protocol.CompleteRequest) (*protocol.CompleteResponse, error) {
-	r := CompletionRequest{
-		Temperature: req.Temperature,
-		MaxTokens:   int(req.GetMaxTokens()),
-		JSON:        req.GetJson(),
-		Seed:        req.Seed,
-	}
-	for _, m := range req.GetMessages() {
-		r.Messages = append(r.Messages, ChatMessage{Role: m.GetRole(), Content: m.GetContent()})
-	}
-	c, err := s.impl.Complete(ctx, r)
+	c, err := s.impl.Complete(ctx, protoconv.CompletionRequestFromProto(req))
 	if err != nil {
 		return nil, toStatus(codes.Internal, err)
 	}
-	return &protocol.CompleteResponse{
-		Content:          c.Content,
-		Model:            c.Model,
-		PromptTokens:     uint32(max(c.PromptTokens, 0)),
-		CompletionTokens: uint32(max(c.CompletionTokens, 0)),
-		FinishReason:     c.FinishReason,
-	}, nil
+	return protoconv.CompletionToProto(c), nil
 }

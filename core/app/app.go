@@ -2,13 +2,30 @@
 // command that does work, taking a checked run file and returning what it did, for the
 // CLI to print. The CLI parses flags, calls one of these, and prints; the stages of the
 // data flow (dataset, evaluate, score, report) know nothing of run files, and this
-// package is where the two meet:
+// package is where the two meet.
+//
+// The rule for which commands go through app: a command that joins stages of the data
+// flow for a run file or a run directory (a dataset built before it is played, plugins
+// started to play or to score, a plan read against the run store, scorings set side by
+// side) calls one function here. A command that works on one input with one package
+// calls that package directly, and app has no function for it. So, through app:
 //
 //	BuildDataset   build one dataset block: scripts, TTS, clips      (duplexmpe build)
 //	Evaluate       build, play every conversation, score, report   (duplexmpe run)
 //	Score          score a run directory again, then report          (duplexmpe score)
+//	Plan           what a run will cost, read against its store      (duplexmpe plan)
 //	RunReference   the text reference track                          (duplexmpe reference)
 //	TestPlugins    the conformance suite against a run file's plugins (duplexmpe plugins test)
+//	Compare        scorings side by side, paired tests               (duplexmpe compare)
+//	Prune          remove the items of earlier plans                 (duplexmpe prune)
+//
+// with ReadRunInfo and ReferenceJobs, which read what those commands need (run.json,
+// a run file's reference blocks). Directly, with no function here: validate (core/config),
+// plugins and lock (core/pluginstart), report and explain (core/report,
+// core/score/explain), merge (core/store), sample and agreement (core/review), dataset
+// (core/dataset, core/construct, core/review), vad (core/vad) and version. A new
+// command that joins stages gets its function here; TestPackageDocNamesWhatTheCLICalls
+// keeps this list true.
 //
 // Every plugin is started the checked way (core/pluginstart); the loops themselves are
 // core/evaluate's Run (play) and Score. Progress, plugin warnings and each stage's
@@ -100,6 +117,24 @@ type RunInfo struct {
 	RunFile    string   `json:"run_file"`
 	Evaluation string   `json:"evaluation"`
 	Vars       []string `json:"vars,omitempty"`
+	// Partial is set by `run --limit N` when the run played fewer pairs than its dataset
+	// holds; a run without --limit writes run.json without it. Scoring marks the summary
+	// and the report with it, so a partial run is never mistaken for a full one.
+	Partial *Partial `json:"partial,omitempty"`
+}
+
+// Partial says which part of its dataset a `run --limit N` played: the first Pairs of
+// its OfPairs pairs (both conditions of each), in the dataset's order.
+type Partial struct {
+	Dataset string `json:"dataset"`
+	Pairs   int    `json:"pairs"`
+	OfPairs int    `json:"of_pairs"`
+}
+
+// String is the line the report and the command line show for a partial run.
+func (p *Partial) String() string {
+	return fmt.Sprintf("the first %d of the %d pairs of dataset %s (run --limit %d): not the dataset's result; run without --limit to play the rest into the same directory",
+		p.Pairs, p.OfPairs, p.Dataset, p.Pairs)
 }
 
 // RunInfoFile is the name of RunInfo in a run directory.

@@ -53,6 +53,11 @@ type EvaluateOptions struct {
 	// Adopt lets a run into a run directory another run file made (checkOwner refuses
 	// it otherwise): for the same run file, moved or renamed.
 	Adopt bool
+	// Limit, when above 0, plays only the first Limit pairs of the dataset (both
+	// conditions of each, in the dataset's order): a smoke run. The dataset is built
+	// whole; the run is marked partial (RunInfo.Partial) until a run without a limit
+	// plays the rest into the same directory, reusing what the partial run played.
+	Limit int
 }
 
 // PlayResult is what the evaluation loop did.
@@ -76,6 +81,8 @@ type PlayResult struct {
 	// Started names the plugin blocks the run started, in order; none when nothing was
 	// to be played or scored.
 	Started []string
+	// Partial is set when run --limit left pairs of the dataset out.
+	Partial *Partial
 	// Elapsed is the wall time the loop took, for people; nothing depends on it.
 	Elapsed time.Duration
 }
@@ -106,6 +113,9 @@ type Planned struct {
 	Plan  *evaluate.RunPlan
 	// Store is the run directory, nil when it does not exist yet.
 	Store *store.Store
+	// Partial is set when a limit left pairs of the dataset out (Build.Dataset then
+	// holds only the pairs played).
+	Partial *Partial
 
 	opts evaluate.Options
 }
@@ -125,6 +135,9 @@ func PlanEvaluation(ctx context.Context, s *pluginstart.Starter, ev *config.Eval
 		return nil, err
 	}
 	pl := &Planned{Evaluation: ev, Build: built}
+	if opts.Limit > 0 {
+		pl.Build, pl.Partial = limitPairs(built, opts.Limit)
+	}
 	if opts.FreshIdentities {
 		if err := pluginstart.ForgetIdentities(filepath.Join(ev.Out, IdentitiesDir)); err != nil {
 			return nil, err
@@ -340,7 +353,7 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	if err != nil {
 		return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
 	}
-	if err := writeJSONFile(filepath.Join(st.Dir(), RunInfoFile), RunInfo{RunFile: s.File.Path, Evaluation: ev.Name, Vars: opts.Vars}); err != nil {
+	if err := writeJSONFile(filepath.Join(st.Dir(), RunInfoFile), RunInfo{RunFile: s.File.Path, Evaluation: ev.Name, Vars: opts.Vars, Partial: pl.Partial}); err != nil {
 		return res, err
 	}
 	for _, k := range []*pluginstart.Known{asr, judge} {
@@ -348,7 +361,7 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 			started = append(started, k.Block.Name)
 		}
 	}
-	play := &PlayResult{Evaluation: ev.Name, Out: ev.Out, Plan: pl.Plan, Started: started, Repeats: max(ev.Repeats, 1)}
+	play := &PlayResult{Evaluation: ev.Name, Out: ev.Out, Plan: pl.Plan, Started: started, Repeats: max(ev.Repeats, 1), Partial: pl.Partial}
 	if play.Estimate, err = pl.Estimate(PlanOptions{Shard: shard}); err != nil {
 		ui.notef("warning: no cost estimate for evaluation %q: %v\n", ev.Name, err)
 	}
@@ -408,6 +421,37 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	}
 	res.Score, err = scoreStore(ctx, job, ui)
 	return res, err
+}
+
+// limitPairs keeps the first n pairs of the built dataset (both conditions of each, in
+// the order the pairs first appear), and says what it left out; all of it, and no
+// Partial, when the dataset has no more than n pairs.
+func limitPairs(b *BuildResult, n int) (*BuildResult, *Partial) {
+	ds := b.Dataset
+	var order []string
+	keep := map[string]bool{}
+	for _, sc := range ds.Scenarios {
+		if _, seen := keep[sc.PairID]; !seen {
+			keep[sc.PairID] = len(order) < n
+			order = append(order, sc.PairID)
+		}
+	}
+	if len(order) <= n {
+		return b, nil
+	}
+	limited := *ds
+	limited.Scenarios, limited.Lines = nil, nil
+	for i, sc := range ds.Scenarios {
+		if keep[sc.PairID] {
+			limited.Scenarios = append(limited.Scenarios, sc)
+			if i < len(ds.Lines) {
+				limited.Lines = append(limited.Lines, ds.Lines[i])
+			}
+		}
+	}
+	out := *b
+	out.Dataset = &limited
+	return &out, &Partial{Dataset: b.Block.Name, Pairs: n, OfPairs: len(order)}
 }
 
 // toPlay counts the items shard plays.

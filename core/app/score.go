@@ -374,6 +374,9 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 		res.Meta.Missing = append(res.Meta.Missing, e.Name())
 	}
 	res.Meta.StaleItems = res.Stale
+	if info, err := ReadRunInfo(j.st.Dir()); err == nil && info.Partial != nil {
+		res.Meta.Partial = info.Partial.String()
+	}
 	res.Meta.ReferenceDir = ReferenceDirFor(j.file, ev, ui)
 	if b := j.file.Dataset(ev.Dataset); b != nil {
 		res.Meta.DatasetDir = b.Out // the viewer's room channel and gold answers

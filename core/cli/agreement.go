@@ -9,8 +9,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/review"
 )
 
-func init() { register(newAgreementCmd) }
-
 func newAgreementCmd(st *State) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{

@@ -8,8 +8,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/app"
 )
 
-func init() { register(newBuildCmd) }
-
 func newBuildCmd(st *State) *cobra.Command {
 	var vars []string
 	var only string
@@ -21,6 +19,10 @@ func newBuildCmd(st *State) *cobra.Command {
 			"once through the tts plugin into <out>/clips/, and write <out>/dataset.json and\n" +
 			"<out>/scenarios.jsonl. Clips already built are reused, so a rebuild synthesises\n" +
 			"nothing and an interrupted build resumes where it stopped.",
+		Example: examples(
+			"duplexmpe build bench.hcl",
+			"duplexmpe build examples/runs/open-v1.hcl --dataset open_v1_test",
+		),
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := loadRunFile(st, args[0], vars)

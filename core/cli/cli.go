@@ -1,7 +1,7 @@
 // Package cli is the duplexmpe command line. All process state (arguments, environment,
 // standard streams, working directory, signals) lives in State, so tests run commands
-// without touching the real OS (the k6 pattern). One file per command; each registers
-// itself with register in an init function.
+// without touching the real OS (the k6 pattern). One file per command; commands.go lists
+// them all, so the command tree is read in one place.
 package cli
 
 import (
@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -81,11 +80,6 @@ func UsageErrorf(format string, args ...any) error {
 // diagnostics) and only the exit code remains to be set.
 var ErrReported = errors.New("failed; see the messages above")
 
-var commands []func(*State) *cobra.Command
-
-// register adds a command constructor; call it from an init function of the command's file.
-func register(newCmd func(*State) *cobra.Command) { commands = append(commands, newCmd) }
-
 func newRoot(st *State) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "duplexmpe",
@@ -99,13 +93,28 @@ func newRoot(st *State) *cobra.Command {
 	root.SetErr(st.Stderr)
 	root.SetContext(st.Ctx)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	var cmds []*cobra.Command
-	for _, newCmd := range commands {
-		cmds = append(cmds, newCmd(st))
-	}
-	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
-	root.AddCommand(cmds...)
+	root.AddCommand(commands(st)...)
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command group (a command with subcommands and no
+// action of its own) answer an unknown subcommand with a usage error, exit 2, as the root
+// does: cobra would print the group's help and exit 0, so a script calling a command this
+// version lacks would pass. A group named alone still prints its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if c.HasParent() && c.HasSubCommands() && !c.Runnable() {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return UsageErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+			}
+			return cmd.Help()
+		}
+	}
 }
 
 // Run executes the command line in st and returns the exit code.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -11,8 +10,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
-
-func init() { register(newCompareCmd); register(newPruneCmd) }
 
 func newCompareCmd(st *State) *cobra.Command {
 	var asJSON bool
@@ -25,6 +22,10 @@ func newCompareCmd(st *State) *cobra.Command {
 			"items (paired by model, scenario and turn), and how many items each side lacks.\n" +
 			"Two judges of one run share every item; two runs share the items of the same model\n" +
 			"and scenario.",
+		Example: examples(
+			"duplexmpe compare runs/bench views/second-judge",
+			"duplexmpe compare runs/bench runs/bench-natural --json",
+		),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 {
 				return UsageErrorf("%s expects at least two scored directories (got %d arguments)", cmd.CommandPath(), len(args))
@@ -44,9 +45,7 @@ func newCompareCmd(st *State) *cobra.Command {
 				s.Dir = args[i] // as the user wrote it
 			}
 			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(c)
+				return writeJSON(st.Stdout, c)
 			}
 			printComparison(st, c)
 			return nil
@@ -87,6 +86,9 @@ func newPruneCmd(st *State) *cobra.Command {
 			"a model whose identity or config changed, a rebuilt scenario): they are never counted,\n" +
 			"and `run` and `score` say how many there are. prune removes them; the items of the\n" +
 			"current plan stay. Do not prune a directory that a shard is still playing into.",
+		Example: examples(
+			"duplexmpe prune runs/bench",
+		),
 		Args: exactArgs(1, "one run directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, err := app.Prune(resolvePath(st, args[0]))

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,8 +12,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/review"
 )
-
-func init() { register(newDatasetCmd) }
 
 func newDatasetCmd(st *State) *cobra.Command {
 	cmd := &cobra.Command{
@@ -40,6 +35,10 @@ func newDatasetValidateCmd(st *State) *cobra.Command {
 			"(docs/protocol.md section 2.3); anything else is a violation. Two allowed differences\n" +
 			"are reported as warnings, N4 events that differ and T in another position bucket;\n" +
 			"--strict makes them violations.",
+		Example: examples(
+			"duplexmpe dataset validate datasets/open-v1/dev",
+			"duplexmpe dataset validate build/datasets/shipped --strict --json",
+		),
 		Args: exactArgs(1, "a dataset directory or a scenarios .jsonl file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, vs, err := dataset.ValidatePath(resolvePath(st, args[0]))
@@ -55,10 +54,8 @@ func newDatasetValidateCmd(st *State) *cobra.Command {
 				ws = nil
 			}
 			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
 				all := append(append([]dataset.Violation{}, vs...), ws...)
-				if err := enc.Encode(all); err != nil {
+				if err := writeJSON(st.Stdout, all); err != nil {
 					return err
 				}
 			} else {
@@ -95,7 +92,10 @@ func newDatasetStatsCmd(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stats PATH",
 		Short: "Print counts by condition, speakers, labels, T position, N2 addressee, N4 events, cues, gaps, attributes, durations",
-		Args:  exactArgs(1, "a dataset directory, a scenarios .jsonl file or a release directory"),
+		Example: examples(
+			"duplexmpe dataset stats datasets/open-v1",
+		),
+		Args: exactArgs(1, "a dataset directory, a scenarios .jsonl file or a release directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := dataset.LoadAny(resolvePath(st, args[0]))
 			if err != nil {
@@ -310,44 +310,4 @@ func newDatasetReviewCmd(st *State) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the figures as JSON")
 	return cmd
-}
-
-// printOrJSON writes v as indented JSON, or as print renders it.
-func printOrJSON(w io.Writer, asJSON bool, v any, print func(io.Writer)) error {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	}
-	print(w)
-	return nil
-}
-
-// resolvePath makes a command-line path absolute against the State's working
-// directory, so commands never depend on the process's own.
-func resolvePath(st *State, p string) string {
-	if filepath.IsAbs(p) || st.Getwd == nil {
-		return p
-	}
-	wd, err := st.Getwd()
-	if err != nil {
-		return p
-	}
-	return filepath.Join(wd, p)
-}
-
-// displayPath shows a path relative to the State's working directory when it lies
-// below it, else as it is.
-func displayPath(st *State, p string) string {
-	if st.Getwd == nil {
-		return p
-	}
-	wd, err := st.Getwd()
-	if err != nil {
-		return p
-	}
-	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return p
 }

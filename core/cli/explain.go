@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,8 +15,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
-
-func init() { register(newExplainCmd) }
 
 const explainLong = `Explain a stored conversation of a run, or score a hand-written timeline without any
 audio, to see how the protocol's rules (docs/protocol.md sections 4 and 5) decide each
@@ -60,6 +57,10 @@ func newExplainCmd(st *State) *cobra.Command {
 		Use:   "explain RUN_DIR/items/ID | --timeline FILE.json",
 		Short: "Show why a stored conversation, or a hand-written timeline, got each verdict",
 		Long:  explainLong,
+		Example: examples(
+			"duplexmpe explain runs/bench/items/ID",
+			"duplexmpe explain --timeline examples/timelines/FILE.json --json",
+		),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return UsageErrorf("explain takes one item directory (RUN_DIR/items/ID), got %d arguments", len(args))
@@ -85,9 +86,7 @@ func newExplainCmd(st *State) *cobra.Command {
 			}
 			res := explain.Score(in)
 			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				return writeJSON(st.Stdout, res)
 			}
 			writeExplainText(termsafe.Writer{W: st.Stdout}, res) // scenario text and ids are data
 			return nil
@@ -110,9 +109,7 @@ func explainItem(st *State, arg string, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(st.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(it); err != nil {
+		if err := writeJSON(st.Stdout, it); err != nil {
 			return err
 		}
 	} else {

@@ -9,8 +9,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 )
 
-func init() { register(newLockCmd) }
-
 func newLockCmd(st *State) *cobra.Command {
 	var (
 		vars    []string
@@ -28,6 +26,10 @@ func newLockCmd(st *State) *cobra.Command {
 			"fails (and is not started) until you re-pin deliberately with --upgrade. Reattached plugins " +
 			"are not started by the host and are not locked. Without a lock file of its own, the run " +
 			"file's pins are read from the old per-directory .duplexmpe.lock.hcl.",
+		Example: examples(
+			"duplexmpe lock my-run.hcl",
+			"duplexmpe lock my-run.hcl --upgrade             # re-pin a plugin you changed",
+		),
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := loadRunFile(st, args[0], vars)

@@ -10,8 +10,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-func init() { register(newMergeCmd) }
-
 func newMergeCmd(st *State) *cobra.Command {
 	return &cobra.Command{
 		Use:   "merge OUT DIR...",
@@ -26,6 +24,10 @@ Running merge again is safe, and later shards can be merged into the same OUT.
 Each shard directory records which slice i/N it is and what it planned. merge exits 1
 when OUT still lacks a slice or a planned item (after merging what there is): run those
 shards again and merge again before scoring OUT.`,
+		Example: examples(
+			"duplexmpe merge runs/all runs/shard-1 runs/shard-2",
+			"duplexmpe score runs/all                        # then score the merged run",
+		),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 {
 				return UsageErrorf("%s expects an output directory and at least one run directory (got %d arguments)", cmd.CommandPath(), len(args))

@@ -18,8 +18,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-func init() { register(newPlanCmd) }
-
 func newPlanCmd(st *State) *cobra.Command {
 	var (
 		vars, measured, rtf []string

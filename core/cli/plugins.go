@@ -14,8 +14,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 )
 
-func init() { register(newPluginsCmd) }
-
 func newPluginsCmd(st *State) *cobra.Command {
 	var vars []string
 	var asJSON, configure bool
@@ -32,6 +30,10 @@ func newPluginsCmd(st *State) *cobra.Command {
 			"Exit 3 when every failure is one of the run file or the plugin's files (a pin, the config, " +
 			"a role, a voice), so checking again unchanged fails the same way; exit 1 when a plugin did " +
 			"not start or answer. The messages name the plugin.",
+		Example: examples(
+			"duplexmpe plugins my-run.hcl",
+			"duplexmpe plugins my-run.hcl --configure --json",
+		),
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := loadRunFile(st, args[0], vars)
@@ -41,9 +43,7 @@ func newPluginsCmd(st *State) *cobra.Command {
 			reports, diags := pluginstart.CheckAll(st.Ctx, f, pluginstart.Options{Logger: pluginLogger(st)}, pluginstart.CheckOptions{Configure: configure})
 			writeDiagnostics(st, f.Sources, diags, f.Path, args[0])
 			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(reports); err != nil {
+				if err := writeJSON(st.Stdout, reports); err != nil {
 					return err
 				}
 			} else {
@@ -93,6 +93,10 @@ func newPluginsTestCmd(st *State) *cobra.Command {
 			"and its config schema, health, Configure, every kind it declares (for a model also the " +
 			"refusals of bad frames, through the raw protocol), and that Kill leaves no process of its " +
 			"group behind. Exit 1 when any check fails; each failed check is named.",
+		Example: examples(
+			"duplexmpe plugins test my-run.hcl",
+			"duplexmpe plugins test my-run.hcl --plugin my_model",
+		),
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := loadRunFile(st, args[0], vars)

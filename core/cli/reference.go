@@ -10,8 +10,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/reference"
 )
 
-func init() { register(newReferenceCmd) }
-
 func newReferenceCmd(st *State) *cobra.Command {
 	var (
 		vars                   []string

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,8 +15,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/rundir"
 )
-
-func init() { register(newReportCmd) }
 
 func newReportCmd(st *State) *cobra.Command {
 	var out, ref string
@@ -37,9 +34,13 @@ DIR/reference.json instead (written by ` + "`duplexmpe reference`" + `).
 The stereo recordings go within a budget (--recordings-budget, 2GiB by default, the
 figure duplexmpe plan counts): conversations with a failed decision first, then the
 rest in item order; the pages of the others play the model's stored audible output.`,
+		Example: examples(
+			"duplexmpe report runs/bench",
+			"duplexmpe report runs/bench --reference runs/reference --out /tmp/report",
+		),
 		Args: exactArgs(1, "one run directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := reportDirArg(st, args[0])
+			dir := resolvePath(st, args[0])
 			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 				return fault.Deterministicf("%s does not exist: give the run directory a run wrote (its `out`)", args[0])
 			}
@@ -48,14 +49,14 @@ rest in item order; the pages of the others play the model's stored audible outp
 				return err
 			}
 			if ref != "" {
-				meta.ReferenceDir = reportDirArg(st, ref)
+				meta.ReferenceDir = resolvePath(st, ref)
 			}
 			if budget > 0 {
 				meta.RecordingsBudget = int64(budget)
 			}
 			dest := dir
 			if out != "" {
-				dest = reportDirArg(st, out)
+				dest = resolvePath(st, out)
 			}
 			lock, err := rundir.Acquire(dest, rundir.Options{Create: true})
 			if err != nil {
@@ -103,15 +104,4 @@ func (b *byteSize) Set(s string) error {
 	}
 	*b = byteSize(v * mult)
 	return nil
-}
-
-// reportDirArg resolves a command-line path against the State's working directory.
-func reportDirArg(st *State, path string) string {
-	if filepath.IsAbs(path) || st.Getwd == nil {
-		return path
-	}
-	if wd, err := st.Getwd(); err == nil {
-		return filepath.Join(wd, path)
-	}
-	return path
 }

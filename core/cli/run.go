@@ -15,8 +15,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-func init() { register(newRunCmd) }
-
 func newRunCmd(st *State) *cobra.Command {
 	var (
 		vars      []string
@@ -27,6 +25,7 @@ func newRunCmd(st *State) *cobra.Command {
 		fresh     bool
 		into      bool
 		adopt     bool
+		limit     int
 	)
 	cmd := &cobra.Command{
 		Use:   "run FILE.hcl",
@@ -45,9 +44,22 @@ func newRunCmd(st *State) *cobra.Command {
 			"configured before the first conversation plays. With --shard i/N only a\n" +
 			"deterministic slice is played (and nothing is scored); combine shard directories\n" +
 			"with `duplexmpe merge`, then `duplexmpe score`. What the run will\n" +
-			"cost (see `duplexmpe plan`) is printed before the first conversation plays.",
+			"cost (see `duplexmpe plan`) is printed before the first conversation plays.\n\n" +
+			"--limit N is a smoke run: only the first N pairs of the dataset are played (both\n" +
+			"conditions of each), scored and reported, and the run directory, the summary and\n" +
+			"the report say the run is partial. A later run without --limit plays the rest into\n" +
+			"the same directory and reuses what the smoke run played.",
+		Example: examples(
+			"duplexmpe run bench.hcl",
+			"duplexmpe run examples/runs/open-v1.hcl --var gaps=natural",
+			"duplexmpe run my-run.hcl --limit 2              # a smoke run: the first 2 pairs",
+			"duplexmpe run my-run.hcl --evaluation e --shard 2/8 --no-score",
+		),
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit < 0 || cmd.Flags().Changed("limit") && limit == 0 {
+				return UsageErrorf("--limit %d: give a number of pairs, 1 or more", limit)
+			}
 			shard := store.All
 			if shardFlag != "" {
 				s, err := store.ParseShard(shardFlag)
@@ -56,7 +68,7 @@ func newRunCmd(st *State) *cobra.Command {
 				}
 				shard = s
 			}
-			f, err := loadRunFile(st, args[0], vars)
+			f, err := loadRunFileToStart(st, args[0], vars)
 			if err != nil {
 				return err
 			}
@@ -72,7 +84,7 @@ func newRunCmd(st *State) *cobra.Command {
 			ui.Planned = func(r *app.PlayResult) { printPlanned(st, r) }
 			ui.Played = func(r *app.PlayResult) { printPlayed(st, r) }
 			ui.Scored = func(r *app.ScoreResult) { printScored(st, r) }
-			opts := app.EvaluateOptions{Vars: vars, Shard: shard, FrameDeadline: deadline, Score: !noScore, Harness: ReadBuildInfo(), FreshIdentities: fresh, IntoExisting: into, Adopt: adopt}
+			opts := app.EvaluateOptions{Vars: vars, Shard: shard, FrameDeadline: deadline, Score: !noScore, Harness: ReadBuildInfo(), FreshIdentities: fresh, IntoExisting: into, Adopt: adopt, Limit: limit}
 			found := false
 			var failed []error
 			for _, ev := range f.Evaluations {
@@ -98,6 +110,7 @@ func newRunCmd(st *State) *cobra.Command {
 	cmd.Flags().StringVar(&only, "evaluation", "", "run only this evaluation block")
 	cmd.Flags().StringVar(&shardFlag, "shard", "", "play only slice `i/N` (e.g. 2/8); scoring waits for duplexmpe merge")
 	cmd.Flags().BoolVar(&noScore, "no-score", false, "play the conversations but do not score or report")
+	cmd.Flags().IntVar(&limit, "limit", 0, "a smoke run: play only the first `N` pairs of the dataset (both conditions of each); the results are marked partial")
 	cmd.Flags().DurationVar(&deadline, "frame-deadline", 0, "frame_timeout for every model plugin block that does not set one (default 2m): a model slower than this for one frame is killed, restarted, and that conversation fails")
 	cmd.Flags().BoolVar(&into, "into-existing", false, "let the run write into an out folder that holds other files and is not a run directory (refused otherwise, exit 3); it removes nothing it did not write")
 	cmd.Flags().BoolVar(&adopt, "adopt", false, "let the run into a run directory another run file made (refused otherwise, exit 3): for this run file moved or renamed; the directory then records it")
@@ -112,6 +125,9 @@ func printPlanned(st *State, r *app.PlayResult) {
 		printPlan(st.Stdout, r.Estimate) // the same plan as the lines below
 	}
 	p := r.Plan
+	if r.Partial != nil {
+		fmt.Fprintf(st.Stdout, "PARTIAL RUN: %s\n", r.Partial)
+	}
 	if r.Repeats > 1 {
 		fmt.Fprintf(st.Stdout, "repeats: %d: every conversation is played %d times, each repeat with its own seed; the counts are of plays\n", r.Repeats, r.Repeats)
 	}
@@ -212,6 +228,9 @@ func printScored(st *State, r *app.ScoreResult) {
 		fmt.Fprintf(st.Stdout, "%d items of earlier plans in the run directory are not counted\n", r.Stale)
 	}
 	fmt.Fprintln(st.Stdout)
+	if r.Meta.Partial != "" {
+		fmt.Fprintf(st.Stdout, "PARTIAL RUN: %s\n", r.Meta.Partial)
+	}
 	report.MainTable(st.Stdout, r.Summary)
 	printNoSpeech(st, r)
 	fmt.Fprintf(st.Stdout, "\nreport: %s\n", filepath.Join(r.Dir, report.HTMLFile))

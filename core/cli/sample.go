@@ -13,8 +13,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-func init() { register(newSampleCmd) }
-
 func newSampleCmd(st *State) *cobra.Command {
 	var (
 		per     int

@@ -7,8 +7,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/config"
 )
 
-func init() { register(newScoreCmd) }
-
 func newScoreCmd(st *State) *cobra.Command {
 	var (
 		judge   string
@@ -32,6 +30,10 @@ func newScoreCmd(st *State) *cobra.Command {
 			"transcribes nothing. An ASR or judge call that fails after its retries leaves its\n" +
 			"conversation unscored (nothing is saved); the next score retries it. Exit 1 when\n" +
 			"conversations are unscored or missing from the run's plan, after the report.",
+		Example: examples(
+			"duplexmpe score runs/bench",
+			"duplexmpe score runs/bench --judge second --out views/second",
+		),
 		Args: exactArgs(1, "one run directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var f *config.File
@@ -41,7 +43,11 @@ func newScoreCmd(st *State) *cobra.Command {
 				Dir: resolvePath(st, args[0]), Given: args[0], RunFile: runFile, Vars: vars, Judge: judge, Out: outPath(st, out),
 				Load: func(path string, vars []string) (*config.File, error) {
 					var err error
-					f, err = loadRunFile(st, path, vars)
+					opts := config.Options{}
+					if judge != "" {
+						opts.CommandLineUses = []string{judge}
+					}
+					f, err = loadRunFileWith(st, path, vars, opts)
 					return f, err
 				},
 			}, ui)

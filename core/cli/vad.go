@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -13,8 +12,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/core/vad"
 )
-
-func init() { register(newVADCmd) }
 
 // VADResult is what `duplexmpe vad --json` prints.
 type VADResult struct {
@@ -45,6 +42,10 @@ episodes shorter than min-speech are dropped.
 The ONNX Runtime library and the models come from .cache/vad/ (make deps), or from
 $` + vad.EnvLibrary + ` and $` + vad.EnvModel + ` (a model file or a folder with silero_vad_v5.onnx and
 silero_vad_v6.onnx).`,
+		Example: examples(
+			"duplexmpe vad runs/bench/items/ID/audible.flac",
+			"duplexmpe vad --probs answer.wav",
+		),
 		Args: exactArgs(1, "one WAV or FLAC file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s.MinSpeech, s.MergePause, s.SpeechPad = minSpeech.Seconds(), mergePause.Seconds(), padding.Seconds()
@@ -79,9 +80,7 @@ silero_vad_v6.onnx).`,
 				res.Probs = pr
 			}
 			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				return writeJSON(st.Stdout, res)
 			}
 			printVAD(st, res)
 			return nil

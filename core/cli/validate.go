@@ -15,20 +15,24 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/fault"
 )
 
-func init() { register(newValidateCmd) }
-
 func newValidateCmd(st *State) *cobra.Command {
 	var vars []string
 	cmd := &cobra.Command{
 		Use:   "validate FILE.hcl",
 		Short: "Check a run file: syntax, values and references (starts no plugin)",
 		Long: "Check a run file without running anything: syntax, attribute names and types, durations, " +
-			"references between blocks, and the protocol and VAD settings. Exit 0 when it is good, " +
-			"1 with the problems (file, line, snippet) when it is not. Plugin config blocks are checked " +
-			"against the plugins' schemas by 'duplexmpe plugins FILE.hcl', which starts them.",
+			"references between blocks, the protocol and VAD settings, and that every plugin's " +
+			"executable (source) or directory (dir) exists. Exit 0 when it is good, 3 with the " +
+			"problems (file, line, snippet, the plugin's name) when it is not, 2 for a wrong command " +
+			"line. A missing scenario directory is a warning (build may make it). Plugin config blocks " +
+			"are checked against the plugins' schemas by 'duplexmpe plugins FILE.hcl', which starts them.",
+		Example: examples(
+			"duplexmpe validate bench.hcl",
+			"duplexmpe validate examples/runs/open-v1.hcl --var gaps=natural",
+		),
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := loadRunFile(st, args[0], vars)
+			f, err := loadRunFileToStart(st, args[0], vars)
 			if err != nil {
 				return err
 			}
@@ -50,6 +54,17 @@ func addVarFlag(cmd *cobra.Command, vars *[]string) {
 // loadRunFile parses and checks a run file named on the command line, prints its
 // diagnostics (warnings too) to stderr, and returns ErrReported when there are errors.
 func loadRunFile(st *State, arg string, varFlags []string) (*config.File, error) {
+	return loadRunFileWith(st, arg, varFlags, config.Options{})
+}
+
+// loadRunFileToStart is loadRunFile for a command about to start the plugins (validate,
+// run): a plugin executable or directory that does not exist is an error naming the
+// plugin and the run file's line, exit 3, before anything is planned or built.
+func loadRunFileToStart(st *State, arg string, varFlags []string) (*config.File, error) {
+	return loadRunFileWith(st, arg, varFlags, config.Options{PluginsMustExist: true})
+}
+
+func loadRunFileWith(st *State, arg string, varFlags []string, opts config.Options) (*config.File, error) {
 	vars := map[string]string{}
 	for _, kv := range varFlags {
 		name, value, ok := strings.Cut(kv, "=")
@@ -66,7 +81,8 @@ func loadRunFile(st *State, arg string, varFlags []string) (*config.File, error)
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(cwd, path)
 	}
-	f, diags := config.Load(path, config.Options{Vars: vars, Env: st.Env, Cwd: cwd})
+	opts.Vars, opts.Env, opts.Cwd = vars, st.Env, cwd
+	f, diags := config.Load(path, opts)
 	writeDiagnostics(st, f.Sources, diags, path, arg)
 	if diags.HasErrors() {
 		return nil, fault.Deterministic(ErrReported) // the run file must change

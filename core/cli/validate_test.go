@@ -2,10 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/internal/clitest"
 )
 
@@ -110,18 +114,37 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// Warnings are printed but do not fail validation: plugins may not be built yet.
-func TestValidateWarnings(t *testing.T) {
+// A missing scenario directory is a warning (the dataset may be built later); a plugin
+// executable that does not exist is an error, exit 3, naming the plugin and the run
+// file's line, printed once: validate exited 0 with the warning printed twice, and run
+// failed only after printing the whole plan, with a bare "open ...: no such file".
+func TestValidateMissingPlugin(t *testing.T) {
 	dir := t.TempDir()
 	clitest.WriteFile(t, filepath.Join(dir, "run.hcl"), validRun)
+	clitest.WriteFile(t, filepath.Join(dir, "bin", "flite"), "")
 	code, stdout, stderr := runInDir(t, dir, nil, "validate", "run.hcl")
-	if code != ExitOK || !strings.Contains(stdout, "ok") {
-		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	if code != ExitDeterministic || strings.Contains(stdout, "ok") {
+		t.Fatalf("validate: exit %d, want 3: %s %s", code, stdout, stderr)
 	}
-	for _, want := range []string{"Warning: Missing plugin executable", "on run.hcl line 6", "Warning: Missing scenario directory"} {
+	for _, want := range []string{"Error: Missing plugin executable", "on run.hcl line 10", `Plugin "silent": its executable ` + filepath.Join(dir, "bin", "silent") + " does not exist", "make build", "Warning: Missing scenario directory"} {
 		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+			t.Errorf("validate: stderr lacks %q:\n%s", want, stderr)
 		}
+	}
+	if n := strings.Count(stderr, "Missing plugin executable"); n != 1 {
+		t.Errorf("validate printed the missing executable %d times:\n%s", n, stderr)
+	}
+
+	// run stops at the same message, before it plans, builds or starts anything.
+	code, stdout, runErr := runInDir(t, dir, nil, "run", "run.hcl")
+	if code != ExitDeterministic || stdout != "" {
+		t.Errorf("run: exit %d, want 3 and nothing on stdout (no plan):\n%s", code, stdout)
+	}
+	if !strings.Contains(runErr, `Plugin "silent": its executable`) || !strings.Contains(runErr, "on run.hcl line 10") || strings.Contains(runErr, "open ") {
+		t.Errorf("run: stderr does not name the plugin and line as validate does:\n%s", runErr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
+		t.Error("run wrote a run directory before refusing the run file")
 	}
 }
 
@@ -131,9 +154,56 @@ func TestValidateShipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// validate needs the plugins built (make build, which make test runs first); without
+	// them it must say so, and nothing else.
+	_, built := os.Stat(filepath.Join(root, "bin", "plugins", "silent"))
 	for _, f := range []string{"bench.hcl", "examples/runs/minimal.hcl", "examples/runs/pinned.hcl"} {
-		if code, _, stderr := runInDir(t, root, nil, "validate", f); code != ExitOK {
-			t.Errorf("%s: exit %d\n%s", f, code, stderr)
+		code, _, stderr := runInDir(t, root, nil, "validate", f)
+		if built == nil {
+			if code != ExitOK {
+				t.Errorf("%s: exit %d\n%s", f, code, stderr)
+			}
+			continue
 		}
+		_, diags := config.Load(filepath.Join(root, f), config.Options{Cwd: root})
+		if diags.HasErrors() || code != ExitDeterministic || !strings.Contains(stderr, "make build") {
+			t.Errorf("%s without make build: exit %d, load errors %v\n%s", f, code, diags.Errs(), stderr)
+		}
+	}
+}
+
+// `validate --help`, `dataset validate --help` and docs/run-files.md said exit 1 for a
+// bad run file or dataset; the binary exits 3. Each states the code the binary returns.
+func TestValidateHelpAndDocsSayTheExitCode(t *testing.T) {
+	dir := t.TempDir()
+	clitest.WriteFile(t, filepath.Join(dir, "bad.hcl"), "plugin \"x\" {\n  sorce = \"y\"\n}\n")
+	clitest.WriteFile(t, filepath.Join(dir, "bad.jsonl"), `{"scenario_id":"x-explicit","pair_id":"x","condition":"explicit","t_position":"middle","speakers":["A","B","C"],"turns":[{"speaker":"A","text":"Hi.","label":"N9"}]}`+"\n")
+	runCode, _, _ := runInDir(t, dir, nil, "validate", "bad.hcl")
+	dsCode, _, _ := runInDir(t, dir, nil, "dataset", "validate", "bad.jsonl")
+	if runCode != ExitDeterministic || dsCode != ExitDeterministic {
+		t.Fatalf("validate: exit %d, dataset validate: exit %d; want 3 (README, docs/scale.md)", runCode, dsCode)
+	}
+	said := func(text, pattern string) string {
+		t.Helper()
+		m := regexp.MustCompile(pattern).FindStringSubmatch(strings.Join(strings.Fields(text), " "))
+		if m == nil {
+			t.Fatalf("%q not found in:\n%s", pattern, text)
+		}
+		return m[1]
+	}
+	_, help, _ := runInDir(t, dir, nil, "validate", "--help")
+	if got := said(help, `Exit 0 when it is good, (\d) with the problems`); got != strconv.Itoa(runCode) {
+		t.Errorf("validate --help says exit %s for problems; the binary exits %d", got, runCode)
+	}
+	_, help, _ = runInDir(t, dir, nil, "dataset", "validate", "--help")
+	if got := said(help, `exit (\d) on any violation`); got != strconv.Itoa(dsCode) {
+		t.Errorf("dataset validate --help says exit %s; the binary exits %d", got, dsCode)
+	}
+	doc, err := os.ReadFile("../../docs/run-files.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := said(string(doc), "`duplexmpe validate FILE.hcl[^|]*\\|[^|]*\\| 0 good, (\\d) problems"); got != strconv.Itoa(runCode) {
+		t.Errorf("docs/run-files.md says validate exits %s on problems; the binary exits %d", got, runCode)
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 
@@ -10,8 +9,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
-
-func init() { register(newVersionCmd) }
 
 // Version is the harness version; release builds set it with -ldflags.
 var Version = "0.1.0-dev"
@@ -39,13 +36,14 @@ func newVersionCmd(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the harness version, its git commit and the plugin protocol version",
-		Args:  exactArgs(0, "no arguments"),
+		Example: examples(
+			"duplexmpe version --json",
+		),
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			bi := ReadBuildInfo()
 			if asJSON {
-				enc := json.NewEncoder(st.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(bi)
+				return writeJSON(st.Stdout, bi)
 			}
 			commit := bi.Commit
 			if commit == "" {

@@ -32,6 +32,14 @@ type Options struct {
 	Env map[string]string
 	// Cwd is path.cwd; when empty it is the run file's directory.
 	Cwd string
+	// PluginsMustExist makes a plugin executable (source) or directory (dir) that does
+	// not exist an error instead of a warning: for the commands that are about to start
+	// the plugins (validate, run), where it would otherwise fail later, after the plan,
+	// without the plugin's name or the run file's line.
+	PluginsMustExist bool
+	// CommandLineUses names plugin blocks the command line itself uses (`score --judge
+	// NAME`): no "Unused plugin" warning for them, whether or not a block refers to them.
+	CommandLineUses []string
 }
 
 // File is a checked run file. Blocks keep the order of the file.

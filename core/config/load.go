@@ -135,10 +135,10 @@ func (l *loader) run(body hcl.Body) {
 	l.hashSkips()
 	for _, p := range l.f.Plugins {
 		p.Uses, p.UseRanges = l.uses[p.Name], l.useRanges[p.Name]
-		if len(p.Uses) == 0 && !l.d.diags.HasErrors() {
+		if len(p.Uses) == 0 && !l.d.diags.HasErrors() && !contains(l.opts.CommandLineUses, p.Name) {
 			r := p.DeclRange
 			l.d.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Unused plugin",
-				Detail: fmt.Sprintf("Plugin %q is declared but no dataset, reference or evaluation uses it.", p.Name), Subject: &r})
+				Detail: fmt.Sprintf("Plugin %q is declared but no dataset, reference or evaluation uses it (a judge kept for `duplexmpe score RUN_DIR --judge %s` is used by that command only).", p.Name, p.Name), Subject: &r})
 		}
 		if a, ok := p.AttrRanges["role"]; ok && p.Role != "" && len(p.Uses) > 0 && !contains(p.Uses, "model") {
 			l.d.add(errorf(a, "Role of a plugin that is not a model",
@@ -568,10 +568,10 @@ func (l *loader) plugin(b *hcl.Block) {
 		}
 	}
 	if p.Spec.Source != "" {
-		l.warnMissing(attrs["source"], p.Spec.Source, false, "plugin executable", "Build it first (make build) or fix the path.")
+		l.checkMissing(attrs["source"], p.Spec.Source, false, "plugin executable", fmt.Sprintf("Plugin %q: its executable", p.Name), "Build it first (make build) or fix the path.", l.opts.PluginsMustExist)
 	}
 	if p.Spec.Dir != "" {
-		l.warnMissing(attrs["dir"], p.Spec.Dir, true, "plugin directory", "Fix the path.")
+		l.checkMissing(attrs["dir"], p.Spec.Dir, true, "plugin directory", fmt.Sprintf("Plugin %q: its directory", p.Name), "Fix the path.", l.opts.PluginsMustExist)
 	}
 	p.Config, p.ConfigRange = hcl.EmptyBody(), b.DefRange
 	if cb := once["config"]; cb != nil {
@@ -608,6 +608,12 @@ func checkChecksum(sum string, hasSource, hasDir bool) error {
 // warnMissing warns when a path the run needs does not exist yet: it may be built later,
 // so it is not an error here, but it is the likeliest cause of a later failure.
 func (l *loader) warnMissing(a *hcl.Attribute, path string, wantDir bool, what, hint string) {
+	l.checkMissing(a, path, wantDir, what, "", hint, false)
+}
+
+// checkMissing is warnMissing with the subject of the detail named (whose path it is)
+// and, when must is set, a missing path an error.
+func (l *loader) checkMissing(a *hcl.Attribute, path string, wantDir bool, what, whose, hint string, must bool) {
 	if a == nil {
 		return
 	}
@@ -615,8 +621,15 @@ func (l *loader) warnMissing(a *hcl.Attribute, path string, wantDir bool, what, 
 	switch {
 	case err != nil:
 		rng := a.Expr.Range()
-		l.d.add(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Missing " + what,
-			Detail: fmt.Sprintf("%s does not exist. %s", path, hint), Subject: &rng})
+		sev := hcl.DiagWarning
+		if must {
+			sev = hcl.DiagError
+		}
+		detail := fmt.Sprintf("%s does not exist. %s", path, hint)
+		if whose != "" {
+			detail = fmt.Sprintf("%s %s does not exist. %s", whose, path, hint)
+		}
+		l.d.add(&hcl.Diagnostic{Severity: sev, Summary: "Missing " + what, Detail: detail, Subject: &rng})
 	case wantDir && !info.IsDir():
 		l.d.add(errorf(a.Expr.Range(), "Not a directory", "%s is a file; %s must be a directory.", path, a.Name))
 	case !wantDir && info.IsDir():

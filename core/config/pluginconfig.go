@@ -3,7 +3,8 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -37,7 +38,7 @@ func CheckPluginConfig(block *PluginBlock, schema []sdk.ConfigField) (map[string
 		if _, known := configTypes[f.Type]; !known {
 			diags = append(diags, errorf(rng, "Plugin describes an unsupported config type",
 				"Plugin %q describes config field %q with type %q; the supported types are %s. This is a bug in the plugin.",
-				block.Name, f.Name, f.Type, strings.Join(sortedKeys(configTypes), ", ")))
+				block.Name, f.Name, f.Type, strings.Join(slices.Sorted(maps.Keys(configTypes)), ", ")))
 			continue
 		}
 		fields[f.Name] = f
@@ -122,13 +123,4 @@ func toJSON(v cty.Value) any {
 		return m
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

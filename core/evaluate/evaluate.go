@@ -1,7 +1,7 @@
 // Package evaluate holds the two loops over the items of a run: Run, the evaluation loop,
 // plans one item per (model, conversation, repeat), skips the items the run store already
 // finished, plays the rest through the scheduler (core/session) with a concurrency limit,
-// and saves every record in the store (architecture.md "The run store"); Score, the
+// and saves every record in the run store (core/store); Score, the
 // scoring loop (score.go), scores every finished item with an ASR and a judge and saves
 // its verdicts under a key of everything that produced them, reusing the verdicts stored
 // under the same key. Both take started plugins and a store and know nothing of run

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/duplexmpe/duplexmpe/internal/protocol"
+	"github.com/duplexmpe/duplexmpe/internal/protoconv"
 	"github.com/duplexmpe/duplexmpe/sdk"
 	"github.com/duplexmpe/duplexmpe/sdk/wire"
 )
@@ -206,7 +207,7 @@ func (c *Client) describe(ctx context.Context, conn *grpc.ClientConn) (sdk.Info,
 	if err != nil {
 		return sdk.Info{}, c.callError("Describe", err)
 	}
-	info, err := infoFromProto(resp)
+	info, err := protoconv.InfoFromProto(resp)
 	if err != nil {
 		return info, fmt.Errorf("plugin %q: Describe: %w", c.spec.Name, err)
 	}

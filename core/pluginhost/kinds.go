@@ -2,7 +2,6 @@ package pluginhost
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/duplexmpe/duplexmpe/internal/protocol"
+	"github.com/duplexmpe/duplexmpe/internal/protoconv"
 	"github.com/duplexmpe/duplexmpe/sdk"
 	"github.com/duplexmpe/duplexmpe/sdk/wire"
 )
@@ -111,9 +111,7 @@ func (m modelClient) Start(ctx context.Context, req sdk.ConversationStart) (sdk.
 	if err != nil {
 		return fail(err)
 	}
-	if err := stream.Send(&protocol.ModelInput{Msg: &protocol.ModelInput_Start{Start: &protocol.ConversationStart{
-		ConversationId: req.ID, Seed: req.Seed, Instruction: req.Instruction,
-	}}}); err != nil {
+	if err := stream.Send(protoconv.StartToProto(req)); err != nil {
 		return fail(recvErr(stream, err))
 	}
 	out, err := stream.Recv()
@@ -128,7 +126,7 @@ func (m modelClient) Start(ctx context.Context, req sdk.ConversationStart) (sdk.
 	if ready == nil {
 		return fail(fmt.Errorf("protocol violation: the first reply must be ready, got %s", describeOutput(out)))
 	}
-	f := sdk.Format{InputRate: int(ready.GetInputRate()), OutputRate: int(ready.GetOutputRate()), FrameSize: int(ready.GetFrameSize())}
+	f := protoconv.FormatFromProto(ready)
 	if f.InputRate <= 0 || f.OutputRate <= 0 || f.FrameSize <= 0 {
 		return fail(fmt.Errorf("protocol violation: ready has input rate %d, output rate %d, frame size %d; all must be positive",
 			f.InputRate, f.OutputRate, f.FrameSize))
@@ -267,14 +265,14 @@ func (cv *conversation) roundTrip(idx uint64) (sdk.Output, error) {
 	if f.GetIndex() != idx {
 		return sdk.Output{}, fmt.Errorf("protocol violation: reply index %d, expected %d", f.GetIndex(), idx)
 	}
-	samples, err := wire.DecodePCM(nil, f.GetPcm())
+	out, err := protoconv.OutputFromProto(f)
 	if err != nil {
 		return sdk.Output{}, fmt.Errorf("protocol violation: reply to frame %d: %v", idx, err)
 	}
-	if err := checkOutputAudio(samples); err != nil {
+	if err := checkOutputAudio(out.Samples); err != nil {
 		return sdk.Output{}, fmt.Errorf("reply to frame %d: %w", idx, err)
 	}
-	return sdk.Output{Samples: samples, Text: f.GetText(), Flush: f.GetFlush()}, nil
+	return out, nil
 }
 
 // watchdog cancels a call's stream when the call runs past its timeout.
@@ -368,11 +366,7 @@ func (t ttsClient) Voices(ctx context.Context) ([]sdk.Voice, error) {
 	if err != nil {
 		return nil, t.c.callError("TTS.Voices", err)
 	}
-	voices := make([]sdk.Voice, 0, len(resp.GetVoices()))
-	for _, v := range resp.GetVoices() {
-		voices = append(voices, sdk.Voice{ID: v.GetId(), Description: v.GetDescription(), Rate: int(v.GetSampleRate())})
-	}
-	return voices, nil
+	return protoconv.VoicesFromProto(resp), nil
 }
 
 func (t ttsClient) Synthesize(ctx context.Context, text, voice string) (sdk.Audio, error) {
@@ -384,11 +378,11 @@ func (t ttsClient) Synthesize(ctx context.Context, text, voice string) (sdk.Audi
 	if err != nil {
 		return sdk.Audio{}, t.c.callError("TTS.Synthesize", err)
 	}
-	samples, err := wire.DecodePCM(nil, resp.GetAudio().GetPcm())
+	a, err := protoconv.AudioFromProto(resp.GetAudio())
 	if err != nil {
 		return sdk.Audio{}, t.c.callError("TTS.Synthesize", fmt.Errorf("protocol violation: %v", err))
 	}
-	return sdk.Audio{Samples: samples, Rate: int(resp.GetAudio().GetSampleRate())}, nil
+	return a, nil
 }
 
 type asrClient struct{ c *Client }
@@ -398,10 +392,7 @@ func (a asrClient) Transcribe(ctx context.Context, clip sdk.Audio, language stri
 	if err != nil {
 		return "", err
 	}
-	resp, err := protocol.NewASRClient(conn).Transcribe(ctx, &protocol.TranscribeRequest{
-		Audio:    &protocol.Audio{Pcm: wire.AppendPCM(nil, clip.Samples), SampleRate: uint32(max(clip.Rate, 0))},
-		Language: language,
-	})
+	resp, err := protocol.NewASRClient(conn).Transcribe(ctx, &protocol.TranscribeRequest{Audio: protoconv.AudioToProto(clip), Language: language})
 	if err != nil {
 		return "", a.c.callError("ASR.Transcribe", err)
 	}
@@ -415,14 +406,11 @@ func (j judgeClient) JudgeAnswer(ctx context.Context, q sdk.AnswerQuery) (sdk.Ve
 	if err != nil {
 		return sdk.Verdict{}, err
 	}
-	v, err := protocol.NewJudgeClient(conn).JudgeAnswer(ctx, &protocol.JudgeAnswerRequest{
-		Context: turnsToProto(q.Context), Request: q.Request, GoldAnswer: q.GoldAnswer, Response: q.Response,
-		GoldAccepted: q.GoldAccepted,
-	})
+	v, err := protocol.NewJudgeClient(conn).JudgeAnswer(ctx, protoconv.AnswerQueryToProto(q))
 	if err != nil {
 		return sdk.Verdict{}, j.c.callError("Judge.JudgeAnswer", err)
 	}
-	return verdictFromProto(v), nil
+	return protoconv.VerdictFromProto(v), nil
 }
 
 func (j judgeClient) ClassifySpeech(ctx context.Context, q sdk.SpeechQuery) (sdk.Verdict, error) {
@@ -430,25 +418,11 @@ func (j judgeClient) ClassifySpeech(ctx context.Context, q sdk.SpeechQuery) (sdk
 	if err != nil {
 		return sdk.Verdict{}, err
 	}
-	v, err := protocol.NewJudgeClient(conn).ClassifySpeech(ctx, &protocol.ClassifySpeechRequest{
-		Context: turnsToProto(q.Context), Transcript: q.Transcript,
-	})
+	v, err := protocol.NewJudgeClient(conn).ClassifySpeech(ctx, protoconv.SpeechQueryToProto(q))
 	if err != nil {
 		return sdk.Verdict{}, j.c.callError("Judge.ClassifySpeech", err)
 	}
-	return verdictFromProto(v), nil
-}
-
-func turnsToProto(turns []sdk.DialogueTurn) []*protocol.DialogueTurn {
-	out := make([]*protocol.DialogueTurn, len(turns))
-	for i, t := range turns {
-		out[i] = &protocol.DialogueTurn{Speaker: t.Speaker, Text: t.Text}
-	}
-	return out
-}
-
-func verdictFromProto(v *protocol.Verdict) sdk.Verdict {
-	return sdk.Verdict{Label: v.GetLabel(), Parsed: v.GetParsed(), Raw: v.GetRaw(), Rationale: v.GetRationale()}
+	return protoconv.VerdictFromProto(v), nil
 }
 
 type llmClient struct{ c *Client }
@@ -458,49 +432,9 @@ func (l llmClient) Complete(ctx context.Context, r sdk.CompletionRequest) (sdk.C
 	if err != nil {
 		return sdk.Completion{}, err
 	}
-	req := &protocol.CompleteRequest{Temperature: r.Temperature, MaxTokens: uint32(max(r.MaxTokens, 0)), Json: r.JSON, Seed: r.Seed}
-	for _, m := range r.Messages {
-		req.Messages = append(req.Messages, &protocol.ChatMessage{Role: m.Role, Content: m.Content})
-	}
-	resp, err := protocol.NewLLMClient(conn).Complete(ctx, req)
+	resp, err := protocol.NewLLMClient(conn).Complete(ctx, protoconv.CompletionRequestToProto(r))
 	if err != nil {
 		return sdk.Completion{}, l.c.callError("LLM.Complete", err)
 	}
-	return sdk.Completion{
-		Content:          resp.GetContent(),
-		Model:            resp.GetModel(),
-		PromptTokens:     int(resp.GetPromptTokens()),
-		CompletionTokens: int(resp.GetCompletionTokens()),
-		FinishReason:     resp.GetFinishReason(),
-	}, nil
-}
-
-// infoFromProto decodes a Describe answer; a default that is not JSON is an error.
-func infoFromProto(resp *protocol.DescribeResponse) (sdk.Info, error) {
-	info := sdk.Info{
-		Name:            resp.GetName(),
-		Version:         resp.GetVersion(),
-		Description:     resp.GetDescription(),
-		Kinds:           resp.GetKinds(),
-		ProtocolVersion: int(resp.GetProtocolVersion()),
-		Capabilities:    resp.GetCapabilities(),
-		Identity:        resp.GetIdentity(),
-	}
-	for _, pf := range resp.GetConfigSchema() {
-		f := sdk.ConfigField{
-			Name:        pf.GetName(),
-			Type:        pf.GetType(),
-			Required:    pf.GetRequired(),
-			Description: pf.GetDescription(),
-			Allowed:     pf.GetAllowed(),
-			Transport:   pf.GetTransport(),
-		}
-		if d := pf.GetDefaultJson(); d != "" {
-			if err := json.Unmarshal([]byte(d), &f.Default); err != nil {
-				return info, fmt.Errorf("config field %q: default %q is not valid JSON: %v", f.Name, d, err)
-			}
-		}
-		info.Config = append(info.Config, f)
-	}
-	return info, nil
+	return protoconv.CompletionFromProto(resp), nil
 }

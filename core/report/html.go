@@ -79,10 +79,7 @@ type htmlData struct {
 // explorer, links every table cell to the events behind it, and links each
 // conversation to its page in the viewer directory.
 func htmlPage(s score.Summary, m Meta, ref *reference.Result, convs []*conv, audio map[string]audioInfo, pages map[string]string) ([]byte, error) {
-	d := htmlData{Title: "Duplex-MPE report", Meta: metaTable(s, m), Convs: convs, Pages: pages, JS: template.JS(exploreJS)}
-	if m.Run != "" {
-		d.Title += ": " + m.Run
-	}
+	d := htmlData{Title: Title(m), Meta: metaTable(s, m), Convs: convs, Pages: pages, JS: template.JS(exploreJS)}
 	linked := len(convs) > 0
 	for _, sec := range sections(s, m, ref) {
 		hs := htmlSection{ID: sec.ID, Title: sec.Title, Intro: sec.Intro}

@@ -13,11 +13,7 @@ import (
 // markdown renders report.md: the meta header, then every section as a Markdown table.
 func markdown(s score.Summary, m Meta, ref *reference.Result) []byte {
 	var b bytes.Buffer
-	title := "Duplex-MPE report"
-	if m.Run != "" {
-		title += ": " + m.Run
-	}
-	fmt.Fprintf(&b, "# %s\n\n", mdEscape(title))
+	fmt.Fprintf(&b, "# %s\n\n", mdEscape(Title(m)))
 	writeMDTable(&b, metaTable(s, m))
 	secs := sections(s, m, ref)
 	b.WriteString("\n## Contents\n\n")

@@ -60,6 +60,9 @@ type Meta struct {
 	Missing  []string `json:"missing,omitempty"`
 	// StaleItems counts the items of earlier plans kept in the run directory, not counted.
 	StaleItems int `json:"stale_items,omitempty"`
+	// Partial, when set, says which part of the dataset a `run --limit N` played: the
+	// report's title and first row say the results are partial.
+	Partial string `json:"partial,omitempty"`
 	// Date of the run or of scoring, as the caller wants it shown (RFC 3339 is best).
 	Date string `json:"date"`
 	// ReferenceDir, when set, is the directory of a text reference run (its
@@ -152,4 +155,16 @@ func decode(b []byte, v any) error {
 		return errors.New("unexpected data after the JSON document")
 	}
 	return nil
+}
+
+// Title is the report's title: the run's name, marked when the run is partial.
+func Title(m Meta) string {
+	title := "Duplex-MPE report"
+	if m.Run != "" {
+		title += ": " + m.Run
+	}
+	if m.Partial != "" {
+		title += " (PARTIAL RUN)"
+	}
+	return title
 }

@@ -475,6 +475,9 @@ func pluginText(p provenance.Plugin) string {
 // metaTable is the header every format starts with.
 func metaTable(s score.Summary, m Meta) table {
 	t := table{Header: []string{"", ""}}
+	if m.Partial != "" {
+		t.add("PARTIAL RUN", m.Partial)
+	}
 	t.add("run", orDash(m.Run))
 	t.add("date", orDash(m.Date))
 	h := orDash(m.Harness.Version)

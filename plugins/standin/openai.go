@@ -1,6 +1,6 @@
 // Package standin holds local stand-ins for the hosted services the plugins call: an
 // OpenAI-compatible server and the Anthropic Messages API. The plugins' tests run against
-// them (no hosted API is reachable from the test machines), and `duplexmpe serve-standin`
+// them (no hosted API is reachable from the test machines), and `serve-standin` (cmd/serve-standin)
 // starts one for a person trying a hosted plugin without an account or a network.
 package standin
 

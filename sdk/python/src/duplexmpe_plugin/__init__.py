@@ -33,6 +33,9 @@ from .errors import FailedPrecondition, InvalidArgument, PluginError
 from .handshake import MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PROTOCOL_VERSION
 from .server import MAX_MESSAGE_BYTES, serve
 from .types import (
+    CAP_CONCURRENCY,
+    CAP_INSTRUCTION,
+    CAP_TEXT,
     LABEL_ACKNOWLEDGEMENT,
     LABEL_CORRECT,
     LABEL_INCORRECT,
@@ -58,6 +61,7 @@ from .types import (
     SpeechQuery,
     Verdict,
     Voice,
+    cap_concurrency,
 )
 
 __version__ = "0.1.0"
@@ -66,6 +70,7 @@ __all__ = [
     "ASR", "LLM", "TTS", "Conversation", "Judge", "Model", "Plugin",
     "FailedPrecondition", "InvalidArgument", "PluginError",
     "MAGIC_COOKIE_KEY", "MAGIC_COOKIE_VALUE", "PROTOCOL_VERSION", "MAX_MESSAGE_BYTES", "serve",
+    "CAP_CONCURRENCY", "CAP_INSTRUCTION", "CAP_TEXT", "cap_concurrency",
     "LABEL_ACKNOWLEDGEMENT", "LABEL_CORRECT", "LABEL_INCORRECT", "LABEL_INTRUSION",
     "TYPE_BOOL", "TYPE_LIST_NUMBER", "TYPE_LIST_STRING", "TYPE_MAP_STRING", "TYPE_NUMBER", "TYPE_PATH", "TYPE_STRING",
     "AnswerQuery", "Audio", "ChatMessage", "Completion", "CompletionRequest", "ConfigField",

@@ -20,6 +20,25 @@ TYPE_MAP_STRING = "map(string)"
 TYPE_PATH = "path"
 CONFIG_TYPES = (TYPE_STRING, TYPE_NUMBER, TYPE_BOOL, TYPE_LIST_STRING, TYPE_LIST_NUMBER, TYPE_MAP_STRING, TYPE_PATH)
 
+# Capabilities a plugin may declare in its ``capabilities`` tuple (sdk.CapText, ...):
+# optional features of the contract, which the host uses only when they are declared.
+# The model emits a text channel (Output.text), which the host records.
+CAP_TEXT = "model.text"
+# The model honours ConversationStart.instruction; the host refuses to send an
+# instruction to a model that does not declare it.
+CAP_INSTRUCTION = "model.instruction"
+# The prefix by which a model says how many conversations it can play at once; write
+# cap_concurrency(4) for "model.concurrency=4".
+CAP_CONCURRENCY = "model.concurrency="
+
+
+def cap_concurrency(n: int) -> str:
+    """The capability of a model that can play n conversations at once (n >= 1)."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"cap_concurrency: want a whole number of conversations >= 1, got {n!r}")
+    return f"{CAP_CONCURRENCY}{n}"
+
+
 # Verdict labels (sdk.LabelCorrect, ...).
 LABEL_CORRECT = "correct"
 LABEL_INCORRECT = "incorrect"

@@ -1,10 +1,12 @@
-package cli
+package main
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,7 +14,14 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	plugintest.RemoveBuilt()
+	os.Exit(code)
+}
 
 // serve-standin starts the OpenAI stand-in as a person would, and the real openai plugin
 // judges through it, configured only with the base_url the command printed.
@@ -20,10 +29,8 @@ func TestServeStandinServesTheOpenAIPlugin(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
-	st := &State{Ctx: ctx, Args: []string{"serve-standin", "openai", "--addr", "127.0.0.1:0"}, Env: map[string]string{},
-		Stdin: strings.NewReader(""), Stdout: pw, Stderr: &bytes.Buffer{}, Getwd: func() (string, error) { return t.TempDir(), nil }}
 	done := make(chan int, 1)
-	go func() { done <- Run(st); pw.Close() }()
+	go func() { done <- run(ctx, []string{"openai", "--addr", "127.0.0.1:0"}, pw, &bytes.Buffer{}); pw.Close() }()
 	lines := bufio.NewScanner(pr)
 	if !lines.Scan() {
 		t.Fatalf("serve-standin printed nothing (exit %d)", <-done)
@@ -43,7 +50,7 @@ func TestServeStandinServesTheOpenAIPlugin(t *testing.T) {
 
 	sctx, scancel := context.WithTimeout(ctx, time.Minute)
 	defer scancel()
-	c, err := pluginhost.Start(sctx, pluginhost.Spec{Name: "openai", Source: buildPlugin(t, "plugins/openai")}, nil)
+	c, err := pluginhost.Start(sctx, pluginhost.Spec{Name: "openai", Source: plugintest.BuildGo(t, "../../../openai")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +71,7 @@ func TestServeStandinServesTheOpenAIPlugin(t *testing.T) {
 		t.Errorf("identity after a verdict: %v, %v", info.Identity, err)
 	}
 	cancel() // Ctrl-C
-	if code := <-done; code != ExitOK {
+	if code := <-done; code != 0 {
 		t.Errorf("serve-standin exited %d after the interrupt", code)
 	}
 	<-read
@@ -74,8 +81,23 @@ func TestServeStandinServesTheOpenAIPlugin(t *testing.T) {
 }
 
 func TestServeStandinRefusesAnUnknownAPI(t *testing.T) {
-	code, _, stderr := runCLI(t, t.TempDir(), "serve-standin", "gemini")
-	if code != ExitUsage || !strings.Contains(stderr, `no stand-in "gemini"`) || !strings.Contains(stderr, "openai or anthropic") {
-		t.Errorf("exit %d: %s", code, stderr)
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"gemini"}, io.Discard, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), `no stand-in "gemini"`) || !strings.Contains(stderr.String(), "openai or anthropic") {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+}
+
+// The production binary links no test double: the stand-ins are reached only through
+// this separate command.
+func TestDuplexmpeDoesNotLinkTheStandin(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../../../../core/cmd/duplexmpe").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasSuffix(dep, "/plugins/standin") || strings.Contains(dep, "/standintest") {
+			t.Errorf("bin/duplexmpe links the test double %s", dep)
+		}
 	}
 }

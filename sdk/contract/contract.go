@@ -1,0 +1,132 @@
+// Package contract holds the plain values of the plugin contract: what a plugin
+// describes (Info, ConfigField), what a model takes and gives (ConversationStart, Format,
+// Output), audio, voices, judge queries and verdicts, and LLM requests and replies. It is
+// the leaf below package sdk, which names each of them (sdk.Info is contract.Info) and
+// holds the interfaces a plugin implements, and below internal/protoconv, the one
+// conversion between these values and the protocol's messages that the plugin side
+// (sdk.Serve) and the host side (core/pluginhost) share. Plugin authors use the sdk names.
+package contract
+
+// Info is what a plugin says about itself (the Describe call). The JSON form is what
+// `duplexmpe plugins --json` prints.
+type Info struct {
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	Description string `json:"description,omitempty"`
+	// Kinds is filled in by Serve from the interfaces the plugin implements; the host
+	// sees what the plugin actually serves.
+	Kinds           []string      `json:"kinds"`
+	ProtocolVersion int           `json:"protocol_version"`
+	Capabilities    []string      `json:"capabilities,omitempty"`
+	Config          []ConfigField `json:"config"`
+	// Identity of what the plugin wraps: model id, revision, weights digest, library
+	// versions, prompt hash. Reported after Configure.
+	Identity map[string]string `json:"identity,omitempty"`
+}
+
+// ConfigField describes one attribute of the plugin's config block.
+type ConfigField struct {
+	Name        string   `json:"name"`
+	Type        string   `json:"type"`
+	Required    bool     `json:"required,omitempty"`
+	Default     any      `json:"default,omitempty"` // a JSON-compatible value, or nil
+	Description string   `json:"description,omitempty"`
+	Allowed     []string `json:"allowed,omitempty"` // for TypeString: the accepted values, when non-empty
+	// Transport marks a setting of how to reach or pace a service (a server URL or port,
+	// retries, timeouts, concurrency) rather than of what it computes. The host leaves
+	// transport fields out of every item key, scoring key and run manifest, so the
+	// shards of one run may set them per node and a run resumes after they change.
+	// Mark nothing that can change a result.
+	Transport bool `json:"transport,omitempty"`
+}
+
+// Audio is a mono clip of float32 samples in [-1, 1].
+type Audio struct {
+	Samples []float32
+	Rate    int
+}
+
+// ConversationStart opens a conversation.
+type ConversationStart struct {
+	ID          string
+	Seed        int64
+	Instruction string // optional text instruction; empty unless configured
+}
+
+// Format is what a model declares for a conversation.
+type Format struct {
+	InputRate  int
+	OutputRate int
+	FrameSize  int // input samples per frame
+}
+
+// Output is a model's reply to one input frame.
+type Output struct {
+	Samples []float32 // at Format().OutputRate; may be empty
+	Text    string
+	Flush   bool // discard queued, unplayed audio before appending Samples
+}
+
+// Voice is a TTS voice.
+type Voice struct {
+	ID          string
+	Description string
+	Rate        int
+}
+
+// DialogueTurn is one attributed line of a conversation, given to judges as context.
+type DialogueTurn struct {
+	Speaker string
+	Text    string
+}
+
+// AnswerQuery asks whether a response answers a request.
+type AnswerQuery struct {
+	Context    []DialogueTurn
+	Request    string
+	GoldAnswer string
+	Response   string
+	// GoldAccepted are other ways of saying the gold answer that count as correct (the
+	// scenario's gold_accepted, "quarter past seven" for "7:15"); usually empty. Left out
+	// of the JSON when empty, so the judge call cache keys of queries without variants
+	// stay what they were.
+	GoldAccepted []string `json:",omitempty"`
+}
+
+// SpeechQuery asks whether speech in a silence window is an acknowledgement.
+type SpeechQuery struct {
+	Context    []DialogueTurn
+	Transcript string
+}
+
+// Verdict is a judge's structured answer.
+type Verdict struct {
+	Label     string
+	Parsed    bool // false: the judge's output could not be parsed; counts as a failure
+	Raw       string
+	Rationale string
+}
+
+// ChatMessage is one message of a chat completion request.
+type ChatMessage struct {
+	Role    string // "system", "user", "assistant"
+	Content string
+}
+
+// CompletionRequest asks an LLM for one reply.
+type CompletionRequest struct {
+	Messages    []ChatMessage
+	Temperature *float64 // nil: the plugin's default
+	MaxTokens   int
+	JSON        bool // ask for a JSON object as the whole reply
+	Seed        *int64
+}
+
+// Completion is an LLM reply.
+type Completion struct {
+	Content          string
+	Model            string
+	PromptTokens     int
+	CompletionTokens int
+	FinishReason     string
+}
