@@ -117,6 +117,7 @@ func (b *bill) total() float64 {
 // cachedTranscript is a transcript with what producing it cost.
 type cachedTranscript struct {
 	text   string
+	opens  bool    // the spotter heard the name open the utterance (wakeReach)
 	modelS float64 // modelled seconds
 	wallS  float64 // measured wall seconds (mode wall only)
 }

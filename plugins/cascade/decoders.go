@@ -33,16 +33,17 @@ func newDecoders(first *sphinx.Decoder, size int) *decoders {
 		free: []*sphinx.Decoder{first}, all: []*sphinx.Decoder{first}}
 }
 
-// transcribe transcribes samples on a free decoder, waiting for one when all are busy.
-func (p *decoders) transcribe(samples []float32) (string, error) {
+// words transcribes samples on a free decoder, waiting for one when all are busy, and
+// returns the words with their times (a spotter's: its detections).
+func (p *decoders) words(samples []float32) ([]sphinx.Word, error) {
 	p.slots <- struct{}{}
 	defer func() { <-p.slots }()
 	d, err := p.take()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer p.give(d)
-	return d.Transcribe(samples)
+	return d.TranscribeWords(samples)
 }
 
 func (p *decoders) take() (*sphinx.Decoder, error) {

@@ -29,7 +29,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-const version = "0.3.0"
+const version = "0.4.0"
 
 // logger writes JSON lines to stderr, which the host logs under the plugin's name.
 var logger = hclog.New(&hclog.LoggerOptions{Name: "cascade", Level: hclog.Debug, Output: os.Stderr, JSONFormat: true})
@@ -411,7 +411,7 @@ func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error
 		return fmt.Errorf("cascade: transcribing the utterance at %.2f s: %w", ep.Start, err)
 	}
 	text := tr.text
-	logger.Debug("utterance", "start", ep.Start, "end", ep.End, "transcript", text)
+	logger.Debug("utterance", "start", ep.Start, "end", ep.End, "transcript", text, "opens_with_name", tr.opens)
 	if text == "" {
 		return nil
 	}
@@ -431,7 +431,7 @@ func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error
 		}
 		reply = strings.TrimSpace(d.Answer)
 	default:
-		if !addressedByName(text, c.cfg.names) {
+		if !tr.opens && !addressedByName(text, c.cfg.names) {
 			c.facts = append(c.facts, text)
 			return nil
 		}
@@ -473,21 +473,21 @@ func (c *conversation) transcribe(samples []float32, b *bill) (cachedTranscript,
 	}
 	seconds := float64(len(samples)) / rate
 	var t cachedTranscript
-	heard := true
+	var hits []sphinx.Word
 	if c.spotters != nil {
-		hit, err := c.spotters.transcribe(samples)
-		if err != nil {
+		var err error
+		if hits, err = c.spotters.words(samples); err != nil {
 			return cachedTranscript{}, err
 		}
 		t.modelS += c.cfg.cost.spot * seconds
-		heard = hit != ""
 	}
-	if heard {
-		text, err := c.decoders.transcribe(samples)
+	if c.spotters == nil || len(hits) > 0 {
+		ws, err := c.decoders.words(samples)
 		if err != nil {
 			return cachedTranscript{}, err
 		}
-		t.text = text
+		t.text = nameWhereSpotted(ws, hits, c.cfg.names[0])
+		t.opens = opensWithName(t.text, hits, c.cfg.names[0])
 		t.modelS += c.cfg.cost.asr * seconds
 	}
 	if c.cfg.cost.mode == computeWall {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,7 +14,8 @@ import (
 )
 
 // The measurements behind asr.go's settings (README.md, "Listening"): every turn clip of
-// a built shipped dataset (`duplexmpe build bench.hcl`, build/datasets/shipped) is
+// a built dataset (DUPLEXMPE_MEASURE_DATASET, a build directory; by default the shipped
+// one, build/datasets/shipped; clips are resampled to the cascade's 16 kHz) is
 // decoded whole by the library's default two-pass search, the reference, and by each
 // setting of DUPLEXMPE_MEASURE_SEARCH, a ';'-separated list of PocketSphinx flag and
 // value pairs, where "kws T" is the spotter for "aria" at threshold T:
@@ -38,6 +40,9 @@ type exScen struct {
 
 func exClips(t *testing.T) ([]exTurn, [][]float32) {
 	dir := "../../build/datasets/shipped/"
+	if d := os.Getenv("DUPLEXMPE_MEASURE_DATASET"); d != "" {
+		dir = strings.TrimSuffix(d, "/") + "/"
+	}
 	raw, err := os.ReadFile(dir + "scenarios.jsonl")
 	if err != nil {
 		t.Skipf("%v (build it: duplexmpe build bench.hcl)", err)
@@ -54,6 +59,7 @@ func exClips(t *testing.T) ([]exTurn, [][]float32) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			p = audio.Resample(p, rate)
 			if os.Getenv("DUPLEXMPE_MEASURE_TURNS") == "aria" && !strings.Contains(strings.ToLower(tn.Text), "aria") {
 				continue
 			}
@@ -93,6 +99,12 @@ func TestMeasureSearch(t *testing.T) {
 	}
 	configs := strings.Split(os.Getenv("DUPLEXMPE_MEASURE_SEARCH"), ";")
 	for _, cfg := range configs {
+		if f := strings.Fields(cfg); len(f) == 2 && f[0] == "cascade" {
+			var threshold float64
+			fmt.Sscan(f[1], &threshold)
+			measureCascade(t, cfg, threshold, turns, clips, refAddr, total)
+			continue
+		}
 		m := sphinx.DefaultModel()
 		f := strings.Fields(cfg)
 		for len(f) > 0 {
@@ -104,6 +116,10 @@ func TestMeasureSearch(t *testing.T) {
 				m.Keyphrase = "aria"
 				fmt.Sscan(f[1], &m.KWSThreshold)
 				f = f[2:]
+			case "phrase": // another keyphrase than "aria", in CMUdict words: phrase area 1e-5
+				m.Keyphrase = strings.ReplaceAll(f[1], "_", " ")
+				fmt.Sscan(f[2], &m.KWSThreshold)
+				f = f[3:]
 			default:
 				m.Options = append(m.Options, f[0], f[1])
 				f = f[2:]
@@ -181,4 +197,66 @@ func exWordErrors(ref, hyp []string) int {
 		prev = cur
 	}
 	return prev[len(hyp)]
+}
+
+func measureCascade(t *testing.T, cfg string, threshold float64, turns []exTurn, clips [][]float32, refAddr []bool, total float64) {
+	spot, err := sphinx.Load(spotterModel(defaultSpot, threshold))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spot.Close()
+	dec, err := sphinx.Load(transcriberModel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	type tally struct{ n, refYes, gotYes, agree int }
+	byLabel := map[string]*tally{}
+	var fired int
+	var firedS float64
+	c0 := cpuSeconds(syscall.RUSAGE_SELF)
+	for i, c := range clips {
+		hits, err := spot.TranscribeWords(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := ""
+		if len(hits) > 0 {
+			fired++
+			firedS += float64(len(c)) / rate
+			ws, err := dec.TranscribeWords(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text = nameWhereSpotted(ws, hits, defaultSpot)
+		}
+		got := addressedByName(text, defaultNames)
+		tl := byLabel[turns[i].Label]
+		if tl == nil {
+			tl = &tally{}
+			byLabel[turns[i].Label] = tl
+		}
+		tl.n++
+		if refAddr[i] {
+			tl.refYes++
+		}
+		if got {
+			tl.gotYes++
+		}
+		if got == refAddr[i] {
+			tl.agree++
+		} else {
+			t.Logf("  [%s] decision differs %s %q -> %q", cfg, turns[i].Label, turns[i].Text, text)
+		}
+	}
+	t.Logf("%-40s cpu %.3f s/s  spotter fired on %d/%d clips (%.0f of %.0f s)", cfg, (cpuSeconds(syscall.RUSAGE_SELF)-c0)/total, fired, len(clips), firedS, total)
+	labels := make([]string, 0, len(byLabel))
+	for l := range byLabel {
+		labels = append(labels, l)
+	}
+	sort.Strings(labels)
+	for _, l := range labels {
+		tl := byLabel[l]
+		t.Logf("  %-5s %4d clips: addressed %3d by the reference, %3d by the cascade, %3d decisions agree", l, tl.n, tl.refYes, tl.gotYes, tl.agree)
+	}
 }
