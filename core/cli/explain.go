@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/score/explain"
 	"github.com/duplexmpe/duplexmpe/core/termsafe"
@@ -126,7 +127,7 @@ func explainItem(st *State, arg string, asJSON bool) error {
 	return fmt.Errorf("%s is not scored yet, so it has no verdicts to explain: run `duplexmpe score %s`", arg, filepath.Dir(filepath.Dir(strings.TrimRight(arg, "/"))))
 }
 
-func writeItemText(w io.Writer, it *report.Item) {
+func writeItemText(w io.Writer, it *viewer.Item) {
 	fmt.Fprintf(w, "item %s: model %s, scenario %s (%s), %s\n", it.ID, it.Model, it.Scenario, it.Condition, it.Status)
 	if it.Failure != "" {
 		fmt.Fprintf(w, "failed: %s\n", it.Failure)

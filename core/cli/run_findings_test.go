@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/internal/clitest"
 )
@@ -85,7 +85,7 @@ plugin "nan" {
 		"model speech episodes: [", "\nT ", "said: ", "gold answer: 7:05", "heard (ASR): ", "judge: label ", "rule: ",
 		"\nN", "rule: ", "to hear it: "+filepath.Join(runDir, "viewer", id+".html"))
 	code, out, _ = runCLI(t, dir, "explain", "--json", filepath.Join(runDir, "items", id)+"/")
-	var it report.Item
+	var it viewer.Item
 	if err := json.Unmarshal([]byte(out), &it); code != ExitOK || err != nil {
 		t.Fatalf("explain --json: exit %d, %v\n%s", code, err, out)
 	}

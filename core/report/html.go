@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"html/template"
 	"regexp"
 	"sort"
@@ -35,11 +36,11 @@ type htmlSection struct {
 
 // exploreEvent is one row of the explorer's event table.
 type exploreEvent struct {
-	Conv                                     *conv
+	Conv                                     *viewer.Conv
 	Page                                     string
-	V                                        eventView
+	V                                        viewer.Event
 	Label, Outcomes, Members, Third, Address string
-	Pairing                                  pairing
+	Pairing                                  viewer.Pairing
 	Said                                     string
 }
 
@@ -61,7 +62,7 @@ type htmlData struct {
 	Meta     table
 	Sections []htmlSection
 	// The explorer, when the run directory holds conversations.
-	Convs     []*conv
+	Convs     []*viewer.Conv
 	Pages     map[string]string // item id -> its viewer page, when written
 	Events    []exploreEvent
 	EventRows template.HTML // the rows of Events, rendered by eventRows
@@ -78,7 +79,7 @@ type htmlData struct {
 // references), readable without a network. With the run's conversations it adds the
 // explorer, links every table cell to the events behind it, and links each
 // conversation to its page in the viewer directory.
-func htmlPage(s score.Summary, m Meta, ref *reference.Result, convs []*conv, audio map[string]audioInfo, pages map[string]string) ([]byte, error) {
+func htmlPage(s score.Summary, m Meta, ref *reference.Result, convs []*viewer.Conv, audio map[string]viewer.AudioInfo, pages map[string]string) ([]byte, error) {
 	d := htmlData{Title: "Duplex-MPE report", Meta: metaTable(s, m), Convs: convs, Pages: pages, JS: template.JS(exploreJS)}
 	if m.Run != "" {
 		d.Title += ": " + m.Run
@@ -93,7 +94,7 @@ func htmlPage(s score.Summary, m Meta, ref *reference.Result, convs []*conv, aud
 				for i, c := range row {
 					cells[i].Text = c
 					if f, ok := cellFilter(sec.ID, t.Header, row, i); ok && linked {
-						cells[i].Href = "#" + f.fragment()
+						cells[i].Href = "#" + f.Fragment()
 					}
 				}
 				ht.Rows = append(ht.Rows, cells)
@@ -116,7 +117,7 @@ func htmlPage(s score.Summary, m Meta, ref *reference.Result, convs []*conv, aud
 	return b.Bytes(), nil
 }
 
-func (d *htmlData) explorer(convs []*conv) {
+func (d *htmlData) explorer(convs []*viewer.Conv) {
 	seen := map[string]map[string]bool{"m": {}, "c": {}, "l": {}, "o": {}}
 	add := func(kind, v string, list *[]string) {
 		if v != "" && !seen[kind][v] {
@@ -124,26 +125,26 @@ func (d *htmlData) explorer(convs []*conv) {
 			*list = append(*list, v)
 		}
 	}
-	pairs := pairings(convs)
+	pairs := viewer.Pairings(convs)
 	for _, c := range convs {
 		add("m", c.Row.Model, &d.Models)
 		add("c", c.Row.Condition, &d.Conds)
 		if c.Scored == nil {
 			continue
 		}
-		for _, v := range viewEvents(c.Scored) {
+		for _, v := range viewer.EventsOf(c.Scored) {
 			add("l", v.Label, &d.Labels)
 			for _, o := range v.Outcomes {
 				add("o", o, &d.Outcomes)
 			}
 			said := ""
 			if c.Timeline != nil && v.Ev.Turn < len(c.Timeline.Turns) {
-				said = shorten(c.Timeline.Turns[v.Ev.Turn].Text, 70)
+				said = viewer.Shorten(c.Timeline.Turns[v.Ev.Turn].Text, 70)
 			}
 			d.Events = append(d.Events, exploreEvent{
 				Conv: c, Page: d.Pages[c.Row.ID], V: v, Label: v.Label,
-				Outcomes: strings.Join(v.Outcomes, " "), Members: v.membersAttr(),
-				Third: strconv.Itoa(v.Ev.Third), Address: v.addressee(), Said: said, Pairing: pairs[c],
+				Outcomes: strings.Join(v.Outcomes, " "), Members: v.MembersAttr(),
+				Third: strconv.Itoa(v.Ev.Third), Address: v.Addressee(), Said: said, Pairing: pairs[c],
 			})
 		}
 	}
@@ -175,15 +176,29 @@ func eventRows(events []exploreEvent) template.HTML {
 			scenario = fmt.Sprintf(`<a href="%s#ev-%d">%s</a>`, e(ev.Page), ev.V.Index, scenario)
 		}
 		fmt.Fprintf(&b, `<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="said">%s</td><td class="verdict">%s</td><td class="mem">%s</td></tr>`+"\n",
-			e(r.Model), e(r.Condition), scenario, e(ev.Label), e(ev.Said), e(ev.V.Verdict), e(ev.V.MembersText()))
+			e(r.Model), e(r.Condition), scenario, e(ev.Label), e(ev.Said), e(ev.V.Verdict), e(membersText(ev.V)))
 	}
 	return template.HTML(b.String())
+}
+
+// membersText is an event's memberships for people: "fresh onset ✓, presence ✓,
+// accuracy ✗".
+func membersText(v viewer.Event) string {
+	parts := make([]string, len(v.Members))
+	for i, m := range v.Members {
+		mark := "✗"
+		if m.Success {
+			mark = "✓"
+		}
+		parts[i] = measureShortName(m.Measure) + " " + mark
+	}
+	return strings.Join(parts, ", ")
 }
 
 // noSpeechDiagnostic finds the models that emitted audio the VAD never called speech:
 // a plugin answering with tones or noise scores exactly like a silent one, and without
 // this it is not obvious why.
-func noSpeechDiagnostic(convs []*conv, audio map[string]audioInfo) []NoSpeech {
+func noSpeechDiagnostic(convs []*viewer.Conv, audio map[string]viewer.AudioInfo) []NoSpeech {
 	byModel := map[string]*NoSpeech{}
 	var order []string
 	speech := map[string]bool{}
@@ -203,7 +218,7 @@ func noSpeechDiagnostic(convs []*conv, audio map[string]audioInfo) []NoSpeech {
 			speech[m] = true
 		}
 		a := audio[c.Row.ID]
-		if !a.emitted() {
+		if !a.Emitted() {
 			continue
 		}
 		ns.WithAudio++
@@ -211,7 +226,7 @@ func noSpeechDiagnostic(convs []*conv, audio map[string]audioInfo) []NoSpeech {
 			ns.WithoutSpeech++
 			if ns.Example == "" {
 				ns.Example, ns.Peak = c.Row.ID, fmt.Sprintf("%.1f", a.PeakDBFS)
-				ns.ExampleFileHref = itemsDir + "/" + c.Row.ID + "/" + a.File
+				ns.ExampleFileHref = viewer.ItemsDir + "/" + c.Row.ID + "/" + a.File
 			}
 		}
 	}
@@ -252,7 +267,7 @@ var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return p
 	},
-	"baseCSS": func() template.CSS { return template.CSS(baseCSS) },
+	"baseCSS": func() template.CSS { return template.CSS(viewer.BaseCSS) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -20,6 +20,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/cli"
 	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"github.com/duplexmpe/duplexmpe/internal/clitest"
 	"github.com/duplexmpe/duplexmpe/internal/clitest/clirun"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
@@ -560,7 +561,7 @@ func TestPageWithoutItsRecordingPlaysTheAudibleFLAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := firstPage(t, dir, "speaker")
-	if wavs, _ := filepath.Glob(filepath.Join(dir, report.ViewerDir, "*.wav")); len(wavs) != 0 {
+	if wavs, _ := filepath.Glob(filepath.Join(dir, viewer.ViewerDir, "*.wav")); len(wavs) != 0 {
 		t.Errorf("a budget of one byte left %d recordings", len(wavs))
 	}
 	b := newBrowser(t, 1280, 900)

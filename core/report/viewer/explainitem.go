@@ -1,9 +1,7 @@
-package report
+package viewer
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -57,18 +55,14 @@ type ItemEvent struct {
 	Rules []string `json:"rules"`
 }
 
-// ExplainItem explains the stored conversation id of the run directory runDir. The
-// protocol constants are the run's (summary.json, else manifest.json), and the gold
-// answer comes from the dataset the report names (meta.json's dataset_dir). An item
-// that is not in runDir is an error saying what is there to explain.
-func ExplainItem(runDir, id string) (*Item, error) {
-	d := filepath.Join(runDir, itemsDir, id)
+// Explain explains the stored conversation id of the run directory runDir, scored
+// under the protocol constants p, with the gold answer from the dataset in datasetDir
+// (empty: not shown). An item that is not in runDir is an error saying what is there
+// to explain.
+func Explain(runDir, id string, p protocol.Params, datasetDir string) (*Item, error) {
+	d := filepath.Join(runDir, ItemsDir, id)
 	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not an item of a run directory (want RUN_DIR/%s/<id>, one of the directories in %s)", d, itemsDir, filepath.Join(runDir, itemsDir))
-	}
-	p, meta, err := runProtocol(runDir)
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s is not an item of a run directory (want RUN_DIR/%s/<id>, one of the directories in %s)", d, ItemsDir, filepath.Join(runDir, ItemsDir))
 	}
 	c := readConv(runDir, id)
 	r := c.Row
@@ -84,37 +78,17 @@ func ExplainItem(runDir, id string) (*Item, error) {
 		return it, nil
 	}
 	it.Scored, it.Unscored = true, c.Scored.Unscored
-	room := openRoom(meta.DatasetDir)
+	room := openRoom(datasetDir)
 	sc := datasetScenario(room, c)
 	if sc == nil {
 		_, err := room.scenario(c)
 		it.GoldNote = fmt.Sprintf("The gold answer is not shown: %v.", err)
 	}
-	for _, v := range viewEvents(c.Scored) {
+	for _, v := range EventsOf(c.Scored) {
 		e := pageEventOf(c, v, sc, p)
 		it.Events = append(it.Events, ItemEvent{Label: e.Label, Speaker: e.Speaker, Start: e.Start, End: e.End, Said: e.Said,
 			Verdict: e.Verdict, Pass: e.Pass, Gold: e.Gold, Transcript: e.Transcript, Judged: e.HasTranscript,
 			Judge: e.Judge, Raw: e.Raw, Rules: e.Rules})
 	}
 	return it, nil
-}
-
-// runProtocol is the protocol a run was scored under, and its report meta (empty when
-// there is no report yet).
-func runProtocol(runDir string) (protocol.Params, Meta, error) {
-	s, meta, err := Load(runDir)
-	if err == nil {
-		return s.Protocol, meta, nil
-	}
-	var man struct {
-		Protocol *protocol.Params `json:"protocol"`
-	}
-	path := filepath.Join(runDir, "manifest.json")
-	if merr := readSmallJSON(path, &man); merr != nil || man.Protocol == nil {
-		if errors.Is(merr, fs.ErrNotExist) {
-			return protocol.Params{}, Meta{}, fmt.Errorf("%s has no manifest.json: not a run directory", runDir)
-		}
-		return protocol.Params{}, Meta{}, fmt.Errorf("cannot read the protocol of the run in %s: %v", runDir, merr)
-	}
-	return *man.Protocol, Meta{}, nil
 }

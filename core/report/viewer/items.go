@@ -1,4 +1,4 @@
-package report
+package viewer
 
 import (
 	"encoding/json"
@@ -14,10 +14,10 @@ import (
 )
 
 // The per-item layout of a run directory (core/store): items/<id>/ holds item.json,
-// the record files, verdicts.json once scored, and a done or failed marker. The report
+// the record files, verdicts.json once scored, and a done or failed marker. The viewer
 // reads these files itself; only the audio's file names and format come from the store
 // (store.AudibleFile), which alone knows which formats a run directory can hold.
-const itemsDir = "items"
+const ItemsDir = "items"
 
 var itemID = regexp.MustCompile(`^[0-9a-f]{16,64}$`)
 
@@ -25,7 +25,7 @@ var itemID = regexp.MustCompile(`^[0-9a-f]{16,64}$`)
 var itemFiles = []string{"item.json", "timeline.json", "episodes.json", "verdicts.json", "text.json", "session.json", "failure.json", store.AudibleFLAC, store.AudibleWAV}
 
 // itemRow is one (model, conversation) of the run for the HTML drill-down.
-type itemRow struct {
+type ItemRow struct {
 	ID, Model, Condition, Scenario, Pair, TPosition, Status string
 	// From verdicts.json when the item is scored; "-" otherwise.
 	TOutcome, Answer, Silence, N4 string
@@ -34,7 +34,7 @@ type itemRow struct {
 	Files []string // paths relative to the run directory
 }
 
-type itemMeta struct {
+type ItemMeta struct {
 	Model      string `json:"model"`
 	ScenarioID string `json:"scenario_id"`
 	PairID     string `json:"pair_id"`
@@ -52,7 +52,7 @@ type itemMeta struct {
 }
 
 // sessionFile is session.json (core/store): the model's format and the wait after T.
-type sessionFile struct {
+type SessionFile struct {
 	Format struct {
 		InputRate, OutputRate, FrameSize int
 	} `json:"format"`
@@ -68,7 +68,7 @@ type sessionFile struct {
 	} `json:"t_wait"`
 }
 
-type textPiece struct {
+type TextPiece struct {
 	Time float64 `json:"time"`
 	Text string  `json:"text"`
 }
@@ -76,13 +76,13 @@ type textPiece struct {
 // conv is everything the report and the viewer know of one (model, conversation) in
 // the run directory. Pointers are nil when the file is absent or unreadable; Problems
 // says which could not be read.
-type conv struct {
-	Row      itemRow
-	Meta     itemMeta
+type Conv struct {
+	Row      ItemRow
+	Meta     ItemMeta
 	Timeline *timeline.Timeline
 	Episodes []timeline.Episode
-	Session  *sessionFile
-	Text     []textPiece
+	Session  *SessionFile
+	Text     []TextPiece
 	Failure  string
 	Scored   *score.Scored
 	// Dir is the item directory.
@@ -93,12 +93,12 @@ type conv struct {
 // readConvs lists the run directory's items, sorted by model, condition, scenario. A
 // directory without items gives none; an unreadable item is listed with its problem as
 // its status, so nothing is silently dropped.
-func readConvs(dir string) []*conv {
-	ents, err := os.ReadDir(filepath.Join(dir, itemsDir))
+func Read(dir string) []*Conv {
+	ents, err := os.ReadDir(filepath.Join(dir, ItemsDir))
 	if err != nil {
 		return nil
 	}
-	var cs []*conv
+	var cs []*Conv
 	for _, e := range ents {
 		if !e.IsDir() || !itemID.MatchString(e.Name()) {
 			continue
@@ -128,9 +128,9 @@ func conditionRank(c string) int {
 	return 2
 }
 
-func readConv(dir, id string) *conv {
-	d := filepath.Join(dir, itemsDir, id)
-	c := &conv{Dir: d, Row: itemRow{ID: id, Status: "not finished", TOutcome: "-", Answer: "-", Silence: "-", N4: "-"}}
+func readConv(dir, id string) *Conv {
+	d := filepath.Join(dir, ItemsDir, id)
+	c := &Conv{Dir: d, Row: ItemRow{ID: id, Status: "not finished", TOutcome: "-", Answer: "-", Silence: "-", N4: "-"}}
 	r := &c.Row
 	switch {
 	case exists(filepath.Join(d, "done")):
@@ -140,7 +140,7 @@ func readConv(dir, id string) *conv {
 	}
 	for _, f := range itemFiles {
 		if exists(filepath.Join(d, f)) {
-			r.Files = append(r.Files, itemsDir+"/"+id+"/"+f)
+			r.Files = append(r.Files, ItemsDir+"/"+id+"/"+f)
 		}
 	}
 	if err := readSmallJSON(filepath.Join(d, "item.json"), &c.Meta); err != nil {
@@ -166,7 +166,7 @@ func readConv(dir, id string) *conv {
 		c.Timeline = &tl
 	}
 	optional("episodes.json", &c.Episodes)
-	var ses sessionFile
+	var ses SessionFile
 	if optional("session.json", &ses) {
 		c.Session = &ses
 	}
@@ -210,7 +210,7 @@ func readConv(dir, id string) *conv {
 }
 
 // summarizeRow fills the drill-down columns from the verdicts.
-func summarizeRow(r *itemRow, sc score.Scored) {
+func summarizeRow(r *ItemRow, sc score.Scored) {
 	var silN, silK, n4Pass, n4Elig, n4All int
 	for _, ev := range sc.Events {
 		switch {
@@ -227,7 +227,7 @@ func summarizeRow(r *itemRow, sc score.Scored) {
 				r.Answer = ev.T.Answer.Failure
 			}
 			if ev.T.Answer != nil {
-				r.Heard = shorten(ev.T.Answer.Transcript, 80)
+				r.Heard = Shorten(ev.T.Answer.Transcript, 80)
 			}
 		case ev.Silence != nil:
 			silN++
@@ -273,8 +273,8 @@ func readSmallJSON(path string, v any) error {
 	return json.Unmarshal(b, v)
 }
 
-// shorten cuts s to at most n runes, marking the cut.
-func shorten(s string, n int) string {
+// Shorten cuts s to at most n runes, marking the cut.
+func Shorten(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s

@@ -1,4 +1,4 @@
-package report
+package viewer
 
 import (
 	"bytes"
@@ -38,10 +38,10 @@ type convPageData struct {
 	Facts                                 [][2]string
 	Files                                 []pageLink
 	Wav                                   string
-	Audio                                 audioInfo
+	Audio                                 AudioInfo
 	Figure                                template.HTML
 	Events                                []pageEvent
-	Text                                  []textPiece
+	Text                                  []TextPiece
 	Failure, Unscored                     string
 	Problems                              []string
 	GoldNote                              string
@@ -52,24 +52,25 @@ type convPageData struct {
 }
 
 // explorerHref links report.html's conversation explorer filtered as given.
-func explorerHref(prefix string, f filter) string { return prefix + "#" + f.fragment() }
+func explorerHref(prefix string, f Filter) string { return prefix + "#" + f.Fragment() }
 
 // conversationPage renders one conversation's page. peers are the other conversations
 // of the run, for the links to the same scenario with other models and to the other
 // version of the pair.
-func conversationPage(c *conv, info audioInfo, room *roomSource, p protocol.Params, nav []pageLink) ([]byte, error) {
-	events := viewEvents(c.Scored)
+func conversationPage(c *Conv, info AudioInfo, room *roomSource, o Options, nav []pageLink) ([]byte, error) {
+	p := o.Protocol
+	events := EventsOf(c.Scored)
 	r := c.Row
 	d := convPageData{
 		Title: fmt.Sprintf("%s: %s (%s)", orDash(r.Model), orDash(r.Scenario), orDash(r.Condition)),
 		ID:    r.ID, Model: r.Model, Condition: r.Condition, Scenario: r.Scenario,
-		Back:     explorerHref("../"+HTMLFile, filter{Model: r.Model, Condition: r.Condition}),
+		Back:     explorerHref("../"+o.Report, Filter{Model: r.Model, Condition: r.Condition}),
 		Nav:      nav,
 		Audio:    info,
 		Failure:  c.Failure,
 		Problems: c.Problems,
 		Text:     c.Text,
-		NoSpeech: c.Scored != nil && info.emitted() && len(c.Episodes) == 0,
+		NoSpeech: c.Scored != nil && info.Emitted() && len(c.Episodes) == 0,
 	}
 	if c.Scored != nil {
 		d.Unscored = c.Scored.Unscored
@@ -80,7 +81,7 @@ func conversationPage(c *conv, info audioInfo, room *roomSource, p protocol.Para
 	if info.LeftOut {
 		d.Budget = budgetText(info.Budget)
 		if info.Audible {
-			d.Audible = "../" + itemsDir + "/" + r.ID + "/" + info.File
+			d.Audible = "../" + ItemsDir + "/" + r.ID + "/" + info.File
 		}
 	}
 	for _, f := range r.Files {
@@ -161,7 +162,7 @@ func frameMS(frame, rate int) string {
 	return fmt.Sprintf("%g ms", float64(frame)*1000/float64(rate))
 }
 
-func pageEventOf(c *conv, v eventView, sc *dataset.Scenario, p protocol.Params) pageEvent {
+func pageEventOf(c *Conv, v Event, sc *dataset.Scenario, p protocol.Params) pageEvent {
 	ev := v.Ev
 	e := pageEvent{ID: fmt.Sprintf("ev-%d", v.Index), Label: v.Label, Start: ev.Start, End: eventEnd(ev),
 		When: fmt.Sprintf("%.3f - %s", ev.Start, tsec(ev.End)), Verdict: v.Verdict, Pass: v.Pass, Rules: rule(v, p)}
@@ -214,14 +215,14 @@ func pageEventOf(c *conv, v eventView, sc *dataset.Scenario, p protocol.Params) 
 
 // filter is one view of report.html's conversation explorer; its fragment is how table
 // cells and conversation pages link to it.
-type filter struct {
+type Filter struct {
 	Model, Condition, Label, Outcome, Measure, Result, Position, Third, Addressee string
 	// Paired ("1") keeps the pairs the model has both versions of; With, the pairs these
 	// models (other than the row's own) also have in the condition.
 	Paired, With string
 }
 
-func (f filter) fragment() string {
+func (f Filter) Fragment() string {
 	q := url.Values{}
 	for _, kv := range [][2]string{{"model", f.Model}, {"condition", f.Condition}, {"label", f.Label}, {"outcome", f.Outcome},
 		{"measure", f.Measure}, {"result", f.Result}, {"position", f.Position}, {"third", f.Third}, {"addressee", f.Addressee},
@@ -238,7 +239,7 @@ func (f filter) fragment() string {
 
 // baseCSS is what report.html and the conversation pages share: colours, type, links,
 // tables, the scroll box that keeps wide tables inside the window, verdict colours.
-const baseCSS = `
+const BaseCSS = `
 :root { --fg: #1b1f24; --muted: #5b6470; --line: #d8dde3; --head: #f3f5f7; --accent: #0072b2; --pass: #2e8b57; --fail: #d55e00; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Liberation Sans", Arial, sans-serif; color: var(--fg); margin: 0; }
@@ -332,7 +333,7 @@ const viewerJS = `
 `
 
 var convTemplate = template.Must(template.New("conversation").Funcs(template.FuncMap{
-	"css": func() template.CSS { return template.CSS(baseCSS + viewerCSS) },
+	"css": func() template.CSS { return template.CSS(BaseCSS + viewerCSS) },
 	"js":  func() template.JS { return template.JS(viewerJS) },
 	"colour": func(l string) template.CSS {
 		if c, ok := labelColour[l]; ok {

@@ -1,4 +1,4 @@
-package report
+package viewer
 
 import (
 	"fmt"
@@ -57,7 +57,7 @@ func (b *svgBuf) f(format string, a ...any) { fmt.Fprintf(&b.Builder, format, a.
 
 func esc(s string) string { return html.EscapeString(s) }
 
-func drawTimeline(c *conv, events []eventView, p protocol.Params) timelineFigure {
+func drawTimeline(c *Conv, events []Event, p protocol.Params) timelineFigure {
 	tl := c.Timeline
 	dur := tl.Duration
 	for _, e := range c.Episodes {
@@ -187,7 +187,7 @@ func drawTimeline(c *conv, events []eventView, p protocol.Params) timelineFigure
 			t := ev.T
 			col := colourNeutral
 			if t.Presence {
-				if in, ok := v.member(score.MeasureAccuracy); in && ok {
+				if in, ok := v.Member(score.MeasureAccuracy); in && ok {
 					col = colourPass
 				} else {
 					col = colourFail
