@@ -146,13 +146,19 @@ func writeItemText(w io.Writer, it *viewer.Item) {
 		eps = []string{"none"}
 	}
 	fmt.Fprintf(w, "model speech episodes: %s\n", strings.Join(eps, " "))
+	for _, wd := range it.Words {
+		fmt.Fprintf(w, "  the model said [%s, %s): %q\n", explain.Seconds(wd.Span.Start), explain.Seconds(wd.Span.End), wd.Transcript)
+	}
 	if it.GoldNote != "" {
 		fmt.Fprintln(w, it.GoldNote)
 	}
 	for _, e := range it.Events {
 		mark := "FAIL"
-		if e.Pass {
+		switch {
+		case e.Pass:
 			mark = "pass"
+		case e.Excluded:
+			mark = "in no rate"
 		}
 		who := ""
 		if e.Speaker != "" {

@@ -105,6 +105,31 @@ plugin "nan" {
 		}
 	}
 
+	// Issue 23: explain prints the model's words, one line per speech episode, and an N4
+	// event that is not eligible as in no rate, never as a failure beside its own
+	// "Excluded" rule (the silent model's N4 events have no onset in the gap).
+	if len(it.Words) != len(it.Episodes) {
+		t.Errorf("explain --json: words for %d of %d episodes: %+v", len(it.Words), len(it.Episodes), it.Words)
+	}
+	code, out, _ = runCLI(t, dir, "explain", filepath.Join(runDir, "items", id))
+	if n := strings.Count(out, "  the model said ["); code != ExitOK || n != len(it.Episodes) {
+		t.Errorf("explain prints the words of %d of %d episodes:\n%s", n, len(it.Episodes), out)
+	}
+	code, out, _ = runCLI(t, dir, "explain", filepath.Join(runDir, "items", ids["silent"][0]))
+	excluded := 0
+	for _, block := range strings.Split(out, "\n\n") {
+		if !strings.Contains(block, "rule: Excluded") {
+			continue
+		}
+		excluded++
+		if head, _, _ := strings.Cut(block, "\n"); !strings.HasSuffix(head, "(in no rate)") {
+			t.Errorf("an excluded N4 event reads %q", head)
+		}
+	}
+	if code != ExitOK || excluded == 0 {
+		t.Errorf("explain of the silent model's item: exit %d, %d excluded events:\n%s", code, excluded, out)
+	}
+
 	code, out, errs = runCLI(t, dir, "explain", filepath.Join(runDir, "items", ids["nan"][0]))
 	if code != ExitFailed || !strings.Contains(out, "failed: model failed at frame 3") || !strings.Contains(errs, "has no verdicts and is in no denominator") {
 		t.Errorf("explain of a failed conversation: exit %d\n%s\n%s", code, out, errs)

@@ -59,7 +59,6 @@ type NoSpeech struct {
 
 type htmlData struct {
 	Title    string
-	Meta     table
 	Sections []htmlSection
 	// The explorer, when the run directory holds conversations.
 	Convs     []*viewer.Conv
@@ -80,7 +79,7 @@ type htmlData struct {
 // explorer, links every table cell to the events behind it, and links each
 // conversation to its page in the viewer directory.
 func htmlPage(s score.Summary, m Meta, ref *reference.Result, convs []*viewer.Conv, audio map[string]viewer.AudioInfo, pages map[string]string) ([]byte, error) {
-	d := htmlData{Title: "Duplex-MPE report", Meta: metaTable(s, m), Convs: convs, Pages: pages, JS: template.JS(exploreJS)}
+	d := htmlData{Title: "Duplex-MPE report", Convs: convs, Pages: pages, JS: template.JS(exploreJS)}
 	if m.Run != "" {
 		d.Title += ": " + m.Run
 	}
@@ -165,11 +164,14 @@ func eventRows(events []exploreEvent) template.HTML {
 	for _, ev := range events {
 		r := ev.Conv.Row
 		result := "fail"
-		if ev.V.Pass {
+		switch {
+		case ev.V.Pass:
 			result = "pass"
+		case ev.V.Excluded:
+			result = "excluded"
 		}
-		fmt.Fprintf(&b, `<tr data-model="%s" data-condition="%s" data-position="%s" data-conv="%s" data-label="%s" data-o="%s" data-u="%s" data-third="%s" data-addressee="%s" data-pass="%t" data-r="%s" data-both="%t" data-shared="%s">`,
-			e(r.Model), e(r.Condition), e(r.TPosition), e(r.ID), e(ev.Label), e(ev.Outcomes), e(ev.Members), ev.Third, e(ev.Address), ev.V.Pass, result,
+		fmt.Fprintf(&b, `<tr data-model="%s" data-condition="%s" data-position="%s" data-conv="%s" data-label="%s" data-o="%s" data-u="%s" data-third="%s" data-addressee="%s" data-pass="%t" data-x="%t" data-r="%s" data-both="%t" data-shared="%s">`,
+			e(r.Model), e(r.Condition), e(r.TPosition), e(r.ID), e(ev.Label), e(ev.Outcomes), e(ev.Members), ev.Third, e(ev.Address), ev.V.Pass, ev.V.Excluded, result,
 			ev.Pairing.Both, e(strings.Join(ev.Pairing.Shared, " ")))
 		scenario := e(r.Scenario)
 		if ev.Page != "" {
@@ -307,6 +309,9 @@ form.filters select { font: inherit; max-width: 15em; }
 #explore-count { font-weight: 600; }
 tr[data-r=pass] td.verdict { color: var(--pass); font-weight: 600; }
 tr[data-r=fail] td.verdict { color: var(--fail); font-weight: 600; }
+tr[data-r=excluded] td.verdict { color: var(--muted); font-style: italic; }
+dl.labels { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 6px 0 10px; max-width: 900px; }
+dl.labels dt { font-weight: 600; } dl.labels dd { margin: 0; }
 footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 @media (max-width: 600px) { .page { padding: 12px 10px 48px; } nav ol { columns: 1; } th, td { padding: 3px 5px; } }
 </style>
@@ -315,10 +320,9 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 <div class="page">
 <header>
 <h1>{{.Title}}</h1>
-<div class="scroll"><table class="meta"><thead><tr><th>field</th><th>value</th></tr></thead><tbody>
-{{range .Meta.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>
 </header>
+<main>
+{{template "section" index .Sections 0}}
 <nav>
 <h2 id="contents">Contents</h2>
 <ol>
@@ -327,7 +331,6 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 {{end}}{{if .Convs}}<li><a href="#explore">Conversations ({{len .Convs}}) and their events</a></li>
 {{end}}</ol>
 </nav>
-<main>
 {{if .NoSpeech}}<section id="no-speech">
 <h2>Audio but no speech</h2>
 <p class="intro">Conversations in which the model emitted audio (a peak above -40 dBFS) that Silero VAD never called speech: every measure treats that audio as silence. Tones, noise or very quiet output do this, and a model that only ever answers with them scores exactly like a silent one. Listen to one, and see what the VAD hears with <code>duplexmpe vad FILE.wav</code> (add <code>--probs</code> for its speech probabilities).</p>
@@ -335,22 +338,7 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 {{range .NoSpeech}}<tr><td>{{.Model}}{{if .NoSpeechAtAll}} <b>(no speech in any conversation)</b>{{end}}</td><td>{{.Conversations}}</td><td>{{.WithAudio}}</td><td>{{.WithoutSpeech}}</td><td class="said">{{with index $.Pages .Example}}<a href="{{.}}">listen</a>, {{end}}<code>duplexmpe vad <a href="{{.ExampleFileHref}}">{{.ExampleFileHref}}</a></code> (peak {{.Peak}} dBFS)</td></tr>
 {{end}}</tbody></table></div>
 </section>
-{{end}}{{range .Sections}}<section id="{{.ID}}">
-<h2>{{.Title}}</h2>
-<p class="intro">{{.Intro}}</p>
-{{range .Tables}}{{if .Title}}<h3>{{.Title}}</h3>
-{{end}}<div class="scroll"><table>
-<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{if .Href}}<a class="c" href="{{.Href}}">{{cell .Text}}</a>{{else}}{{cell .Text}}{{end}}</td>{{end}}</tr>
-{{else}}<tr><td colspan="{{len .Header}}">(none)</td></tr>
-{{end}}</tbody>
-</table></div>
-{{end}}{{if .Rendered}}<div class="charts">
-{{range .Rendered}}<figure>{{svg .SVG}}<figcaption>{{.Title}}</figcaption></figure>
-{{end}}</div>
-{{end}}</section>
-{{end}}{{if .Convs}}<section id="explore">
+{{end}}{{range slice .Sections 1}}{{template "section" .}}{{end}}{{if .Convs}}<section id="explore">
 <h2>Conversations and their events</h2>
 <p class="intro">Every scored event of every conversation in the run directory: a table cell above opens this list filtered to the events it counts (its denominator; a success is marked pass). Each conversation has a page with its timeline, a stereo recording (the room left, the model right), and the evidence and rule behind every verdict. Links are relative to this report, which sits in the run directory.</p>
 <noscript><p class="note">Filtering needs JavaScript; without it every event and conversation is listed.</p></noscript>
@@ -360,7 +348,7 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 <label>label<select name="label"><option value="">all</option>{{range .Labels}}<option>{{.}}</option>{{end}}</select></label>
 <label>outcome<select name="outcome"><option value="">all</option>{{range .Outcomes}}<option>{{.}}</option>{{end}}</select></label>
 <label>measure<select name="measure"><option value="">any</option>{{range .Measures}}<option value="{{index . 0}}">{{index . 1}}</option>{{end}}</select></label>
-<label>result<select name="result"><option value="">any</option><option>pass</option><option>fail</option></select></label>
+<label>result<select name="result"><option value="">any</option><option>pass</option><option>fail</option><option>excluded</option></select></label>
 <button type="button" id="clear">show all</button>
 </form>
 <p class="chips" id="chips"></p>
@@ -383,7 +371,22 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 {{if .Convs}}<script>{{.JS}}</script>
 {{end}}</body>
 </html>
-`))
+{{define "section"}}<section id="{{.ID}}">
+<h2>{{.Title}}</h2>
+<p class="intro">{{.Intro}}</p>
+{{range .Tables}}{{if .Title}}<h3>{{.Title}}</h3>
+{{end}}<div class="scroll"><table{{if eq $.ID "provenance"}} class="meta"{{end}}>
+<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{if .Href}}<a class="c" href="{{.Href}}">{{cell .Text}}</a>{{else}}{{cell .Text}}{{end}}</td>{{end}}</tr>
+{{else}}<tr><td colspan="{{len .Header}}">(none)</td></tr>
+{{end}}</tbody>
+</table></div>
+{{end}}{{if .Rendered}}<div class="charts">
+{{range .Rendered}}<figure>{{svg .SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{end}}</div>
+{{end}}</section>
+{{end}}`))
 
 // exploreJS filters the explorer from the page's fragment (#explore?model=...&measure=...),
 // which every table cell links to; the selects write the fragment back, so the browser's
@@ -404,6 +407,15 @@ const exploreJS = `
     return f;
   }
   function tokens(r, a) { return (r.getAttribute(a) || '').split(' '); }
+  // result is pass, fail or excluded as the measure behind the link counts the event:
+  // an event in no rate (an N4 event not eligible) is excluded, except under a measure
+  // it is a member of with a success of its own (the window response diagnostic).
+  function result(r, f) {
+    if (f.measure && f.measure !== 'n4_events') return tokens(r, 'data-u').indexOf(f.measure + ':1') >= 0 ? 'pass' : 'fail';
+    if (r.getAttribute('data-x') === 'true') return 'excluded';
+    if (f.measure) return tokens(r, 'data-u').indexOf(f.measure + ':1') >= 0 ? 'pass' : 'fail';
+    return r.getAttribute('data-pass') === 'true' ? 'pass' : 'fail';
+  }
   function matchEvent(r, f) {
     if (f.model && f.model.split(',').indexOf(r.getAttribute('data-model')) < 0) return false;
     if (f.condition && r.getAttribute('data-condition') !== f.condition) return false;
@@ -420,7 +432,7 @@ const exploreJS = `
       if (!pass && !fail) return false;
       if (f.result === 'pass' && !pass) return false;
       if (f.result === 'fail' && !fail) return false;
-    } else if (f.result && (r.getAttribute('data-pass') === 'true') !== (f.result === 'pass')) return false;
+    } else if (f.result && result(r, f) !== f.result) return false;
     return true;
   }
   function apply(f, scroll) {
@@ -432,9 +444,9 @@ const exploreJS = `
       if (ok) {
         n++; convs[r.getAttribute('data-conv')] = true;
         // Pass and fail as the measure behind the link counts them.
-        var pass = f.measure ? tokens(r, 'data-u').indexOf(f.measure + ':1') >= 0 : r.getAttribute('data-pass') === 'true';
-        r.setAttribute('data-r', pass ? 'pass' : 'fail');
-        if (pass) k++;
+        var res = result(r, f);
+        r.setAttribute('data-r', res);
+        if (res === 'pass') k++;
       }
     });
     var eventLevel = f.label || f.outcome || f.measure || f.result || f.third || f.addressee || f.paired || f.with;

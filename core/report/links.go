@@ -16,7 +16,7 @@ import (
 // reference, warnings).
 func cellFilter(sectionID string, header, row []string, col int) (viewer.Filter, bool) {
 	switch sectionID {
-	case "reference", "warnings":
+	case "reference", "warnings", "provenance", "labels":
 		return viewer.Filter{}, false
 	}
 	get := func(name string) string {

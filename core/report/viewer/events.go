@@ -39,6 +39,9 @@ type Event struct {
 	// event went right (for T, a fresh onset and a correct answer).
 	Verdict string
 	Pass    bool
+	// Excluded: the event is in no rate, so it is neither a success nor a failure: an
+	// N4 event that is not eligible (section 5.5; it is in the N4 outcome partition).
+	Excluded bool
 }
 
 // viewEvents derives the views of a conversation's events. A failed or unscored item is
@@ -102,6 +105,10 @@ func EventsOf(sc *score.Scored) []Event {
 				v.Verdict = "eligible, " + n.Outcome
 			}
 			v.Pass = n.Eligible && n.Yield == score.YieldPass
+			if !n.Eligible {
+				v.Excluded = true
+				v.Verdict = "excluded: " + n.Outcome
+			}
 		default:
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
 
@@ -24,7 +25,10 @@ type Item struct {
 	Unscored string `json:"unscored,omitempty"`
 	// Episodes are the model's speech episodes the verdicts were computed from.
 	Episodes []timeline.Episode `json:"episodes"`
-	Events   []ItemEvent        `json:"events"`
+	// Words are what the ASR heard in each episode (score.Scored.Words); empty when
+	// the verdicts have none.
+	Words  []score.Words `json:"words"`
+	Events []ItemEvent   `json:"events"`
 	// Scored says verdicts.json was there; without it there is nothing to explain yet.
 	Scored bool `json:"scored"`
 	// Page is the conversation's viewer page, when the report wrote one.
@@ -43,6 +47,9 @@ type ItemEvent struct {
 	Said    []string `json:"said"`
 	Verdict string   `json:"verdict"`
 	Pass    bool     `json:"pass"`
+	// Excluded: in no rate, neither a pass nor a failure (an N4 event that is not
+	// eligible).
+	Excluded bool `json:"excluded,omitempty"`
 	// Gold is the scenario's gold answer (T only); Transcript what the ASR heard of the
 	// judged audio; Judge the judge's label and rationale; Raw its raw reply.
 	Gold       string `json:"gold,omitempty"`
@@ -67,7 +74,7 @@ func Explain(runDir, id string, p protocol.Params, datasetDir string) (*Item, er
 	c := readConv(runDir, id)
 	r := c.Row
 	it := &Item{ID: id, Model: r.Model, Scenario: r.Scenario, Condition: r.Condition, Status: r.Status,
-		Failure: c.Failure, Episodes: c.Episodes, Problems: c.Problems, Events: []ItemEvent{}}
+		Failure: c.Failure, Episodes: c.Episodes, Problems: c.Problems, Events: []ItemEvent{}, Words: []score.Words{}}
 	if it.Episodes == nil {
 		it.Episodes = []timeline.Episode{}
 	}
@@ -78,6 +85,9 @@ func Explain(runDir, id string, p protocol.Params, datasetDir string) (*Item, er
 		return it, nil
 	}
 	it.Scored, it.Unscored = true, c.Scored.Unscored
+	if c.Scored.Words != nil {
+		it.Words = c.Scored.Words
+	}
 	room := openRoom(datasetDir)
 	sc := datasetScenario(room, c)
 	if sc == nil {
@@ -87,7 +97,7 @@ func Explain(runDir, id string, p protocol.Params, datasetDir string) (*Item, er
 	for _, v := range EventsOf(c.Scored) {
 		e := pageEventOf(c, v, sc, p)
 		it.Events = append(it.Events, ItemEvent{Label: e.Label, Speaker: e.Speaker, Start: e.Start, End: e.End, Said: e.Said,
-			Verdict: e.Verdict, Pass: e.Pass, Gold: e.Gold, Transcript: e.Transcript, Judged: e.HasTranscript,
+			Verdict: e.Verdict, Pass: e.Pass, Excluded: e.Excluded, Gold: e.Gold, Transcript: e.Transcript, Judged: e.HasTranscript,
 			Judge: e.Judge, Raw: e.Raw, Rules: e.Rules})
 	}
 	return it, nil

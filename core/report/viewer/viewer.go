@@ -156,7 +156,7 @@ func hasFailure(c *Conv) bool {
 		return true
 	}
 	for _, v := range EventsOf(c.Scored) {
-		if !v.Pass && (v.Ev.N4 == nil || v.Ev.N4.Eligible) {
+		if !v.Pass && !v.Excluded {
 			return true
 		}
 	}
