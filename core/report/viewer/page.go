@@ -381,7 +381,7 @@ var convTemplate = template.Must(template.New("conversation").Funcs(template.Fun
 </tbody></table></div>
 <h2 id="listen">Listen</h2>
 {{if .Wav}}<div class="player"><audio id="player" controls preload="metadata" src="{{.Wav}}"></audio><span id="clock" class="muted">t = 0.00 s</span></div>
-<p class="muted">Stereo, 16 kHz: left, the room (the preamble and the human turns{{if .Audio.Room}}: not available, see below{{else}}, rebuilt from the dataset's clips at the recorded times{{end}}); right, the model's audible output ({{.Audio.File}}). Click the timeline to jump; the red line follows the recording.</p>
+<p class="muted">Stereo, 16 kHz: left, the room (the preamble and the human turns{{if .Audio.Room}}: not available, see below{{else}}, rebuilt from the dataset's clips at the recorded times{{end}}); right, the model's audible output ({{.Audio.File}}). Click the timeline to jump; the dashed black line follows the recording.</p>
 {{else if .Audio.LeftOut}}{{if .Audible}}<div class="player"><audio id="player" controls preload="metadata" src="{{.Audible}}"></audio><span id="clock" class="muted">t = 0.00 s</span></div>
 {{end}}<p class="note" id="left-out">{{if .Audible}}This plays the model's stored output alone ({{.Audio.File}}): the{{else}}The{{end}} stereo recording with the room was left out to stay within the report's {{.Budget}} budget for recordings (conversations with a failed decision get theirs first); raise it with <code>duplexmpe report RUN_DIR --recordings-budget 20GiB</code>.</p>
 {{else}}<p class="note">No recording: {{.Audio.Problem}}{{if .Audio.Room}}; {{.Audio.Room}}{{end}}.</p>

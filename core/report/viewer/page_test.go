@@ -129,7 +129,7 @@ func TestPageDefinesLabelsShowsWordsAndExcludedEvents(t *testing.T) {
 	}
 	_, fig, _ := strings.Cut(page, `<svg class="timeline"`)
 	fig, _, _ = strings.Cut(fig, "</svg>")
-	words := regexp.MustCompile(`<text[^>]*class="words">([^<]*)</text>`).FindAllStringSubmatch(fig, -1)
+	words := regexp.MustCompile(`<text[^>]*class="words" data-i="\d+">([^<]*)</text>`).FindAllStringSubmatch(fig, -1)
 	if len(words) != len(c.Scored.Words) {
 		t.Fatalf("the timeline writes %d episodes' words, want %d: %v", len(words), len(c.Scored.Words), words)
 	}

@@ -234,7 +234,7 @@ func drawTimeline(c *Conv, events []Event, p protocol.Params) timelineFigure {
 			x(wd.Span.Start), ly, w(wd.Span.Start, wd.Span.End), tlLane, colourWords, colourModel,
 			esc(fmt.Sprintf("the model said, %s - %s: %s", tsec(wd.Span.Start), tsec(wd.Span.End), said)))
 		if fit := int((room - 6) / 6); fit >= 2 {
-			b.f(`<text x="%.2f" y="%.1f" class="words">%s</text>`, x(wd.Span.Start)+3, ly+tlLane/2+4, esc(Shorten(said, fit)))
+			b.f(`<text x="%.2f" y="%.1f" class="words" data-i="%d">%s</text>`, x(wd.Span.Start)+3, ly+tlLane/2+4, i, esc(Shorten(said, fit)))
 		}
 	}
 	// The scheduler: the closed-loop wait after T and the fixed N4 gaps.
