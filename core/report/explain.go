@@ -1,21 +1,14 @@
 package report
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/report/viewer"
+	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
 // ExplainItem explains the stored conversation id of the run directory runDir
-// (viewer.Explain) under the run's protocol constants (summary.json, else
-// manifest.json), with the gold answer from the dataset the report names
+// (viewer.Explain) under the run's protocol constants (summary.json, else the run
+// store's manifest), with the gold answer from the dataset the report names
 // (report-meta.json's dataset_dir).
 func ExplainItem(runDir, id string) (*viewer.Item, error) {
 	p, meta, err := runProtocol(runDir)
@@ -32,19 +25,9 @@ func runProtocol(runDir string) (protocol.Params, Meta, error) {
 	if err == nil {
 		return s.Protocol, meta, nil
 	}
-	var man struct {
-		Protocol *protocol.Params `json:"protocol"`
+	st, err := store.Open(runDir)
+	if err != nil {
+		return protocol.Params{}, Meta{}, err
 	}
-	f, merr := os.Open(filepath.Join(runDir, "manifest.json"))
-	if merr == nil {
-		merr = json.NewDecoder(io.LimitReader(f, maxStored)).Decode(&man)
-		f.Close()
-	}
-	if merr != nil || man.Protocol == nil {
-		if errors.Is(merr, fs.ErrNotExist) {
-			return protocol.Params{}, Meta{}, fmt.Errorf("%s has no manifest.json: not a run directory", runDir)
-		}
-		return protocol.Params{}, Meta{}, fmt.Errorf("cannot read the protocol of the run in %s: %v", runDir, merr)
-	}
-	return *man.Protocol, Meta{}, nil
+	return st.Manifest().Params, Meta{}, nil
 }

@@ -310,8 +310,6 @@ form.filters select { font: inherit; max-width: 15em; }
 tr[data-r=pass] td.verdict { color: var(--pass); font-weight: 600; }
 tr[data-r=fail] td.verdict { color: var(--fail); font-weight: 600; }
 tr[data-r=excluded] td.verdict { color: var(--muted); font-style: italic; }
-dl.labels { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 6px 0 10px; max-width: 900px; }
-dl.labels dt { font-weight: 600; } dl.labels dd { margin: 0; }
 footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 @media (max-width: 600px) { .page { padding: 12px 10px 48px; } nav ol { columns: 1; } th, td { padding: 3px 5px; } }
 </style>

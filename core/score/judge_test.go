@@ -25,6 +25,18 @@ func (a sphinxASR) Transcribe(_ context.Context, clip sdk.Audio, _ string) (stri
 	return a.d.Transcribe(audio.Resample(audio.PCM{Samples: clip.Samples, Rate: clip.Rate}, sphinx.Rate).Samples)
 }
 
+// loadSphinx is the embedded PocketSphinx decoder, closed when the test ends; the test
+// is skipped where it is not installed.
+func loadSphinx(t *testing.T) sdk.ASR {
+	t.Helper()
+	d, err := sphinx.Load(sphinx.DefaultModel())
+	if err != nil {
+		t.Skipf("pocketsphinx: %v", err)
+	}
+	t.Cleanup(d.Close)
+	return sphinxASR{d}
+}
+
 const outRate = 24000 // a typical model output rate: the clips are resampled twice
 
 func speak(t *testing.T, text string) audio.PCM {
@@ -66,11 +78,7 @@ func judgeItem() Item {
 // answer is the speech presence counts (the fresh onset's episode, up to the next turn),
 // each window's speech from its overlap.
 func TestJudgeWithRealASRAndJudge(t *testing.T) {
-	d, err := sphinx.Load(sphinx.DefaultModel())
-	if err != nil {
-		t.Skipf("pocketsphinx: %v", err)
-	}
-	defer d.Close()
+	asr := loadSphinx(t)
 	wave := make([]float32, 20*outRate)
 	item := judgeItem()
 	item.Episodes = []timeline.Episode{
@@ -78,7 +86,7 @@ func TestJudgeWithRealASRAndJudge(t *testing.T) {
 		place(wave, speak(t, "okay understood"), 14.2),              // in N1's window [12, 16)
 		place(wave, speak(t, "nine dollars"), 16.3),                 // in N2's window [16, 18.5)
 	}
-	s, err := Judge(context.Background(), item, audio.PCM{Samples: wave, Rate: outRate}, sphinxASR{d}, lexical.Judge{}, protocol.Defaults())
+	s, err := Judge(context.Background(), item, audio.PCM{Samples: wave, Rate: outRate}, asr, lexical.Judge{}, protocol.Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,11 +138,7 @@ func (a *countingASR) Transcribe(ctx context.Context, clip sdk.Audio, lang strin
 // order. An ASR failure on such an episode is a service failure like any other: the item
 // is unscored, to be scored again.
 func TestJudgeTranscribesEveryEpisodeOnce(t *testing.T) {
-	d, err := sphinx.Load(sphinx.DefaultModel())
-	if err != nil {
-		t.Skipf("pocketsphinx: %v", err)
-	}
-	defer d.Close()
+	real := loadSphinx(t)
 	wave := make([]float32, 30*outRate)
 	item := judgeItem()
 	item.Timeline.Turns = append(item.Timeline.Turns,
@@ -145,7 +149,7 @@ func TestJudgeTranscribesEveryEpisodeOnce(t *testing.T) {
 		place(wave, speak(t, "okay understood"), 14.2),              // in N1's window
 		place(wave, speak(t, "it is twelve o clock"), 22.5),         // after N4_Q: judged by no rule
 	}
-	asr := &countingASR{asr: sphinxASR{d}}
+	asr := &countingASR{asr: real}
 	s, err := Judge(context.Background(), item, audio.PCM{Samples: wave, Rate: outRate}, asr, lexical.Judge{}, protocol.Defaults())
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +167,7 @@ func TestJudgeTranscribesEveryEpisodeOnce(t *testing.T) {
 	if judged := 2; asr.calls != judged+len(item.Episodes) {
 		t.Errorf("%d ASR calls, want %d", asr.calls, judged+len(item.Episodes))
 	}
-	failing := &countingASR{asr: sphinxASR{d}, failAfter: 4}
+	failing := &countingASR{asr: real, failAfter: 4}
 	s, err = Judge(context.Background(), item, audio.PCM{Samples: wave, Rate: outRate}, failing, lexical.Judge{}, protocol.Defaults())
 	var se *ServiceError
 	if !errors.As(err, &se) || se.Service != sdk.KindASR || !strings.Contains(se.What, "speech episode [22.500") || s.Counted() {

@@ -244,11 +244,12 @@ func writeViewer(t *testing.T, runDir string, ds *dataset.Dataset, p protocol.Pa
 	return audio
 }
 
-func read(t *testing.T, dir, name string) string {
+// pageOf is the viewer page of item id, as written into runDir.
+func pageOf(t *testing.T, runDir, id string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
+	b, err := os.ReadFile(filepath.Join(runDir, ViewerDir, pageName(id)))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the page of item %s: %v", id, err)
 	}
 	return string(b)
 }
@@ -261,7 +262,7 @@ func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
 	runDir, ds, ids, _, p := scoredViewerRun(t, nil)
 	facts := writeViewer(t, runDir, ds, p, 0)
 	for _, id := range ids {
-		conv := read(t, filepath.Join(runDir, ViewerDir), id+".html")
+		conv := pageOf(t, runDir, id)
 		for _, want := range []string{`<svg class="timeline"`, `<audio id="player"`, `src="` + id + `.wav"`, "gold answer:</b> seven", `href="../report.html#explore?`} {
 			if !strings.Contains(conv, want) {
 				t.Errorf("page of %s lacks %q", id, want)
@@ -345,7 +346,7 @@ func TestRecordingsBudgetGoesToFailedConversationsFirst(t *testing.T) {
 		render(c.budget)
 		var used int64
 		for id, want := range map[string]bool{ear: c.earWav, tone: c.toneW} {
-			page := read(t, vdir, id+".html")
+			page := pageOf(t, runDir, id)
 			has := size(id) > 0
 			if has != want {
 				t.Errorf("budget %d: %s has a recording %v, want %v", c.budget, id, has, want)
