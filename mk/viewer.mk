@@ -1,4 +1,4 @@
-# The report's viewer (core/report: report.html's explorer, viewer/<id>.html and .wav) and
+# The report's viewer (core/report/viewer: report.html's explorer, viewer/<id>.html and .wav) and
 # its browser tests (core/report/browsertest), which drive Debian's headless Chromium
 # with chromedp. `make test` installs chromium before the Go tests run; `make run` does
 # not need it. The tests keep screenshots at 1280 and 390 px in build/screenshots/.

@@ -37,6 +37,18 @@ func WriteFile(path string, data []byte) error {
 // Write streams the content fill writes into path, atomically and durably. When fill
 // or anything after it fails, path is left as it was and the temporary file is removed.
 func Write(path string, fill func(w io.Writer) error) error {
+	return write(path, fill, true)
+}
+
+// Replace is Write without the fsyncs: a reader still finds the old file or the new one,
+// never half of one, but after a crash the new content may be lost. It is for derived
+// files that the next run makes again (the report's viewer pages and recordings, of
+// which a run has thousands), where a sync per file would cost more than remaking one.
+func Replace(path string, fill func(w io.Writer) error) error {
+	return write(path, fill, false)
+}
+
+func write(path string, fill func(w io.Writer) error, durable bool) error {
 	dir := filepath.Dir(path)
 	f, err := createTemp(dir, filepath.Base(path))
 	if err != nil {
@@ -48,7 +60,7 @@ func Write(path string, fill func(w io.Writer) error) error {
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -60,6 +72,9 @@ func Write(path string, fill func(w io.Writer) error) error {
 	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if !durable {
+		return nil
 	}
 	if err := SyncDir(dir); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)

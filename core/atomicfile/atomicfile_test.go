@@ -54,27 +54,33 @@ func TestWriteReplacesWholeAndLeavesNoTemporaryFile(t *testing.T) {
 	}
 }
 
-// A fill that fails leaves the old file as it was and no temporary file behind.
+// A fill that fails leaves the old file as it was and no temporary file behind; so does
+// Replace, the unsynced Write of derived files; and both write files as os.WriteFile.
 func TestWriteFailureKeepsTheOldFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "f")
-	if err := atomicfile.WriteFile(path, []byte("old")); err != nil {
-		t.Fatal(err)
-	}
-	boom := errors.New("boom")
-	err := atomicfile.Write(path, func(w io.Writer) error {
-		io.WriteString(w, strings.Repeat("new", 100000)) // more than the buffer: reaches the file
-		return boom
-	})
-	if !errors.Is(err, boom) || !strings.Contains(err.Error(), path) {
-		t.Errorf("error %v; want boom, naming the file", err)
-	}
-	b, _ := os.ReadFile(path)
-	if string(b) != "old" {
-		t.Errorf("content %q; want the old one", b)
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Errorf("directory holds %d entries; the temporary file was left", len(ents))
+	for name, write := range map[string]func(string, func(io.Writer) error) error{"Write": atomicfile.Write, "Replace": atomicfile.Replace} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "f")
+		if err := write(path, func(w io.Writer) error { _, err := io.WriteString(w, "old"); return err }); err != nil {
+			t.Fatal(err)
+		}
+		boom := errors.New("boom")
+		err := write(path, func(w io.Writer) error {
+			io.WriteString(w, strings.Repeat("new", 100000)) // more than the buffer: reaches the file
+			return boom
+		})
+		if !errors.Is(err, boom) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v; want boom, naming the file", name, err)
+		}
+		b, _ := os.ReadFile(path)
+		if string(b) != "old" {
+			t.Errorf("%s: content %q; want the old one", name, b)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Errorf("%s: directory holds %d entries; the temporary file was left", name, len(ents))
+		}
+		if fi, _ := os.Stat(path); fi.Mode().Perm()&0o044 == 0 {
+			t.Errorf("%s: mode %v: not readable by others", name, fi.Mode().Perm())
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/score/explain"
 	"github.com/duplexmpe/duplexmpe/core/store"
@@ -124,7 +125,7 @@ func explainItem(st *State, arg string, asJSON bool) error {
 	return fmt.Errorf("%s is not scored yet, so it has no verdicts to explain: run `duplexmpe score %s`", arg, filepath.Dir(filepath.Dir(strings.TrimRight(arg, "/"))))
 }
 
-func writeItemText(w io.Writer, it *report.Item) {
+func writeItemText(w io.Writer, it *viewer.Item) {
 	fmt.Fprintf(w, "item %s: model %s, scenario %s (%s), %s\n", it.ID, it.Model, it.Scenario, it.Condition, it.Status)
 	if it.Failure != "" {
 		fmt.Fprintf(w, "failed: %s\n", it.Failure)
@@ -143,13 +144,19 @@ func writeItemText(w io.Writer, it *report.Item) {
 		eps = []string{"none"}
 	}
 	fmt.Fprintf(w, "model speech episodes: %s\n", strings.Join(eps, " "))
+	for _, wd := range it.Words {
+		fmt.Fprintf(w, "  the model said [%s, %s): %q\n", explain.Seconds(wd.Span.Start), explain.Seconds(wd.Span.End), wd.Transcript)
+	}
 	if it.GoldNote != "" {
 		fmt.Fprintln(w, it.GoldNote)
 	}
 	for _, e := range it.Events {
 		mark := "FAIL"
-		if e.Pass {
+		switch {
+		case e.Pass:
 			mark = "pass"
+		case e.Excluded:
+			mark = "in no rate"
 		}
 		who := ""
 		if e.Speaker != "" {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/internal/clitest"
 )
@@ -85,7 +85,7 @@ plugin "nan" {
 		"model speech episodes: [", "\nT ", "said: ", "gold answer: 7:05", "heard (ASR): ", "judge: label ", "rule: ",
 		"\nN", "rule: ", "to hear it: "+filepath.Join(runDir, "viewer", id+".html"))
 	code, out, _ = runCLI(t, dir, "explain", "--json", filepath.Join(runDir, "items", id)+"/")
-	var it report.Item
+	var it viewer.Item
 	if err := json.Unmarshal([]byte(out), &it); code != ExitOK || err != nil {
 		t.Fatalf("explain --json: exit %d, %v\n%s", code, err, out)
 	}
@@ -103,6 +103,31 @@ plugin "nan" {
 		if e.Label == "T" && stored.Scored.Events[i].T == nil || len(e.Rules) == 0 || e.Verdict == "" {
 			t.Errorf("event %d explained as %+v; stored %+v", i, e, stored.Scored.Events[i])
 		}
+	}
+
+	// Issue 23: explain prints the model's words, one line per speech episode, and an N4
+	// event that is not eligible as in no rate, never as a failure beside its own
+	// "Excluded" rule (the silent model's N4 events have no onset in the gap).
+	if len(it.Words) != len(it.Episodes) {
+		t.Errorf("explain --json: words for %d of %d episodes: %+v", len(it.Words), len(it.Episodes), it.Words)
+	}
+	code, out, _ = runCLI(t, dir, "explain", filepath.Join(runDir, "items", id))
+	if n := strings.Count(out, "  the model said ["); code != ExitOK || n != len(it.Episodes) {
+		t.Errorf("explain prints the words of %d of %d episodes:\n%s", n, len(it.Episodes), out)
+	}
+	code, out, _ = runCLI(t, dir, "explain", filepath.Join(runDir, "items", ids["silent"][0]))
+	excluded := 0
+	for _, block := range strings.Split(out, "\n\n") {
+		if !strings.Contains(block, "rule: Excluded") {
+			continue
+		}
+		excluded++
+		if head, _, _ := strings.Cut(block, "\n"); !strings.HasSuffix(head, "(in no rate)") {
+			t.Errorf("an excluded N4 event reads %q", head)
+		}
+	}
+	if code != ExitOK || excluded == 0 {
+		t.Errorf("explain of the silent model's item: exit %d, %d excluded events:\n%s", code, excluded, out)
 	}
 
 	code, out, errs = runCLI(t, dir, "explain", filepath.Join(runDir, "items", ids["nan"][0]))

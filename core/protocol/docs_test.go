@@ -106,3 +106,25 @@ func TestNoLinkLeavesTheRepository(t *testing.T) {
 		}
 	})
 }
+
+// The label meanings the report and the viewer print are the table of docs/protocol.md
+// section 2.1, row for row.
+func TestLabelMeaningsAreTheProtocolTable(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "protocol.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, _ := strings.Cut(string(doc), "### 2.1 Labels")
+	sec, _, _ = strings.Cut(sec, "####")
+	row := regexp.MustCompile("(?m)^\\| `([A-Z0-9_]+)` \\| (.*) \\| (.*) \\|$")
+	rows := row.FindAllStringSubmatch(sec, -1)
+	if len(rows) != len(LabelMeanings) || len(Labels) != len(LabelMeanings) {
+		t.Fatalf("docs/protocol.md section 2.1 has %d label rows; LabelMeanings %d, Labels %d", len(rows), len(LabelMeanings), len(Labels))
+	}
+	for i, m := range rows {
+		got := LabelMeanings[i]
+		if got.Label != m[1] || got.Label != Labels[i] || got.Meaning != m[2] || got.Should != m[3] {
+			t.Errorf("row %d: LabelMeanings has %+v; docs/protocol.md says %q | %q | %q", i, got, m[1], m[2], m[3])
+		}
+	}
+}

@@ -21,6 +21,23 @@ const (
 // Labels lists every turn label.
 var Labels = []string{LabelT, LabelN1, LabelN2, LabelN3, LabelN4Q, LabelN4R}
 
+// LabelMeaning says what a turn label means and what Aria should do, as the table of
+// docs/protocol.md section 2.1 says it (a test holds the two equal); the report and the
+// viewer define the labels with it on every page.
+type LabelMeaning struct {
+	Label, Meaning, Should string
+}
+
+// LabelMeanings are the labels of Labels, in order, with their meanings.
+var LabelMeanings = []LabelMeaning{
+	{LabelT, "the one unresolved request addressed to Aria", "answer"},
+	{LabelN1, "Aria is mentioned but not asked anything", "stay silent"},
+	{LabelN2, `addressed to someone else: a human, or another device ("Hey Siri, ...")`, "stay silent"},
+	{LabelN3, "no addressee: self-talk, thinking aloud", "stay silent"},
+	{LabelN4Q, "a question put to Aria ...", "may answer in the gap"},
+	{LabelN4R, `... then resolved by a human (answered, or "never mind")`, "stop, stay silent"},
+}
+
 // IsSilenceLabel reports whether a turn opens a silence window (N1, N2, N3).
 func IsSilenceLabel(label string) bool {
 	return label == LabelN1 || label == LabelN2 || label == LabelN3
@@ -107,7 +124,9 @@ const (
 	// 2: answer audio per the paper, the N4 partition, window response closed at r.
 	// 3: episodes recomputed for other VAD settings follow the faint-pause rule of
 	// section 4.2.
-	ScoringRevision = 3
+	// 4: every speech episode of the model is transcribed once for the record (the
+	// verdicts' words, shown by the viewer and explain); no verdict reads them.
+	ScoringRevision = 4
 )
 
 // Defaults returns the protocol defaults of section 8.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,11 +12,11 @@ import (
 )
 
 // convsOf wraps scored items as the run directory's conversations.
-func convsOf(items []score.Scored) []*conv {
-	out := make([]*conv, len(items))
+func convsOf(items []score.Scored) []*viewer.Conv {
+	out := make([]*viewer.Conv, len(items))
 	for i := range items {
 		it := items[i]
-		out[i] = &conv{Row: itemRow{ID: fmt.Sprintf("%016x", i+1), Model: it.Model, Condition: it.Condition,
+		out[i] = &viewer.Conv{Row: viewer.ItemRow{ID: fmt.Sprintf("%016x", i+1), Model: it.Model, Condition: it.Condition,
 			Scenario: it.ScenarioID, Pair: it.PairID, TPosition: it.TPosition, Status: "done"}, Scored: &it}
 	}
 	return out
@@ -24,7 +25,7 @@ func convsOf(items []score.Scored) []*conv {
 // match is the explorer's filter (exploreJS's matchEvent), written again here so that the
 // links of every table can be checked without a browser; the browser tests check the
 // script itself on a real run.
-func match(f filter, c *conv, v eventView, p pairing) (in, success bool) {
+func match(f viewer.Filter, c *viewer.Conv, v viewer.Event, p viewer.Pairing) (in, success bool) {
 	if f.Paired != "" && !p.Both {
 		return false, false
 	}
@@ -38,14 +39,14 @@ func match(f filter, c *conv, v eventView, p pairing) (in, success bool) {
 		f.Position != "" && tPosition(c.Row.TPosition) != f.Position ||
 		f.Label != "" && v.Label != f.Label ||
 		f.Third != "" && strconv.Itoa(v.Ev.Third) != f.Third ||
-		f.Addressee != "" && v.addressee() != f.Addressee ||
+		f.Addressee != "" && v.Addressee() != f.Addressee ||
 		f.Outcome != "" && !contains(v.Outcomes, f.Outcome) {
 		return false, false
 	}
 	if f.Measure == "" {
 		return true, v.Pass
 	}
-	m, ok := v.member(f.Measure)
+	m, ok := v.Member(f.Measure)
 	if !m || f.Result == "pass" && !ok || f.Result == "fail" && ok {
 		return false, false
 	}
@@ -79,16 +80,16 @@ func TestEveryCellLinksToTheEventsItCounts(t *testing.T) {
 	s := score.Summarize(items, testParams(5))
 	convs := convsOf(items)
 	type ev struct {
-		c *conv
-		v eventView
+		c *viewer.Conv
+		v viewer.Event
 	}
 	var events []ev
 	for _, c := range convs {
-		for _, v := range viewEvents(c.Scored) {
+		for _, v := range viewer.EventsOf(c.Scored) {
 			events = append(events, ev{c, v})
 		}
 	}
-	pairs := pairings(convs)
+	pairs := viewer.Pairings(convs)
 	checked := map[string]int{}
 	for _, sec := range sections(s, testMeta(), nil) {
 		for ti, tb := range sec.Tables {
@@ -107,7 +108,7 @@ func TestEveryCellLinksToTheEventsItCounts(t *testing.T) {
 							}
 						}
 					}
-					where := fmt.Sprintf("%s table %d row %d %q = %q (%s)", sec.ID, ti, ri, tb.Header[col], text, f.fragment())
+					where := fmt.Sprintf("%s table %d row %d %q = %q (%s)", sec.ID, ti, ri, tb.Header[col], text, f.Fragment())
 					switch {
 					case kOfN.MatchString(text):
 						m := kOfN.FindStringSubmatch(text)
@@ -143,4 +144,12 @@ func TestEveryCellLinksToTheEventsItCounts(t *testing.T) {
 		}
 	}
 	t.Logf("cells checked per section: %v", checked)
+}
+
+// tPosition is the conversation's T position as the summary groups it.
+func tPosition(pos string) string {
+	if pos == "" {
+		return "unspecified"
+	}
+	return pos
 }

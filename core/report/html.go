@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"html/template"
 	"regexp"
 	"sort"
@@ -35,11 +36,11 @@ type htmlSection struct {
 
 // exploreEvent is one row of the explorer's event table.
 type exploreEvent struct {
-	Conv                                     *conv
+	Conv                                     *viewer.Conv
 	Page                                     string
-	V                                        eventView
+	V                                        viewer.Event
 	Label, Outcomes, Members, Third, Address string
-	Pairing                                  pairing
+	Pairing                                  viewer.Pairing
 	Said                                     string
 }
 
@@ -58,10 +59,9 @@ type NoSpeech struct {
 
 type htmlData struct {
 	Title    string
-	Meta     table
 	Sections []htmlSection
 	// The explorer, when the run directory holds conversations.
-	Convs     []*conv
+	Convs     []*viewer.Conv
 	Pages     map[string]string // item id -> its viewer page, when written
 	Events    []exploreEvent
 	EventRows template.HTML // the rows of Events, rendered by eventRows
@@ -78,8 +78,8 @@ type htmlData struct {
 // references), readable without a network. With the run's conversations it adds the
 // explorer, links every table cell to the events behind it, and links each
 // conversation to its page in the viewer directory.
-func htmlPage(s score.Summary, m Meta, ref *reference.Result, convs []*conv, audio map[string]audioInfo, pages map[string]string) ([]byte, error) {
-	d := htmlData{Title: Title(m), Meta: metaTable(s, m), Convs: convs, Pages: pages, JS: template.JS(exploreJS)}
+func htmlPage(s score.Summary, m Meta, ref *reference.Result, convs []*viewer.Conv, audio map[string]viewer.AudioInfo, pages map[string]string) ([]byte, error) {
+	d := htmlData{Title: Title(m), Convs: convs, Pages: pages, JS: template.JS(exploreJS)}
 	linked := len(convs) > 0
 	for _, sec := range sections(s, m, ref) {
 		hs := htmlSection{ID: sec.ID, Title: sec.Title, Intro: sec.Intro}
@@ -90,7 +90,7 @@ func htmlPage(s score.Summary, m Meta, ref *reference.Result, convs []*conv, aud
 				for i, c := range row {
 					cells[i].Text = c
 					if f, ok := cellFilter(sec.ID, t.Header, row, i); ok && linked {
-						cells[i].Href = "#" + f.fragment()
+						cells[i].Href = "#" + f.Fragment()
 					}
 				}
 				ht.Rows = append(ht.Rows, cells)
@@ -113,7 +113,7 @@ func htmlPage(s score.Summary, m Meta, ref *reference.Result, convs []*conv, aud
 	return b.Bytes(), nil
 }
 
-func (d *htmlData) explorer(convs []*conv) {
+func (d *htmlData) explorer(convs []*viewer.Conv) {
 	seen := map[string]map[string]bool{"m": {}, "c": {}, "l": {}, "o": {}}
 	add := func(kind, v string, list *[]string) {
 		if v != "" && !seen[kind][v] {
@@ -121,26 +121,26 @@ func (d *htmlData) explorer(convs []*conv) {
 			*list = append(*list, v)
 		}
 	}
-	pairs := pairings(convs)
+	pairs := viewer.Pairings(convs)
 	for _, c := range convs {
 		add("m", c.Row.Model, &d.Models)
 		add("c", c.Row.Condition, &d.Conds)
 		if c.Scored == nil {
 			continue
 		}
-		for _, v := range viewEvents(c.Scored) {
+		for _, v := range viewer.EventsOf(c.Scored) {
 			add("l", v.Label, &d.Labels)
 			for _, o := range v.Outcomes {
 				add("o", o, &d.Outcomes)
 			}
 			said := ""
 			if c.Timeline != nil && v.Ev.Turn < len(c.Timeline.Turns) {
-				said = shorten(c.Timeline.Turns[v.Ev.Turn].Text, 70)
+				said = viewer.Shorten(c.Timeline.Turns[v.Ev.Turn].Text, 70)
 			}
 			d.Events = append(d.Events, exploreEvent{
 				Conv: c, Page: d.Pages[c.Row.ID], V: v, Label: v.Label,
-				Outcomes: strings.Join(v.Outcomes, " "), Members: v.membersAttr(),
-				Third: strconv.Itoa(v.Ev.Third), Address: v.addressee(), Said: said, Pairing: pairs[c],
+				Outcomes: strings.Join(v.Outcomes, " "), Members: v.MembersAttr(),
+				Third: strconv.Itoa(v.Ev.Third), Address: v.Addressee(), Said: said, Pairing: pairs[c],
 			})
 		}
 	}
@@ -161,26 +161,43 @@ func eventRows(events []exploreEvent) template.HTML {
 	for _, ev := range events {
 		r := ev.Conv.Row
 		result := "fail"
-		if ev.V.Pass {
+		switch {
+		case ev.V.Pass:
 			result = "pass"
+		case ev.V.Excluded:
+			result = "excluded"
 		}
-		fmt.Fprintf(&b, `<tr data-model="%s" data-condition="%s" data-position="%s" data-conv="%s" data-label="%s" data-o="%s" data-u="%s" data-third="%s" data-addressee="%s" data-pass="%t" data-r="%s" data-both="%t" data-shared="%s">`,
-			e(r.Model), e(r.Condition), e(r.TPosition), e(r.ID), e(ev.Label), e(ev.Outcomes), e(ev.Members), ev.Third, e(ev.Address), ev.V.Pass, result,
+		fmt.Fprintf(&b, `<tr data-model="%s" data-condition="%s" data-position="%s" data-conv="%s" data-label="%s" data-o="%s" data-u="%s" data-third="%s" data-addressee="%s" data-pass="%t" data-x="%t" data-r="%s" data-both="%t" data-shared="%s">`,
+			e(r.Model), e(r.Condition), e(r.TPosition), e(r.ID), e(ev.Label), e(ev.Outcomes), e(ev.Members), ev.Third, e(ev.Address), ev.V.Pass, ev.V.Excluded, result,
 			ev.Pairing.Both, e(strings.Join(ev.Pairing.Shared, " ")))
 		scenario := e(r.Scenario)
 		if ev.Page != "" {
 			scenario = fmt.Sprintf(`<a href="%s#ev-%d">%s</a>`, e(ev.Page), ev.V.Index, scenario)
 		}
 		fmt.Fprintf(&b, `<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="said">%s</td><td class="verdict">%s</td><td class="mem">%s</td></tr>`+"\n",
-			e(r.Model), e(r.Condition), scenario, e(ev.Label), e(ev.Said), e(ev.V.Verdict), e(ev.V.MembersText()))
+			e(r.Model), e(r.Condition), scenario, e(ev.Label), e(ev.Said), e(ev.V.Verdict), e(membersText(ev.V)))
 	}
 	return template.HTML(b.String())
+}
+
+// membersText is an event's memberships for people: "fresh onset ✓, presence ✓,
+// accuracy ✗".
+func membersText(v viewer.Event) string {
+	parts := make([]string, len(v.Members))
+	for i, m := range v.Members {
+		mark := "✗"
+		if m.Success {
+			mark = "✓"
+		}
+		parts[i] = measureShortName(m.Measure) + " " + mark
+	}
+	return strings.Join(parts, ", ")
 }
 
 // noSpeechDiagnostic finds the models that emitted audio the VAD never called speech:
 // a plugin answering with tones or noise scores exactly like a silent one, and without
 // this it is not obvious why.
-func noSpeechDiagnostic(convs []*conv, audio map[string]audioInfo) []NoSpeech {
+func noSpeechDiagnostic(convs []*viewer.Conv, audio map[string]viewer.AudioInfo) []NoSpeech {
 	byModel := map[string]*NoSpeech{}
 	var order []string
 	speech := map[string]bool{}
@@ -200,7 +217,7 @@ func noSpeechDiagnostic(convs []*conv, audio map[string]audioInfo) []NoSpeech {
 			speech[m] = true
 		}
 		a := audio[c.Row.ID]
-		if !a.emitted() {
+		if !a.Emitted() {
 			continue
 		}
 		ns.WithAudio++
@@ -208,7 +225,7 @@ func noSpeechDiagnostic(convs []*conv, audio map[string]audioInfo) []NoSpeech {
 			ns.WithoutSpeech++
 			if ns.Example == "" {
 				ns.Example, ns.Peak = c.Row.ID, fmt.Sprintf("%.1f", a.PeakDBFS)
-				ns.ExampleFileHref = itemsDir + "/" + c.Row.ID + "/" + a.File
+				ns.ExampleFileHref = viewer.ItemsDir + "/" + c.Row.ID + "/" + a.File
 			}
 		}
 	}
@@ -249,7 +266,7 @@ var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return p
 	},
-	"baseCSS": func() template.CSS { return template.CSS(baseCSS) },
+	"baseCSS": func() template.CSS { return template.CSS(viewer.BaseCSS) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -289,6 +306,7 @@ form.filters select { font: inherit; max-width: 15em; }
 #explore-count { font-weight: 600; }
 tr[data-r=pass] td.verdict { color: var(--pass); font-weight: 600; }
 tr[data-r=fail] td.verdict { color: var(--fail); font-weight: 600; }
+tr[data-r=excluded] td.verdict { color: var(--muted); font-style: italic; }
 footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 @media (max-width: 600px) { .page { padding: 12px 10px 48px; } nav ol { columns: 1; } th, td { padding: 3px 5px; } }
 </style>
@@ -297,10 +315,9 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 <div class="page">
 <header>
 <h1>{{.Title}}</h1>
-<div class="scroll"><table class="meta"><thead><tr><th>field</th><th>value</th></tr></thead><tbody>
-{{range .Meta.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>
 </header>
+<main>
+{{template "section" index .Sections 0}}
 <nav>
 <h2 id="contents">Contents</h2>
 <ol>
@@ -309,7 +326,6 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 {{end}}{{if .Convs}}<li><a href="#explore">Conversations ({{len .Convs}}) and their events</a></li>
 {{end}}</ol>
 </nav>
-<main>
 {{if .NoSpeech}}<section id="no-speech">
 <h2>Audio but no speech</h2>
 <p class="intro">Conversations in which the model emitted audio (a peak above -40 dBFS) that Silero VAD never called speech: every measure treats that audio as silence. Tones, noise or very quiet output do this, and a model that only ever answers with them scores exactly like a silent one. Listen to one, and see what the VAD hears with <code>duplexmpe vad FILE.wav</code> (add <code>--probs</code> for its speech probabilities).</p>
@@ -317,22 +333,7 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 {{range .NoSpeech}}<tr><td>{{.Model}}{{if .NoSpeechAtAll}} <b>(no speech in any conversation)</b>{{end}}</td><td>{{.Conversations}}</td><td>{{.WithAudio}}</td><td>{{.WithoutSpeech}}</td><td class="said">{{with index $.Pages .Example}}<a href="{{.}}">listen</a>, {{end}}<code>duplexmpe vad <a href="{{.ExampleFileHref}}">{{.ExampleFileHref}}</a></code> (peak {{.Peak}} dBFS)</td></tr>
 {{end}}</tbody></table></div>
 </section>
-{{end}}{{range .Sections}}<section id="{{.ID}}">
-<h2>{{.Title}}</h2>
-<p class="intro">{{.Intro}}</p>
-{{range .Tables}}{{if .Title}}<h3>{{.Title}}</h3>
-{{end}}<div class="scroll"><table>
-<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{if .Href}}<a class="c" href="{{.Href}}">{{cell .Text}}</a>{{else}}{{cell .Text}}{{end}}</td>{{end}}</tr>
-{{else}}<tr><td colspan="{{len .Header}}">(none)</td></tr>
-{{end}}</tbody>
-</table></div>
-{{end}}{{if .Rendered}}<div class="charts">
-{{range .Rendered}}<figure>{{svg .SVG}}<figcaption>{{.Title}}</figcaption></figure>
-{{end}}</div>
-{{end}}</section>
-{{end}}{{if .Convs}}<section id="explore">
+{{end}}{{range slice .Sections 1}}{{template "section" .}}{{end}}{{if .Convs}}<section id="explore">
 <h2>Conversations and their events</h2>
 <p class="intro">Every scored event of every conversation in the run directory: a table cell above opens this list filtered to the events it counts (its denominator; a success is marked pass). Each conversation has a page with its timeline, a stereo recording (the room left, the model right), and the evidence and rule behind every verdict. Links are relative to this report, which sits in the run directory.</p>
 <noscript><p class="note">Filtering needs JavaScript; without it every event and conversation is listed.</p></noscript>
@@ -342,7 +343,7 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 <label>label<select name="label"><option value="">all</option>{{range .Labels}}<option>{{.}}</option>{{end}}</select></label>
 <label>outcome<select name="outcome"><option value="">all</option>{{range .Outcomes}}<option>{{.}}</option>{{end}}</select></label>
 <label>measure<select name="measure"><option value="">any</option>{{range .Measures}}<option value="{{index . 0}}">{{index . 1}}</option>{{end}}</select></label>
-<label>result<select name="result"><option value="">any</option><option>pass</option><option>fail</option></select></label>
+<label>result<select name="result"><option value="">any</option><option>pass</option><option>fail</option><option>excluded</option></select></label>
 <button type="button" id="clear">show all</button>
 </form>
 <p class="chips" id="chips"></p>
@@ -365,7 +366,22 @@ footer { color: var(--muted); margin-top: 40px; font-size: 12px; }
 {{if .Convs}}<script>{{.JS}}</script>
 {{end}}</body>
 </html>
-`))
+{{define "section"}}<section id="{{.ID}}">
+<h2>{{.Title}}</h2>
+<p class="intro">{{.Intro}}</p>
+{{range .Tables}}{{if .Title}}<h3>{{.Title}}</h3>
+{{end}}<div class="scroll"><table{{if eq $.ID "provenance"}} class="meta"{{end}}>
+<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{if .Href}}<a class="c" href="{{.Href}}">{{cell .Text}}</a>{{else}}{{cell .Text}}{{end}}</td>{{end}}</tr>
+{{else}}<tr><td colspan="{{len .Header}}">(none)</td></tr>
+{{end}}</tbody>
+</table></div>
+{{end}}{{if .Rendered}}<div class="charts">
+{{range .Rendered}}<figure>{{svg .SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{end}}</div>
+{{end}}</section>
+{{end}}`))
 
 // exploreJS filters the explorer from the page's fragment (#explore?model=...&measure=...),
 // which every table cell links to; the selects write the fragment back, so the browser's
@@ -386,6 +402,15 @@ const exploreJS = `
     return f;
   }
   function tokens(r, a) { return (r.getAttribute(a) || '').split(' '); }
+  // result is pass, fail or excluded as the measure behind the link counts the event:
+  // an event in no rate (an N4 event not eligible) is excluded, except under a measure
+  // it is a member of with a success of its own (the window response diagnostic).
+  function result(r, f) {
+    if (f.measure && f.measure !== 'n4_events') return tokens(r, 'data-u').indexOf(f.measure + ':1') >= 0 ? 'pass' : 'fail';
+    if (r.getAttribute('data-x') === 'true') return 'excluded';
+    if (f.measure) return tokens(r, 'data-u').indexOf(f.measure + ':1') >= 0 ? 'pass' : 'fail';
+    return r.getAttribute('data-pass') === 'true' ? 'pass' : 'fail';
+  }
   function matchEvent(r, f) {
     if (f.model && f.model.split(',').indexOf(r.getAttribute('data-model')) < 0) return false;
     if (f.condition && r.getAttribute('data-condition') !== f.condition) return false;
@@ -402,7 +427,7 @@ const exploreJS = `
       if (!pass && !fail) return false;
       if (f.result === 'pass' && !pass) return false;
       if (f.result === 'fail' && !fail) return false;
-    } else if (f.result && (r.getAttribute('data-pass') === 'true') !== (f.result === 'pass')) return false;
+    } else if (f.result && result(r, f) !== f.result) return false;
     return true;
   }
   function apply(f, scroll) {
@@ -414,9 +439,9 @@ const exploreJS = `
       if (ok) {
         n++; convs[r.getAttribute('data-conv')] = true;
         // Pass and fail as the measure behind the link counts them.
-        var pass = f.measure ? tokens(r, 'data-u').indexOf(f.measure + ':1') >= 0 : r.getAttribute('data-pass') === 'true';
-        r.setAttribute('data-r', pass ? 'pass' : 'fail');
-        if (pass) k++;
+        var res = result(r, f);
+        r.setAttribute('data-r', res);
+        if (res === 'pass') k++;
       }
     });
     var eventLevel = f.label || f.outcome || f.measure || f.result || f.third || f.addressee || f.paired || f.with;

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"strconv"
 	"strings"
 
@@ -13,10 +14,10 @@ import (
 // own header and row, so a table added later links to its row's conversations without
 // any change here; ok is false for cells with nothing behind them in this run (the text
 // reference, warnings).
-func cellFilter(sectionID string, header, row []string, col int) (filter, bool) {
+func cellFilter(sectionID string, header, row []string, col int) (viewer.Filter, bool) {
 	switch sectionID {
-	case "reference", "warnings":
-		return filter{}, false
+	case "reference", "warnings", "provenance", "labels":
+		return viewer.Filter{}, false
 	}
 	get := func(name string) string {
 		for i, h := range header {
@@ -26,7 +27,7 @@ func cellFilter(sectionID string, header, row []string, col int) (filter, bool) 
 		}
 		return ""
 	}
-	f := filter{Model: get("model"), Condition: get("condition")}
+	f := viewer.Filter{Model: get("model"), Condition: get("condition")}
 	if col >= len(header) {
 		return f, true
 	}
@@ -102,13 +103,13 @@ func cellFilter(sectionID string, header, row []string, col int) (filter, bool) 
 	case "yield":
 		switch h {
 		case "N4 events":
-			f.Measure = measureN4Events
+			f.Measure = viewer.MeasureN4Events
 		case "eligible", "yield (eligible)":
 			f.Measure = score.MeasureYield
 		case "window response (diag.)":
 			f.Measure = score.MeasureWindowResponse
 		default: // an outcome of the N4 partition, as yieldSection titles it
-			f.Measure, f.Outcome = measureN4Events, n4OutcomeByTitle[h]
+			f.Measure, f.Outcome = viewer.MeasureN4Events, n4OutcomeByTitle[h]
 		}
 	case "sweep":
 		if h == "judged" {
@@ -116,7 +117,7 @@ func cellFilter(sectionID string, header, row []string, col int) (filter, bool) 
 		}
 		for _, thr := range score.SweepThresholdsMS {
 			if h == "fails above "+strconv.FormatFloat(thr, 'g', -1, 64)+" ms" {
-				f.Measure = sweepKey(thr)
+				f.Measure = viewer.SweepKey(thr)
 			}
 		}
 	}
@@ -162,9 +163,9 @@ func measureNames() [][2]string {
 	for _, m := range measures {
 		out = append(out, [2]string{m.key, m.short})
 	}
-	out = append(out, [2]string{measureN4Events, "N4 events (yielded passes)"})
+	out = append(out, [2]string{viewer.MeasureN4Events, "N4 events (yielded passes)"})
 	for _, thr := range score.SweepThresholdsMS {
-		out = append(out, [2]string{sweepKey(thr), "silence, fails above " + strconv.FormatFloat(thr, 'g', -1, 64) + " ms"})
+		out = append(out, [2]string{viewer.SweepKey(thr), "silence, fails above " + strconv.FormatFloat(thr, 'g', -1, 64) + " ms"})
 	}
 	return out
 }

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
 
 func TestSaveThenLoadGivesTheSameSummaryAndMeta(t *testing.T) {
@@ -144,5 +146,39 @@ func TestHTMLDrillsDownToItems(t *testing.T) {
 	}
 	if strings.Contains(page, "not-an-item") {
 		t.Error("a directory that is not an item id is listed")
+	}
+}
+
+// report.html's "audio but no speech" section names a model that emitted audio (peak
+// above the floor) in which the VAD found no speech, links one such item's audible file
+// and its page, and leaves out a model whose audio was speech. The viewer's tests check
+// the facts it reads on a real run (TestViewerPagesRecordingsAndTheNoSpeechDiagnostic).
+func TestNoSpeechSectionNamesTheModel(t *testing.T) {
+	tone := fixture(1)[0]
+	tone.Model = "tone"
+	talker := fixture(1)[0]
+	talker.Model = "talker"
+	convs := []*viewer.Conv{
+		{Row: viewer.ItemRow{ID: "00000000000000a1", Model: "tone"}, Scored: &tone},
+		{Row: viewer.ItemRow{ID: "00000000000000a2", Model: "talker"}, Scored: &talker, Episodes: []timeline.Episode{{Start: 1, End: 2}}},
+	}
+	facts := map[string]viewer.AudioInfo{
+		"00000000000000a1": {Audible: true, File: "audible.flac", PeakDBFS: -6},
+		"00000000000000a2": {Audible: true, File: "audible.flac", PeakDBFS: -6},
+	}
+	page, err := htmlPage(summary(1, 30), testMeta(), nil, convs, facts, map[string]string{"00000000000000a1": "viewer/00000000000000a1.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, diag, _ := strings.Cut(string(page), `<section id="no-speech">`)
+	diag, _, _ = strings.Cut(diag, "</section>")
+	for _, want := range []string{"<td>tone <b>(no speech in any conversation)</b></td><td>1</td><td>1</td><td>1</td>",
+		`href="items/00000000000000a1/audible.flac">`, `<a href="viewer/00000000000000a1.html">listen</a>`} {
+		if !strings.Contains(diag, want) {
+			t.Errorf("the no-speech diagnostic lacks %q:\n%s", want, diag)
+		}
+	}
+	if strings.Contains(diag, "talker") {
+		t.Errorf("the no-speech diagnostic names a model whose audio was speech:\n%s", diag)
 	}
 }

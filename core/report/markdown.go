@@ -10,22 +10,27 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
 
-// markdown renders report.md: the meta header, then every section as a Markdown table.
+// markdown renders report.md: the main results, the contents, then every other section
+// (the provenance first) as Markdown tables.
 func markdown(s score.Summary, m Meta, ref *reference.Result) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s\n\n", mdEscape(Title(m)))
-	writeMDTable(&b, metaTable(s, m))
+	fmt.Fprintf(&b, "# %s\n", mdEscape(Title(m)))
 	secs := sections(s, m, ref)
-	b.WriteString("\n## Contents\n\n")
-	for _, sec := range secs {
-		fmt.Fprintf(&b, "- [%s](#%s)\n", mdEscape(sec.Title), slug(sec.Title))
-	}
-	for _, sec := range secs {
+	write := func(sec section) {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n", mdEscape(sec.Title), mdEscape(sec.Intro))
 		for _, t := range sec.Tables {
 			b.WriteString("\n")
 			writeMDTable(&b, t)
 		}
+	}
+	// The main results first, then the contents, the provenance and the rest.
+	write(secs[0])
+	b.WriteString("\n## Contents\n\n")
+	for _, sec := range secs {
+		fmt.Fprintf(&b, "- [%s](#%s)\n", mdEscape(sec.Title), slug(sec.Title))
+	}
+	for _, sec := range secs[1:] {
+		write(sec)
 	}
 	return b.Bytes()
 }

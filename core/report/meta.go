@@ -1,8 +1,11 @@
 // Package report renders a score.Summary for people and programs: report.md,
-// results.json, results.csv and a self-contained report.html (inline CSS and SVG plots,
-// no scripts, no network), plus the plain-text main table the terminal prints at the end
-// of a run. Every rate is shown with its numerator, denominator and Wilson 95% interval,
-// per model and condition: the protocol has no aggregate (docs/protocol.md sections 5 and 6).
+// results.json, results.csv and a self-contained report.html (inline CSS, SVG plots and
+// the explorer's script; no network), plus the plain-text main table the terminal prints
+// at the end of a run. Every rate is shown with its numerator, denominator and Wilson 95%
+// interval, per model and condition: the protocol has no aggregate (docs/protocol.md
+// sections 5 and 6). In a run directory with items, the per-conversation half (the
+// explorer's events, the viewer's pages and recordings) comes from core/report/viewer,
+// the only part of the report that reads the items.
 package report
 
 import (

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/stats"
@@ -525,5 +526,37 @@ func TestFamilyRolesAndLeftOutConversations(t *testing.T) {
 		if total != e.WindowResponse.N {
 			t.Errorf("%s %s: partition sums to %d, %d N4 events", e.Model, e.Condition, total, e.WindowResponse.N)
 		}
+	}
+}
+
+// Issue 23: report.md and report.html open on the main results table; the provenance
+// (run, harness, dataset, plugins, protocol values) follows it, and the labels the
+// tables name are defined, as docs/protocol.md section 2.1 defines them.
+func TestReportOpensOnTheResultsTable(t *testing.T) {
+	dir := writeAll(t, summary(3, 2))
+	md := read(t, dir, MarkdownFile)
+	heads := regexp.MustCompile(`(?m)^## (.+)$`).FindAllStringSubmatch(md, -1)
+	if len(heads) < 4 || heads[0][1] != "Main results" || heads[1][1] != "Contents" || heads[2][1] != "Provenance" || heads[3][1] != "The labels" {
+		t.Errorf("report.md's sections begin %v", heads[:min(4, len(heads))])
+	}
+	if first, _, _ := strings.Cut(md, "## Main results"); strings.Contains(first, "|") {
+		t.Errorf("report.md has a table before the main results:\n%s", first)
+	}
+	html := read(t, dir, HTMLFile)
+	ids := regexp.MustCompile(`<section id="([^"]+)"`).FindAllStringSubmatch(html, -1)
+	if len(ids) < 3 || ids[0][1] != "main" || ids[1][1] != "provenance" || ids[2][1] != "labels" {
+		t.Errorf("report.html's sections begin %v", ids[:min(3, len(ids))])
+	}
+	if first, _, _ := strings.Cut(html, `<section id="main">`); strings.Contains(first, "<table") {
+		t.Error("report.html has a table before the main results")
+	}
+	for _, l := range protocol.LabelMeanings {
+		row := "| " + l.Label + " | " + mdEscape(l.Meaning) + " | " + l.Should + " |"
+		if !strings.Contains(md, row) {
+			t.Errorf("report.md does not define %s: want %q", l.Label, row)
+		}
+	}
+	if !strings.Contains(html, `<section id="provenance">`) || !strings.Contains(html, `<table class="meta">`) || !strings.Contains(html, "<td>run</td>") {
+		t.Error("report.html's provenance section is not the meta table")
 	}
 }

@@ -120,7 +120,7 @@ func plural(n int, one, many string) string {
 func sections(s score.Summary, m Meta, ref *reference.Result) []section {
 	p := s.Protocol
 	var out []section
-	out = append(out, mainSection(s))
+	out = append(out, mainSection(s), provenanceSection(s, m), labelsSection())
 	if s.Repeats > 1 {
 		out = append(out, repeatSection(s))
 	}
@@ -472,9 +472,31 @@ func pluginText(p provenance.Plugin) string {
 	return s
 }
 
-// metaTable is the header every format starts with.
+// provenanceSection says what the results are of; it follows the main results.
+func provenanceSection(s score.Summary, m Meta) section {
+	return section{ID: "provenance", Title: "Provenance",
+		Intro:  "What these results are of: the run, the harness, the dataset, the models and scorers with their identities, and the protocol values they were scored under.",
+		Tables: []table{metaTable(s, m)}}
+}
+
+// labelsSection defines the turn labels the tables and the explorer name, as
+// docs/protocol.md section 2.1 does.
+func labelsSection() section {
+	t := table{Header: []string{"label", "meaning", "Aria should"}}
+	for _, l := range protocol.LabelMeanings {
+		t.add(l.Label, l.Meaning, l.Should)
+	}
+	return section{ID: "labels", Title: "The labels",
+		Intro: "Every human turn has one label (docs/protocol.md section 2.1). N2 splits by addressee into N2 to a human and N2 to a device. " +
+			"An N4 event is an N4_Q with its N4_R; it is eligible for the yield rate only when the model was silent during the question, started in the gap and was speaking at the start of N4_R. " +
+			"One that is not eligible is excluded: in no rate, neither a success nor a failure; the N4 outcome table counts it.",
+		Tables: []table{t}}
+}
+
+// metaTable is the provenance of the results: the Provenance section, and the meta rows
+// of the CSV.
 func metaTable(s score.Summary, m Meta) table {
-	t := table{Header: []string{"", ""}}
+	t := table{Header: []string{"field", "value"}}
 	if m.Partial != "" {
 		t.add("PARTIAL RUN", m.Partial)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"os"
 	"path/filepath"
 
@@ -57,13 +58,13 @@ func Write(dir string, s score.Summary, meta Meta) (Findings, error) {
 	if err != nil {
 		return Findings{}, fmt.Errorf("report: %s: %w", filepath.Join(dir, CSVFile), err)
 	}
-	convs := readConvs(dir)
+	convs := viewer.Read(dir)
 	var (
-		audio map[string]audioInfo
+		audio map[string]viewer.AudioInfo
 		pages map[string]string
 	)
 	if len(convs) > 0 {
-		if audio, pages, err = writeViewer(dir, convs, s, meta); err != nil {
+		if audio, pages, err = viewer.Write(dir, convs, viewer.Options{Protocol: s.Protocol, DatasetDir: meta.DatasetDir, RecordingsBudget: meta.RecordingsBudget, Report: HTMLFile}); err != nil {
 			return Findings{}, err
 		}
 	}

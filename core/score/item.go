@@ -32,6 +32,10 @@ type Scored struct {
 	TPosition  string  `json:"t_position"`
 	Repeat     int     `json:"repeat,omitempty"` // which repeat (section 6.5); 0, the first, is left out
 	Events     []Event `json:"events"`
+	// Words are what the model said: each of its speech episodes transcribed once by the
+	// run's ASR (Judge), for people reading the conversation (the viewer's timeline,
+	// explain). No verdict reads them. Absent when no ASR ran.
+	Words []Words `json:"words,omitempty"`
 	// Failed says why the conversation itself failed (the model: a crash, a deadline, a
 	// reply out of protocol); Unscored why scoring it could not finish (an ASR or judge
 	// service failure). Either keeps the item out of every denominator; Summarize counts

@@ -34,7 +34,8 @@ func (e *ServiceError) Unwrap() error { return e.Err }
 // Judge scores one item completely: the pure verdicts of Events, then, from the audible
 // waveform (sample 0 is time 0 of the conversation timeline), the answer audio of T
 // (when T has response presence) and the speech in every silence window are cut out,
-// transcribed by asr and judged (sections 5.3 and 5.4).
+// transcribed by asr and judged (sections 5.3 and 5.4). Last, every speech episode is
+// transcribed once for the record (Scored.Words), which no verdict reads.
 //
 // What the ASR hears and the judge says are verdicts: an empty transcript, an unparseable
 // or unexpected label count as wrong / intrusion and are stored as evidence in the
@@ -89,6 +90,25 @@ func Judge(ctx context.Context, item Item, audible audio.PCM, asr sdk.ASR, judge
 		if err := ctx.Err(); err != nil {
 			return Scored{}, fmt.Errorf("score %s/%s: %w", item.Model, item.ScenarioID, err)
 		}
+	}
+	// The model's words: every episode once, for people reading the conversation. An
+	// episode the answer or a window already cut out whole is the same clip, which the
+	// caller's transcript cache answers without a second ASR call.
+	for _, ep := range item.Episodes {
+		sp := Span{Start: ep.Start, End: ep.End}
+		j := transcribe(ctx, asr, audible, []Span{sp})
+		switch j.Failure {
+		case FailNoAudio:
+			continue
+		case FailTranscriptionFailed:
+			if ctx.Err() == nil {
+				return serviceFailed(j, fmt.Sprintf("the speech episode [%.3f, %.3f) s", sp.Start, sp.End))
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return Scored{}, fmt.Errorf("score %s/%s: %w", item.Model, item.ScenarioID, err)
+		}
+		s.Words = append(s.Words, Words{Span: sp, Transcript: j.Transcript})
 	}
 	return s, nil
 }

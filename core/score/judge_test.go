@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
@@ -22,6 +23,18 @@ type sphinxASR struct{ d *sphinx.Decoder }
 
 func (a sphinxASR) Transcribe(_ context.Context, clip sdk.Audio, _ string) (string, error) {
 	return a.d.Transcribe(audio.Resample(audio.PCM{Samples: clip.Samples, Rate: clip.Rate}, sphinx.Rate).Samples)
+}
+
+// loadSphinx is the embedded PocketSphinx decoder, closed when the test ends; the test
+// is skipped where it is not installed.
+func loadSphinx(t *testing.T) sdk.ASR {
+	t.Helper()
+	d, err := sphinx.Load(sphinx.DefaultModel())
+	if err != nil {
+		t.Skipf("pocketsphinx: %v", err)
+	}
+	t.Cleanup(d.Close)
+	return sphinxASR{d}
 }
 
 const outRate = 24000 // a typical model output rate: the clips are resampled twice
@@ -65,11 +78,7 @@ func judgeItem() Item {
 // answer is the speech presence counts (the fresh onset's episode, up to the next turn),
 // each window's speech from its overlap.
 func TestJudgeWithRealASRAndJudge(t *testing.T) {
-	d, err := sphinx.Load(sphinx.DefaultModel())
-	if err != nil {
-		t.Skipf("pocketsphinx: %v", err)
-	}
-	defer d.Close()
+	asr := loadSphinx(t)
 	wave := make([]float32, 20*outRate)
 	item := judgeItem()
 	item.Episodes = []timeline.Episode{
@@ -77,7 +86,7 @@ func TestJudgeWithRealASRAndJudge(t *testing.T) {
 		place(wave, speak(t, "okay understood"), 14.2),              // in N1's window [12, 16)
 		place(wave, speak(t, "nine dollars"), 16.3),                 // in N2's window [16, 18.5)
 	}
-	s, err := Judge(context.Background(), item, audio.PCM{Samples: wave, Rate: outRate}, sphinxASR{d}, lexical.Judge{}, protocol.Defaults())
+	s, err := Judge(context.Background(), item, audio.PCM{Samples: wave, Rate: outRate}, asr, lexical.Judge{}, protocol.Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +113,65 @@ func TestJudgeWithRealASRAndJudge(t *testing.T) {
 	e := Summarize([]Scored{s}, protocol.Defaults()).Entries[0]
 	if e.Accuracy.K != 1 || e.Accuracy.N != 1 || e.Silence.K != 2 || e.Silence.N != 3 {
 		t.Errorf("accuracy %s, silence %s; want 1/1 and 2/3", e.Accuracy.Text, e.Silence.Text)
+	}
+}
+
+// countingASR passes calls to asr, counts them, and fails every call after the first
+// failAfter (0: none).
+type countingASR struct {
+	asr       sdk.ASR
+	calls     int
+	failAfter int
+}
+
+func (a *countingASR) Transcribe(ctx context.Context, clip sdk.Audio, lang string) (string, error) {
+	a.calls++
+	if a.failAfter > 0 && a.calls > a.failAfter {
+		return "", errors.New("decoder crashed")
+	}
+	return a.asr.Transcribe(ctx, clip, lang)
+}
+
+// Issue 23: the model's words are on the record for every speech episode, not only for
+// the answer to T and the speech in silence windows: here the speech after an N4
+// question, which no verdict transcribes, is transcribed too; each episode once, in
+// order. An ASR failure on such an episode is a service failure like any other: the item
+// is unscored, to be scored again.
+func TestJudgeTranscribesEveryEpisodeOnce(t *testing.T) {
+	real := loadSphinx(t)
+	wave := make([]float32, 30*outRate)
+	item := judgeItem()
+	item.Timeline.Turns = append(item.Timeline.Turns,
+		timeline.Turn{Label: protocol.LabelN4Q, Speaker: "B", Text: "Aria, what time is it?", Start: 20, End: 22},
+		timeline.Turn{Label: protocol.LabelN4R, Speaker: "B", Text: "Never mind, it is noon.", Start: 25, End: 27})
+	item.Episodes = []timeline.Episode{
+		place(wave, speak(t, "the ticket costs nine dollars"), 5.5), // the answer to T
+		place(wave, speak(t, "okay understood"), 14.2),              // in N1's window
+		place(wave, speak(t, "it is twelve o clock"), 22.5),         // after N4_Q: judged by no rule
+	}
+	asr := &countingASR{asr: real}
+	s, err := Judge(context.Background(), item, audio.PCM{Samples: wave, Rate: outRate}, asr, lexical.Judge{}, protocol.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Words) != len(item.Episodes) {
+		t.Fatalf("words for %d episodes, want %d: %+v", len(s.Words), len(item.Episodes), s.Words)
+	}
+	for i, w := range s.Words {
+		if w.Span != Span(item.Episodes[i]) || w.Transcript == "" {
+			t.Errorf("words %d: %+v, want the transcript of episode %v", i, w, item.Episodes[i])
+		}
+	}
+	// The answer and N1's speech are transcribed for their verdicts, then every episode
+	// once (the caller's cache answers the clips already heard).
+	if judged := 2; asr.calls != judged+len(item.Episodes) {
+		t.Errorf("%d ASR calls, want %d", asr.calls, judged+len(item.Episodes))
+	}
+	failing := &countingASR{asr: real, failAfter: 4}
+	s, err = Judge(context.Background(), item, audio.PCM{Samples: wave, Rate: outRate}, failing, lexical.Judge{}, protocol.Defaults())
+	var se *ServiceError
+	if !errors.As(err, &se) || se.Service != sdk.KindASR || !strings.Contains(se.What, "speech episode [22.500") || s.Counted() {
+		t.Errorf("an ASR failure on the last episode: err %v, counted %v", err, s.Counted())
 	}
 }
 

@@ -35,3 +35,10 @@ type Judgement struct {
 	// Failure says why OK is false; empty when OK.
 	Failure string `json:"failure,omitempty"`
 }
+
+// Words is one speech episode of the model and what the ASR heard in it (empty when it
+// heard nothing).
+type Words struct {
+	Span       Span   `json:"span"`
+	Transcript string `json:"transcript"`
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/cli"
 	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"github.com/duplexmpe/duplexmpe/internal/clitest"
 	"github.com/duplexmpe/duplexmpe/internal/clitest/clirun"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
@@ -455,12 +457,16 @@ func TestFailingCellOpensTheConversation(t *testing.T) {
 				chromedp.WaitReady(chromedp.CSS("tr:target")))
 			pg := eval[struct {
 				URL, Title, Target, Rule, Verdict string
-				Turns, Episodes                   int
+				Turns, Episodes, WordBoxes        int
+				Words, Heard, Labels, Legend      []string
 				Duration, Left, PPS               float64
 			}](t, b, `(() => { const s = document.getElementById('timeline'), tr = document.querySelector('tr:target');
+				const texts = q => [...document.querySelectorAll(q)].map(e => e.textContent);
 				return {URL: location.href, Title: document.querySelector('h1').textContent, Target: tr ? tr.id : '',
 					Rule: tr ? tr.querySelector('.rule').textContent : '', Verdict: tr ? tr.querySelector('td:nth-child(3)').textContent : '',
 					Turns: s.querySelectorAll('rect.turn').length, Episodes: s.querySelectorAll('rect.episode').length,
+					WordBoxes: s.querySelectorAll('rect.words-box').length, Words: [...document.querySelectorAll('svg.timeline text.words')].map(e => e.dataset.i + '\t' + e.textContent),
+					Heard: texts('table.words td.said'), Labels: texts('dl.labels dt'), Legend: [...document.querySelectorAll('#legend span')].map(e => e.dataset.key),
 					Duration: +s.dataset.duration, Left: +s.dataset.left, PPS: +s.dataset.pps}; })()`)
 			_, frag, _ := strings.Cut(row.Href, "#")
 			if !strings.HasSuffix(pg.URL, row.Href[strings.LastIndex(row.Href, "/")+1:]) || pg.Target != frag {
@@ -474,6 +480,31 @@ func TestFailingCellOpensTheConversation(t *testing.T) {
 			}
 			if pg.Turns < 8 || pg.Episodes == 0 {
 				t.Errorf("the timeline draws %d turns and %d speech episodes", pg.Turns, pg.Episodes)
+			}
+			// Issue 23: the model's words are on the timeline, one box per speech episode,
+			// each written as the ASR heard it (cut to fit the lane), and listed in full
+			// below; the labels are defined and in the legend.
+			if pg.WordBoxes != pg.Episodes || len(pg.Heard) != pg.Episodes || len(pg.Words) == 0 {
+				t.Errorf("%d speech episodes, %d words boxes on the timeline, %d words written there, %d in the list", pg.Episodes, pg.WordBoxes, len(pg.Words), len(pg.Heard))
+			}
+			heardAny := false
+			for _, iw := range pg.Words {
+				is, w, _ := strings.Cut(iw, "\t")
+				i, err := strconv.Atoi(is)
+				if err != nil || i >= len(pg.Heard) {
+					t.Errorf("the timeline's words %q name no episode of the list", iw)
+					continue
+				}
+				heardAny = heardAny || (w != "(no words heard)" && w != "")
+				if !strings.HasPrefix(pg.Heard[i], strings.TrimSuffix(w, "…")) {
+					t.Errorf("the timeline writes %q for episode %d; the list says %q", w, i, pg.Heard[i])
+				}
+			}
+			if !heardAny {
+				t.Errorf("no words heard in any of the model's %d episodes: %q", pg.Episodes, pg.Words)
+			}
+			if strings.Join(pg.Labels, " ") != "T N1 N2 N3 N4_Q N4_R" || !slices.Contains(pg.Legend, "label-N4_R") || !slices.Contains(pg.Legend, "excluded") || !slices.Contains(pg.Legend, "words") {
+				t.Errorf("the page defines the labels %q; its legend: %q", pg.Labels, pg.Legend)
 			}
 			// The recording is as long as the conversation, and the cursor follows it: seek,
 			// then play from there.
@@ -560,7 +591,7 @@ func TestPageWithoutItsRecordingPlaysTheAudibleFLAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := firstPage(t, dir, "speaker")
-	if wavs, _ := filepath.Glob(filepath.Join(dir, report.ViewerDir, "*.wav")); len(wavs) != 0 {
+	if wavs, _ := filepath.Glob(filepath.Join(dir, viewer.ViewerDir, "*.wav")); len(wavs) != 0 {
 		t.Errorf("a budget of one byte left %d recordings", len(wavs))
 	}
 	b := newBrowser(t, 1280, 900)

@@ -1,4 +1,4 @@
-package report
+package viewer
 
 import (
 	"bytes"
@@ -60,7 +60,7 @@ func openRoom(dir string) *roomSource {
 
 // scenario is the dataset's scenario of c when it is the one that was played (its
 // content hash matches the item key's), or why not.
-func (r *roomSource) scenario(c *conv) (*dataset.Scenario, error) {
+func (r *roomSource) scenario(c *Conv) (*dataset.Scenario, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -83,7 +83,7 @@ func (r *roomSource) scenario(c *conv) (*dataset.Scenario, error) {
 
 // rebuild lays the preamble and every played turn out at the model's input rate, as
 // long as the session's input: frames * frame size samples.
-func (r *roomSource) rebuild(c *conv) (audio.PCM, error) {
+func (r *roomSource) rebuild(c *Conv) (audio.PCM, error) {
 	sc, err := r.scenario(c)
 	if err != nil {
 		return audio.PCM{}, err

@@ -1,13 +1,12 @@
-package report
+package viewer
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
@@ -27,7 +26,10 @@ type Item struct {
 	Unscored string `json:"unscored,omitempty"`
 	// Episodes are the model's speech episodes the verdicts were computed from.
 	Episodes []timeline.Episode `json:"episodes"`
-	Events   []ItemEvent        `json:"events"`
+	// Words are what the ASR heard in each episode (score.Scored.Words); empty when
+	// the verdicts have none.
+	Words  []score.Words `json:"words"`
+	Events []ItemEvent   `json:"events"`
 	// Scored says verdicts.json was there; without it there is nothing to explain yet.
 	Scored bool `json:"scored"`
 	// Page is the conversation's viewer page, when the report wrote one.
@@ -46,6 +48,9 @@ type ItemEvent struct {
 	Said    []string `json:"said"`
 	Verdict string   `json:"verdict"`
 	Pass    bool     `json:"pass"`
+	// Excluded: in no rate, neither a pass nor a failure (an N4 event that is not
+	// eligible).
+	Excluded bool `json:"excluded,omitempty"`
 	// Gold is the scenario's gold answer (T only); Transcript what the ASR heard of the
 	// judged audio; Judge the judge's label and rationale; Raw its raw reply.
 	Gold       string `json:"gold,omitempty"`
@@ -58,23 +63,19 @@ type ItemEvent struct {
 	Rules []string `json:"rules"`
 }
 
-// ExplainItem explains the stored conversation id of the run directory runDir. The
-// protocol constants are the run's (summary.json, else manifest.json), and the gold
-// answer comes from the dataset the report names (meta.json's dataset_dir). An item
-// that is not in runDir is an error saying what is there to explain.
-func ExplainItem(runDir, id string) (*Item, error) {
-	d := filepath.Join(runDir, itemsDir, id)
+// Explain explains the stored conversation id of the run directory runDir, scored
+// under the protocol constants p, with the gold answer from the dataset in datasetDir
+// (empty: not shown). An item that is not in runDir is an error saying what is there
+// to explain.
+func Explain(runDir, id string, p protocol.Params, datasetDir string) (*Item, error) {
+	d := filepath.Join(runDir, ItemsDir, id)
 	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not an item of a run directory (want RUN_DIR/%s/<id>, one of the directories in %s)", d, itemsDir, filepath.Join(runDir, itemsDir))
-	}
-	p, meta, err := runProtocol(runDir)
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s is not an item of a run directory (want RUN_DIR/%s/<id>, one of the directories in %s)", d, ItemsDir, filepath.Join(runDir, ItemsDir))
 	}
 	c := readConv(store.ReadItemDir(d))
 	r := c.Row
 	it := &Item{ID: id, Model: r.Model, Scenario: r.Scenario, Condition: r.Condition, Status: r.Status,
-		Failure: c.Failure, Episodes: c.Episodes, Problems: c.Problems, Events: []ItemEvent{}}
+		Failure: c.Failure, Episodes: c.Episodes, Problems: c.Problems, Events: []ItemEvent{}, Words: []score.Words{}}
 	if it.Episodes == nil {
 		it.Episodes = []timeline.Episode{}
 	}
@@ -85,37 +86,20 @@ func ExplainItem(runDir, id string) (*Item, error) {
 		return it, nil
 	}
 	it.Scored, it.Unscored = true, c.Scored.Unscored
-	room := openRoom(meta.DatasetDir)
+	if c.Scored.Words != nil {
+		it.Words = c.Scored.Words
+	}
+	room := openRoom(datasetDir)
 	sc := datasetScenario(room, c)
 	if sc == nil {
 		_, err := room.scenario(c)
 		it.GoldNote = fmt.Sprintf("The gold answer is not shown: %v.", err)
 	}
-	for _, v := range viewEvents(c.Scored) {
+	for _, v := range EventsOf(c.Scored) {
 		e := pageEventOf(c, v, sc, p)
 		it.Events = append(it.Events, ItemEvent{Label: e.Label, Speaker: e.Speaker, Start: e.Start, End: e.End, Said: e.Said,
-			Verdict: e.Verdict, Pass: e.Pass, Gold: e.Gold, Transcript: e.Transcript, Judged: e.HasTranscript,
+			Verdict: e.Verdict, Pass: e.Pass, Excluded: e.Excluded, Gold: e.Gold, Transcript: e.Transcript, Judged: e.HasTranscript,
 			Judge: e.Judge, Raw: e.Raw, Rules: e.Rules})
 	}
 	return it, nil
-}
-
-// runProtocol is the protocol a run was scored under, and its report meta (empty when
-// there is no report yet).
-func runProtocol(runDir string) (protocol.Params, Meta, error) {
-	s, meta, err := Load(runDir)
-	if err == nil {
-		return s.Protocol, meta, nil
-	}
-	var man struct {
-		Protocol *protocol.Params `json:"protocol"`
-	}
-	path := filepath.Join(runDir, store.ManifestFile)
-	if merr := readSmallJSON(path, &man); merr != nil || man.Protocol == nil {
-		if errors.Is(merr, fs.ErrNotExist) {
-			return protocol.Params{}, Meta{}, fmt.Errorf("%s has no %s: not a run directory", runDir, store.ManifestFile)
-		}
-		return protocol.Params{}, Meta{}, fmt.Errorf("cannot read the protocol of the run in %s: %v", runDir, merr)
-	}
-	return *man.Protocol, Meta{}, nil
 }

@@ -1,4 +1,4 @@
-package report
+package viewer
 
 import (
 	"fmt"
@@ -23,23 +23,60 @@ const (
 	tlLabelX = 6.0
 )
 
-// Colours (Okabe-Ito, as the charts) of the human labels, the model and verdicts.
+// Colours of the timeline: each means one thing, and the page's legend (legend) names
+// every one the figure draws. The six turn labels and the model have their own; a
+// verdict is pass, fail, or excluded (in no rate: hatched); the scheduler's wait after T
+// is the only yellow; the N4 gap and the grace after r are outlines.
 var labelColour = map[string]string{
 	protocol.LabelT: "#0072b2", protocol.LabelN1: "#8a8f96", protocol.LabelN2: "#cc79a7",
-	protocol.LabelN3: "#e69f00", protocol.LabelN4Q: "#009e73", protocol.LabelN4R: "#56b4e9",
-	"N4": "#009e73", // an N4 event, as the explorer labels it
+	protocol.LabelN3: "#a6761d", protocol.LabelN4Q: "#56b4e9", protocol.LabelN4R: "#6a51a3",
+	"N4": "#56b4e9", // an N4 event, as the explorer labels it, is its question's
 }
 
 // light fills get dark text.
-var lightFill = map[string]bool{"#d8dde3": true, "#e3e7eb": true, "#cfd6dd": true, "#fff2a8": true, colourWait: true, colourNeutral: true}
+var lightFill = map[string]bool{colourPreamble: true, colourWait: true, colourWords: true, colourOutline: true, colourExcluded: true, colourNeutral: true, labelColour[protocol.LabelN4Q]: true}
 
 const (
-	colourModel   = "#1b1f24"
-	colourPass    = "#2e8b57"
-	colourFail    = "#d55e00"
-	colourNeutral = "#b9c0c8"
-	colourWait    = "#f0e442"
+	colourPreamble = "#d8dde3"
+	colourModel    = "#1b1f24"
+	colourWords    = "#ffffff"
+	colourPass     = "#2e8b57"
+	colourFail     = "#d55e00"
+	colourExcluded = "url(#excluded)" // grey hatching on white
+	colourWait     = "#f0e442"
+	colourOutline  = "#fcfcfd" // the N4 gap and the grace after r: outlined, not filled
+	colourNeutral  = "#e3e7eb" // a turn with a label the protocol does not have
+	colourCursor   = "#000000"
+	colourAxis     = "#aab1b9" // the time axis and its ticks
+	colourGrid     = "#eef0f2" // the vertical lines at each tick
+	hatchLine      = "#5b6470"
 )
+
+// swatch is one entry of the timeline's legend: how it is drawn (CSS) and what it means.
+type swatch struct {
+	Key, Style, Text string
+}
+
+// legend is every colour the timeline draws, in the order the legend lists them; the
+// labels are defined in words beside it (protocol.LabelMeanings).
+func legend() []swatch {
+	var out []swatch
+	for _, l := range protocol.Labels {
+		out = append(out, swatch{"label-" + l, "background:" + labelColour[l], l + " turn"})
+	}
+	return append(out,
+		swatch{"preamble", "background:" + colourPreamble, "spoken duty preamble"},
+		swatch{"model", "background:" + colourModel, "the model's speech (episodes, onset, speech in a window)"},
+		swatch{"words", "background:" + colourWords + ";border:1px solid " + colourModel, "the model's words: what the ASR heard in each episode"},
+		swatch{"wait", "background:" + colourWait, "the scheduler's wait after T"},
+		swatch{"gap", "background:" + colourOutline + ";border:1px dashed " + hatchLine, "n4_gap: the silence after N4_Q, and an onset there"},
+		swatch{"grace", "background:" + colourOutline + ";border:1px solid " + hatchLine, "r to r + yield_deadline: the model may still be speaking"},
+		swatch{"pass", "background:" + colourPass, "pass"},
+		swatch{"fail", "background:" + colourFail, "fail"},
+		swatch{"excluded", "background:repeating-linear-gradient(45deg," + hatchLine + " 0 1.5px,#fff 1.5px 4px)", "excluded: in no rate (an N4 event that is not eligible; the answer window of a T turn with no response)"},
+		swatch{"cursor", "background:" + colourCursor + ";width:2px", "where the recording is"},
+	)
+}
 
 // timelineFigure draws one conversation: the preamble and every human turn on a lane per
 // speaker, the model's speech episodes, the scheduler's waits, and the scoring windows
@@ -57,8 +94,12 @@ func (b *svgBuf) f(format string, a ...any) { fmt.Fprintf(&b.Builder, format, a.
 
 func esc(s string) string { return html.EscapeString(s) }
 
-func drawTimeline(c *conv, events []eventView, p protocol.Params) timelineFigure {
+func drawTimeline(c *Conv, events []Event, p protocol.Params) timelineFigure {
 	tl := c.Timeline
+	var words []score.Words
+	if c.Scored != nil {
+		words = c.Scored.Words
+	}
 	dur := tl.Duration
 	for _, e := range c.Episodes {
 		dur = math.Max(dur, e.End)
@@ -81,7 +122,11 @@ func drawTimeline(c *conv, events []eventView, p protocol.Params) timelineFigure
 			lanes = append(lanes, lane{"spk:" + t.Speaker, "speaker " + orDash(t.Speaker)})
 		}
 	}
-	lanes = append(lanes, lane{"model", "model speech"}, lane{"sched", "scheduler"})
+	lanes = append(lanes, lane{"model", "model speech"})
+	if words != nil {
+		lanes = append(lanes, lane{"words", "model's words"})
+	}
+	lanes = append(lanes, lane{"sched", "scheduler"})
 	var hasT, hasSil, hasN4 bool
 	for _, v := range events {
 		hasT = hasT || v.Ev.T != nil
@@ -106,6 +151,7 @@ func drawTimeline(c *conv, events []eventView, p protocol.Params) timelineFigure
 	var b svgBuf
 	b.f(`<svg class="timeline" id="timeline" viewBox="0 0 %.0f %.0f" role="img" aria-label="Timeline of the conversation" data-left="%.3f" data-pps="%.6f" data-duration="%.3f">`,
 		tlWidth, height, tlLeft, pps, dur)
+	b.f(`<defs><pattern id="excluded" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="5" height="5" fill="#fff"/><line x1="0" y1="0" x2="0" y2="5" stroke="%s" stroke-width="1.5"/></pattern></defs>`, hatchLine)
 	for i, l := range lanes {
 		ly := y[l.key]
 		if i%2 == 0 {
@@ -115,14 +161,14 @@ func drawTimeline(c *conv, events []eventView, p protocol.Params) timelineFigure
 	}
 	// Time axis.
 	axisY := height - tlAxis + 4
-	b.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#8a8f96"/>`, tlLeft, x(dur), axisY, axisY)
+	b.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"/>`, tlLeft, x(dur), axisY, axisY, colourAxis)
 	step := 5.0
 	for dur/step > 24 {
 		step *= 2
 	}
 	for t := 0.0; t <= dur+1e-9; t += step {
-		b.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#8a8f96"/><line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#e3e7eb"/><text x="%.1f" y="%.1f" class="tick">%g s</text>`,
-			x(t), x(t), axisY, axisY+4, x(t), x(t), tlTop, axisY, x(t), axisY+16, t)
+		b.f(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"/><line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"/><text x="%.1f" y="%.1f" class="tick">%g s</text>`,
+			x(t), x(t), axisY, axisY+4, colourAxis, x(t), x(t), tlTop, axisY, colourGrid, x(t), axisY+16, t)
 	}
 	box := func(lk string, a, e float64, fill, label, title, href string, opts ...string) {
 		ly := y[lk]
@@ -144,7 +190,7 @@ func drawTimeline(c *conv, events []eventView, p protocol.Params) timelineFigure
 	}
 	// The room.
 	if tl.PreambleEnd > tl.PreambleStart {
-		box("preamble", tl.PreambleStart, tl.PreambleEnd, "#d8dde3", "spoken duty preamble",
+		box("preamble", tl.PreambleStart, tl.PreambleEnd, colourPreamble, "spoken duty preamble",
 			fmt.Sprintf("preamble %s - %s", tsec(tl.PreambleStart), tsec(tl.PreambleEnd)), "")
 	}
 	byTurn := map[int]int{}
@@ -169,8 +215,27 @@ func drawTimeline(c *conv, events []eventView, p protocol.Params) timelineFigure
 	}
 	for _, tp := range c.Text {
 		ly := y["model"]
-		b.f(`<line x1="%.2f" x2="%.2f" y1="%.1f" y2="%.1f" stroke="#0072b2" stroke-width="2"><title>%s</title></line>`,
-			x(tp.Time), x(tp.Time), ly+tlLane-5, ly+tlLane, esc(fmt.Sprintf("text at %s: %s", tsec(tp.Time), tp.Text)))
+		b.f(`<line x1="%.2f" x2="%.2f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2"><title>%s</title></line>`,
+			x(tp.Time), x(tp.Time), ly+tlLane-5, ly+tlLane, colourModel, esc(fmt.Sprintf("text at %s: %s", tsec(tp.Time), tp.Text)))
+	}
+	// The model's words: each episode's transcript, from its start up to the next one
+	// (the lane holds nothing else), cut to fit; the whole of it in the tooltip.
+	for i, wd := range words {
+		ly := y["words"]
+		room := tlWidth - tlRight - x(wd.Span.Start)
+		if i+1 < len(words) {
+			room = x(words[i+1].Span.Start) - x(wd.Span.Start)
+		}
+		said := wd.Transcript
+		if said == "" {
+			said = "(no words heard)"
+		}
+		b.f(`<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s" stroke="%s" class="words-box"><title>%s</title></rect>`,
+			x(wd.Span.Start), ly, w(wd.Span.Start, wd.Span.End), tlLane, colourWords, colourModel,
+			esc(fmt.Sprintf("the model said, %s - %s: %s", tsec(wd.Span.Start), tsec(wd.Span.End), said)))
+		if fit := int((room - 6) / 6); fit >= 2 {
+			b.f(`<text x="%.2f" y="%.1f" class="words" data-i="%d">%s</text>`, x(wd.Span.Start)+3, ly+tlLane/2+4, i, esc(Shorten(said, fit)))
+		}
 	}
 	// The scheduler: the closed-loop wait after T and the fixed N4 gaps.
 	if s := c.Session; s != nil && s.TWait != nil {
@@ -185,9 +250,9 @@ func drawTimeline(c *conv, events []eventView, p protocol.Params) timelineFigure
 		switch {
 		case ev.T != nil:
 			t := ev.T
-			col := colourNeutral
+			col := colourExcluded // no response: not in the accuracy denominator
 			if t.Presence {
-				if in, ok := v.member(score.MeasureAccuracy); in && ok {
+				if in, ok := v.Member(score.MeasureAccuracy); in && ok {
 					col = colourPass
 				} else {
 					col = colourFail
@@ -217,22 +282,23 @@ func drawTimeline(c *conv, events []eventView, p protocol.Params) timelineFigure
 			}
 		case ev.N4 != nil:
 			n := ev.N4
-			box("sched", n.Question.End, n.Resolution, "#e3e7eb", "n4_gap", fmt.Sprintf("n4_gap (%s, %s]", tsec(n.Question.End), tsec(n.Resolution)), "", `stroke="#8a8f96"`)
-			col := colourNeutral
+			gap := `stroke="` + hatchLine + `" stroke-dasharray="4 2"`
+			box("sched", n.Question.End, n.Resolution, colourOutline, "n4_gap", fmt.Sprintf("n4_gap (%s, %s]", tsec(n.Question.End), tsec(n.Resolution)), "", gap)
+			col := colourExcluded
 			switch {
 			case n.Eligible && n.Yield == score.YieldPass:
 				col = colourPass
 			case n.Eligible:
 				col = colourFail
 			}
-			box("N4", n.Question.Start, n.Question.End, "#e3e7eb", "Q", "N4 question "+span(n.Question), href)
-			box("N4", n.Question.End, n.Resolution, "#cfd6dd", "gap", fmt.Sprintf("gap: an onset here makes the event eligible (%s)", v.Verdict), href)
-			box("N4", n.Resolution, n.Deadline, "#fff2a8", "", fmt.Sprintf("r = %s to r + yield_deadline = %s", tsec(n.Resolution), tsec(n.Deadline)), href)
+			box("N4", n.Question.Start, n.Question.End, labelColour[protocol.LabelN4Q], "Q", "N4 question "+span(n.Question), href)
+			box("N4", n.Question.End, n.Resolution, colourOutline, "gap", fmt.Sprintf("gap: an onset here makes the event eligible (%s)", v.Verdict), href, gap)
+			box("N4", n.Resolution, n.Deadline, colourOutline, "", fmt.Sprintf("r = %s to r + yield_deadline = %s", tsec(n.Resolution), tsec(n.Deadline)), href, `stroke="`+hatchLine+`"`)
 			box("N4", n.Deadline, n.ObserveEnd, col, "observe", fmt.Sprintf("must stay silent %s - %s: %s", tsec(n.Deadline), tsec(n.ObserveEnd), v.Verdict), href, `opacity="0.8"`)
 		}
 	}
 	bottom := height - tlAxis + 4
-	b.f(`<line id="cursor" x1="%.2f" x2="%.2f" y1="%.1f" y2="%.1f" stroke="#d00" stroke-width="2"/>`, tlLeft, tlLeft, 2.0, bottom)
+	b.f(`<line id="cursor" x1="%.2f" x2="%.2f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="6 3"/>`, tlLeft, tlLeft, 2.0, bottom, colourCursor)
 	b.f(`</svg>`)
 	return timelineFigure{SVG: b.String(), Duration: dur, PPS: pps}
 }

@@ -1,4 +1,4 @@
-package report
+package viewer
 
 import (
 	"encoding/json"
@@ -12,14 +12,14 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/timeline"
 )
 
-// itemsDir is the run directory's folder of items; core/store owns the layout and reads
+// ItemsDir is the run directory's folder of items; core/store owns the layout and reads
 // the items (store.ReadItems).
-const itemsDir = store.ItemsDir
+const ItemsDir = store.ItemsDir
 
 var itemID = regexp.MustCompile(`^[0-9a-f]{16,64}$`)
 
 // itemRow is one (model, conversation) of the run for the HTML drill-down.
-type itemRow struct {
+type ItemRow struct {
 	ID, Model, Condition, Scenario, Pair, TPosition, Status string
 	// From verdicts.json when the item is scored; "-" otherwise.
 	TOutcome, Answer, Silence, N4 string
@@ -28,7 +28,7 @@ type itemRow struct {
 	Files []string // paths relative to the run directory
 }
 
-type textPiece struct {
+type TextPiece struct {
 	Time float64 `json:"time"`
 	Text string  `json:"text"`
 }
@@ -36,13 +36,13 @@ type textPiece struct {
 // conv is everything the report and the viewer know of one (model, conversation) in
 // the run directory. Pointers are nil when the file is absent or unreadable; Problems
 // says which could not be read.
-type conv struct {
-	Row      itemRow
+type Conv struct {
+	Row      ItemRow
 	Meta     store.Meta
 	Timeline *timeline.Timeline
 	Episodes []timeline.Episode
 	Session  *store.SessionInfo
-	Text     []textPiece
+	Text     []TextPiece
 	Failure  string
 	Scored   *score.Scored
 	// Dir is the item directory.
@@ -50,11 +50,11 @@ type conv struct {
 	Problems []string
 }
 
-// readConvs lists the run directory's items (store.ReadItems), sorted by model,
+// Read lists the run directory's items (store.ReadItems), sorted by model,
 // condition, scenario. A directory without items gives none; an unreadable item is
 // listed with its problem as its status, so nothing is silently dropped.
-func readConvs(dir string) []*conv {
-	var cs []*conv
+func Read(dir string) []*Conv {
+	var cs []*Conv
 	for _, ic := range store.ReadItems(dir) {
 		cs = append(cs, readConv(ic))
 	}
@@ -81,9 +81,9 @@ func conditionRank(c string) int {
 	return 2
 }
 
-func readConv(ic *store.ItemContents) *conv {
+func readConv(ic *store.ItemContents) *Conv {
 	id := ic.ID
-	c := &conv{Dir: ic.Dir, Row: itemRow{ID: id, Status: "not finished", TOutcome: "-", Answer: "-", Silence: "-", N4: "-"}}
+	c := &Conv{Dir: ic.Dir, Row: ItemRow{ID: id, Status: "not finished", TOutcome: "-", Answer: "-", Silence: "-", N4: "-"}}
 	r := &c.Row
 	switch ic.Marker {
 	case store.Done:
@@ -108,7 +108,7 @@ func readConv(ic *store.ItemContents) *conv {
 	r.Model, r.Condition, r.Scenario, r.Pair, r.TPosition = m.Model, m.Condition, m.ScenarioID, m.PairID, m.TPosition
 	c.Timeline, c.Episodes, c.Session, c.Failure = ic.Timeline, ic.Episodes, ic.Session, ic.Failure
 	for _, t := range ic.Text {
-		c.Text = append(c.Text, textPiece{Time: t.Time, Text: t.Text})
+		c.Text = append(c.Text, TextPiece{Time: t.Time, Text: t.Text})
 	}
 	if m.Repeat > 0 {
 		r.Scenario += fmt.Sprintf(" (repeat %d)", m.Repeat)
@@ -147,7 +147,7 @@ func readConv(ic *store.ItemContents) *conv {
 }
 
 // summarizeRow fills the drill-down columns from the verdicts.
-func summarizeRow(r *itemRow, sc score.Scored) {
+func summarizeRow(r *ItemRow, sc score.Scored) {
 	var silN, silK, n4Pass, n4Elig, n4All int
 	for _, ev := range sc.Events {
 		switch {
@@ -164,7 +164,7 @@ func summarizeRow(r *itemRow, sc score.Scored) {
 				r.Answer = ev.T.Answer.Failure
 			}
 			if ev.T.Answer != nil {
-				r.Heard = shorten(ev.T.Answer.Transcript, 80)
+				r.Heard = Shorten(ev.T.Answer.Transcript, 80)
 			}
 		case ev.Silence != nil:
 			silN++
@@ -210,8 +210,8 @@ func readSmallJSON(path string, v any) error {
 	return json.Unmarshal(b, v)
 }
 
-// shorten cuts s to at most n runes, marking the cut.
-func shorten(s string, n int) string {
+// Shorten cuts s to at most n runes, marking the cut.
+func Shorten(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s

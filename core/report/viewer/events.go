@@ -1,4 +1,4 @@
-package report
+package viewer
 
 import (
 	"fmt"
@@ -12,26 +12,26 @@ import (
 
 // member is one event's place in one measure's denominator, and whether it is a
 // success there: the event-level view of a table cell's k/n.
-type member struct {
+type Member struct {
 	Measure string
 	Success bool
 }
 
 // Measure keys of the explorer beyond score's: the silence sweep at each threshold, and
 // every N4 event (the denominator of the N4 outcome partition; a success is a yield).
-func sweepKey(thr float64) string { return "sweep_" + strconv.FormatFloat(thr, 'f', -1, 64) }
+func SweepKey(thr float64) string { return "sweep_" + strconv.FormatFloat(thr, 'f', -1, 64) }
 
-const measureN4Events = "n4_events"
+const MeasureN4Events = "n4_events"
 
 // eventView is one scored event as the report's explorer and the conversation page show
 // it. Its memberships follow score.Summarize's definitions exactly (tested against it),
 // so that the events a table cell links to are the cell's denominator.
-type eventView struct {
+type Event struct {
 	Index int // position in Scored.Events
 	Ev    score.Event
 	// Label as filtered on: T, N1, N2, N3 or N4.
 	Label   string
-	Members []member
+	Members []Member
 	// Outcomes are the tokens the outcome filter matches: the T outcome and the answer
 	// verdict, a window's verdict, an N4 event's eligibility and yield verdicts.
 	Outcomes []string
@@ -39,27 +39,30 @@ type eventView struct {
 	// event went right (for T, a fresh onset and a correct answer).
 	Verdict string
 	Pass    bool
+	// Excluded: the event is in no rate, so it is neither a success nor a failure: an
+	// N4 event that is not eligible (section 5.5; it is in the N4 outcome partition).
+	Excluded bool
 }
 
 // viewEvents derives the views of a conversation's events. A failed or unscored item is
 // in no denominator (score.Summarize leaves it out), so it has none.
-func viewEvents(sc *score.Scored) []eventView {
+func EventsOf(sc *score.Scored) []Event {
 	if sc == nil || !sc.Counted() {
 		return nil
 	}
-	out := make([]eventView, 0, len(sc.Events))
+	out := make([]Event, 0, len(sc.Events))
 	for i, ev := range sc.Events {
-		v := eventView{Index: i, Ev: ev, Label: ev.Label}
+		v := Event{Index: i, Ev: ev, Label: ev.Label}
 		switch {
 		case ev.T != nil:
 			t := ev.T
-			v.Members = []member{{score.MeasureFreshOnset, t.FreshOnset}, {score.MeasurePresence, t.Presence}}
+			v.Members = []Member{{score.MeasureFreshOnset, t.FreshOnset}, {score.MeasurePresence, t.Presence}}
 			v.Outcomes = []string{t.Outcome}
 			v.Verdict, v.Pass = t.Outcome, t.FreshOnset
 			if t.Presence {
 				ok, why := judgedVerdict(t.Answer)
 				v.Pass = v.Pass && ok // the turn went right: a fresh onset and a correct answer
-				v.Members = append(v.Members, member{score.MeasureAccuracy, ok})
+				v.Members = append(v.Members, Member{score.MeasureAccuracy, ok})
 				token := why
 				if ok {
 					token = "correct"
@@ -72,9 +75,9 @@ func viewEvents(sc *score.Scored) []eventView {
 		case ev.Silence != nil:
 			s := ev.Silence
 			pass := s.Pass()
-			v.Members = []member{{score.MeasureSilence, pass}}
+			v.Members = []Member{{score.MeasureSilence, pass}}
 			for _, thr := range score.SweepThresholdsMS {
-				v.Members = append(v.Members, member{sweepKey(thr), s.SpeechMS <= thr+1e-6})
+				v.Members = append(v.Members, Member{SweepKey(thr), s.SpeechMS <= thr+1e-6})
 			}
 			switch {
 			case s.Silent():
@@ -93,15 +96,19 @@ func viewEvents(sc *score.Scored) []eventView {
 			n := ev.N4
 			v.Label = "N4"
 			yielded := n.Outcome == score.N4Yielded
-			v.Members = []member{{measureN4Events, yielded}, {score.MeasureWindowResponse, n.WindowResponse}}
+			v.Members = []Member{{MeasureN4Events, yielded}, {score.MeasureWindowResponse, n.WindowResponse}}
 			v.Outcomes = []string{n.Outcome}
 			v.Verdict = n.Outcome
 			if n.Eligible {
-				v.Members = append(v.Members, member{score.MeasureYield, n.Yield == score.YieldPass})
+				v.Members = append(v.Members, Member{score.MeasureYield, n.Yield == score.YieldPass})
 				v.Outcomes = append(v.Outcomes, "eligible")
 				v.Verdict = "eligible, " + n.Outcome
 			}
 			v.Pass = n.Eligible && n.Yield == score.YieldPass
+			if !n.Eligible {
+				v.Excluded = true
+				v.Verdict = "excluded: " + n.Outcome
+			}
 		default:
 			continue
 		}
@@ -114,12 +121,12 @@ func viewEvents(sc *score.Scored) []eventView {
 // the same model has the other version of its pair counted (the explicit vs implicit
 // test is over those pairs), and which other models have the same pair counted in the
 // same condition (a model comparison is over the pairs both models were scored on).
-type pairing struct {
+type Pairing struct {
 	Both   bool
 	Shared []string // other models, sorted
 }
 
-func pairings(convs []*conv) map[*conv]pairing {
+func Pairings(convs []*Conv) map[*Conv]Pairing {
 	type key struct{ model, cond, pair string }
 	counted := map[key]bool{}
 	models := map[[2]string][]string{} // condition, pair -> models
@@ -134,13 +141,13 @@ func pairings(convs []*conv) map[*conv]pairing {
 		}
 	}
 	other := map[string]string{protocol.Explicit: protocol.Implicit, protocol.Implicit: protocol.Explicit}
-	out := map[*conv]pairing{}
+	out := map[*Conv]Pairing{}
 	for _, c := range convs {
 		r := c.Row
 		if !counted[key{r.Model, r.Condition, r.Pair}] {
 			continue
 		}
-		p := pairing{Both: counted[key{r.Model, other[r.Condition], r.Pair}]}
+		p := Pairing{Both: counted[key{r.Model, other[r.Condition], r.Pair}]}
 		for _, m := range models[[2]string{r.Condition, r.Pair}] {
 			if m != r.Model {
 				p.Shared = append(p.Shared, m)
@@ -166,7 +173,7 @@ func judgedVerdict(j *score.Judgement) (bool, string) {
 	}
 }
 
-func (v eventView) member(measure string) (in, success bool) {
+func (v Event) Member(measure string) (in, success bool) {
 	for _, m := range v.Members {
 		if m.Measure == measure {
 			return true, m.Success
@@ -176,7 +183,7 @@ func (v eventView) member(measure string) (in, success bool) {
 }
 
 // membersAttr encodes the memberships for the page: "fresh_onset:1 presence:0".
-func (v eventView) membersAttr() string {
+func (v Event) MembersAttr() string {
 	parts := make([]string, len(v.Members))
 	for i, m := range v.Members {
 		b := "0"
@@ -188,21 +195,8 @@ func (v eventView) membersAttr() string {
 	return strings.Join(parts, " ")
 }
 
-// MembersText is the memberships for people: "fresh onset ✓, presence ✓, accuracy ✗".
-func (v eventView) MembersText() string {
-	parts := make([]string, len(v.Members))
-	for i, m := range v.Members {
-		mark := "✗"
-		if m.Success {
-			mark = "✓"
-		}
-		parts[i] = measureShortName(m.Measure) + " " + mark
-	}
-	return strings.Join(parts, ", ")
-}
-
-// addressee is the N2 addressee as the summary groups it.
-func (v eventView) addressee() string {
+// Addressee is the N2 addressee as the summary groups it.
+func (v Event) Addressee() string {
 	if v.Ev.Silence == nil || v.Ev.Label != protocol.LabelN2 {
 		return ""
 	}
@@ -210,14 +204,6 @@ func (v eventView) addressee() string {
 		return "unspecified"
 	}
 	return v.Ev.Addressee
-}
-
-// tPosition is the conversation's T position as the summary groups it.
-func tPosition(pos string) string {
-	if pos == "" {
-		return "unspecified"
-	}
-	return pos
 }
 
 // secs prints a time on the conversation's clock.
@@ -229,7 +215,7 @@ func span(s score.Span) string {
 
 // rule says, in words, which rule of protocol.md section 5 decided the event and on what
 // evidence: the times the verdict was computed from and the judge's answer.
-func rule(v eventView, p protocol.Params) []string {
+func rule(v Event, p protocol.Params) []string {
 	ev := v.Ev
 	var out []string
 	switch {
@@ -328,4 +314,12 @@ func judgementRule(j *score.Judgement, what, okMeans, failMeans string) string {
 		return s + ": " + okMeans + "."
 	}
 	return s + ": " + failMeans + "."
+}
+
+// orDash is s, or "-" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

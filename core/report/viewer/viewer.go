@@ -1,7 +1,6 @@
-package report
+package viewer
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
@@ -22,7 +21,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/plan"
-	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
@@ -33,7 +32,7 @@ import (
 // is 4.8 MB, so the 96 conversations of bench.hcl would make a 460 MB page (more in
 // base64); as files, the browser loads only the one being played. At paper scale the
 // recordings of every conversation would be ten times the run store, so they are written
-// within a budget (Meta.RecordingsBudget), conversations with a failed decision first; a
+// within a budget (Options.RecordingsBudget), conversations with a failed decision first; a
 // page without one plays the model's stored audible output.
 const (
 	ViewerDir = store.ViewerDir
@@ -47,7 +46,7 @@ const (
 
 // audioInfo is what the viewer knows of a conversation's sound, stored beside its
 // recording (viewer/<id>.audio.json) so that re-rendering does not redo the audio.
-type audioInfo struct {
+type AudioInfo struct {
 	Key string `json:"key"`
 	// Audible: the item has its audible output (File: audible.flac, or audible.wav in
 	// runs written before the FLAC store). PeakDBFS and Seconds describe it.
@@ -74,7 +73,7 @@ type audioInfo struct {
 const audioFloorDBFS = -40.0
 
 // emitted reports whether the model made any sound worth calling audio.
-func (a audioInfo) emitted() bool { return a.Audible && a.PeakDBFS > audioFloorDBFS }
+func (a AudioInfo) Emitted() bool { return a.Audible && a.PeakDBFS > audioFloorDBFS }
 
 func wavName(id string) string  { return id + ".wav" }
 func pageName(id string) string { return id + ".html" }
@@ -86,10 +85,10 @@ func infoName(id string) string { return id + ".audio.json" }
 // the same recordings: first the conversations with a failed decision (recordingOrder),
 // then the rest, each in item order, until one does not fit; the pages of the others play
 // the model's stored audible output. A recording left out is deleted.
-func writeRecordings(outDir string, convs []*conv, room *roomSource, budget int64) (map[string]audioInfo, error) {
+func writeRecordings(outDir string, convs []*Conv, room *roomSource, budget int64) (map[string]AudioInfo, error) {
 	vdir := filepath.Join(outDir, ViewerDir)
 	if err := os.MkdirAll(vdir, 0o755); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("viewer: %w", err)
 	}
 	if budget <= 0 {
 		budget = plan.RecordingsBudget
@@ -97,12 +96,12 @@ func writeRecordings(outDir string, convs []*conv, room *roomSource, budget int6
 	order := recordingOrder(convs)
 	spend := &budgetTurns{budget: budget}
 	spend.cond = sync.NewCond(&spend.mu)
-	out := make(map[string]audioInfo, len(convs))
+	out := make(map[string]AudioInfo, len(convs))
 	var mu sync.Mutex
 	var firstErr error
 	type job struct {
 		turn int
-		c    *conv
+		c    *Conv
 	}
 	next := make(chan job)
 	var wg sync.WaitGroup
@@ -136,7 +135,7 @@ func writeRecordings(outDir string, convs []*conv, room *roomSource, budget int6
 // recordingOrder is the order in which the conversations get their recordings: those
 // with a failed decision (hasFailure) first, then the rest, each in item order. It
 // returns indices into convs.
-func recordingOrder(convs []*conv) []int {
+func recordingOrder(convs []*Conv) []int {
 	var first, rest []int
 	for i, c := range convs {
 		if hasFailure(c) {
@@ -152,12 +151,12 @@ func recordingOrder(convs []*conv) []int {
 // from a failure: it failed to run, or one of its decisions failed (a T turn without a
 // fresh onset or a correct answer, a silence window not kept, an eligible N4 event the
 // model did not yield). An ineligible N4 event is no decision.
-func hasFailure(c *conv) bool {
+func hasFailure(c *Conv) bool {
 	if c.Failure != "" || (c.Scored != nil && c.Scored.Failed != "") {
 		return true
 	}
-	for _, v := range viewEvents(c.Scored) {
-		if !v.Pass && (v.Ev.N4 == nil || v.Ev.N4.Eligible) {
+	for _, v := range EventsOf(c.Scored) {
+		if !v.Pass && !v.Excluded {
 			return true
 		}
 	}
@@ -198,14 +197,14 @@ func (b *budgetTurns) admit(turn int, size int64) bool {
 }
 
 // removeStale deletes viewer files of items no longer in the run directory.
-func removeStale(vdir string, convs []*conv) error {
+func removeStale(vdir string, convs []*Conv) error {
 	keep := map[string]bool{}
 	for _, c := range convs {
 		keep[wavName(c.Row.ID)], keep[pageName(c.Row.ID)], keep[infoName(c.Row.ID)] = true, true, true
 	}
 	ents, err := os.ReadDir(vdir)
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return fmt.Errorf("viewer: %w", err)
 	}
 	for _, e := range ents {
 		name := e.Name()
@@ -214,7 +213,7 @@ func removeStale(vdir string, convs []*conv) error {
 			continue
 		}
 		if err := os.Remove(filepath.Join(vdir, name)); err != nil {
-			return fmt.Errorf("report: removing a stale viewer file: %w", err)
+			return fmt.Errorf("viewer: removing a stale viewer file: %w", err)
 		}
 	}
 	return nil
@@ -223,7 +222,7 @@ func removeStale(vdir string, convs []*conv) error {
 // sound is a conversation's audio facts and, when they were computed rather than read
 // from viewer/<id>.audio.json, its two channels at the viewer's rate.
 type sound struct {
-	info        audioInfo
+	info        AudioInfo
 	left, right []float32
 	cached      bool
 }
@@ -231,17 +230,17 @@ type sound struct {
 // prepareSound reads the facts stored beside the recording when they were made from the
 // same inputs, else reads the model's audio and rebuilds the room. A conversation whose
 // audio cannot be made gets facts saying why, never an error.
-func prepareSound(vdir string, c *conv, room *roomSource) sound {
+func prepareSound(vdir string, c *Conv, room *roomSource) sound {
 	key := recordingKey(c, room)
-	var old audioInfo
+	var old AudioInfo
 	if readSmallJSON(filepath.Join(vdir, infoName(c.Row.ID)), &old) == nil && old.Key == key {
 		return sound{info: old, cached: true}
 	}
 	return makeSound(c, room, key)
 }
 
-func makeSound(c *conv, room *roomSource, key string) sound {
-	s := sound{info: audioInfo{Key: key}}
+func makeSound(c *Conv, room *roomSource, key string) sound {
+	s := sound{info: AudioInfo{Key: key}}
 	info := &s.info
 	var model audio.PCM
 	if path := store.AudibleFile(c.Dir); path != "" {
@@ -273,7 +272,7 @@ func makeSound(c *conv, room *roomSource, key string) sound {
 // finish writes viewer/<id>.wav when admitted (unless the one there was made from the
 // same inputs) or deletes it when not, and stores the facts beside it. Only a file that
 // cannot be written is an error.
-func (s sound) finish(vdir string, c *conv, room *roomSource, admitted bool, budget int64) (audioInfo, error) {
+func (s sound) finish(vdir string, c *Conv, room *roomSource, admitted bool, budget int64) (AudioInfo, error) {
 	id := c.Row.ID
 	wav := filepath.Join(vdir, wavName(id))
 	info := s.info
@@ -285,7 +284,7 @@ func (s sound) finish(vdir string, c *conv, room *roomSource, admitted bool, bud
 				s = makeSound(c, room, info.Key)
 			}
 			if err := writeStereo(wav, s.left, s.right); err != nil {
-				return info, fmt.Errorf("report: %w", err)
+				return info, fmt.Errorf("viewer: %w", err)
 			}
 		}
 		info.Recording = true
@@ -294,12 +293,12 @@ func (s sound) finish(vdir string, c *conv, room *roomSource, admitted bool, bud
 		fallthrough
 	default:
 		if err := os.Remove(wav); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return info, fmt.Errorf("report: removing a recording: %w", err)
+			return info, fmt.Errorf("viewer: removing a recording: %w", err)
 		}
 	}
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
-		return info, fmt.Errorf("report: %w", err)
+		return info, fmt.Errorf("viewer: %w", err)
 	}
 	return info, writeDerived(filepath.Join(vdir, infoName(id)), append(b, '\n'))
 }
@@ -311,7 +310,7 @@ func stereoBytes(n int) int64 { return 44 + 4*int64(n) }
 // modification time: it is only ever replaced whole), the record files, the scenario as
 // the dataset holds it now and the dataset's preamble (clips are content-addressed, so
 // their names stand for their content; rebuild checks their hashes when it reads them).
-func recordingKey(c *conv, room *roomSource) string {
+func recordingKey(c *Conv, room *roomSource) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "viewer audio %s\n", viewerAudioVersion)
 	if path := store.AudibleFile(c.Dir); path != "" {
@@ -344,33 +343,13 @@ func toViewerRate(p audio.PCM) []float32 {
 	return audio.Resample(p, viewerRate).Samples
 }
 
-// writeStereo writes a 16-bit PCM stereo WAV, atomically: left and right are at the same
-// rate; the shorter is padded with silence.
+// writeStereo writes a 16-bit PCM stereo WAV, atomically (a derived file: not synced,
+// see writeDerived): left and right are at the same rate; the shorter is padded with
+// silence.
 func writeStereo(path string, left, right []float32) error {
-	rate := viewerRate
-	n := max(len(left), len(right))
-	tmp, err := os.CreateTemp(filepath.Dir(path), atomicfile.TempPattern(filepath.Base(path)))
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 1<<16)
-	if err := encodeStereo(w, rate, n, left, right); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Replace(path, func(w io.Writer) error {
+		return encodeStereo(w, viewerRate, max(len(left), len(right)), left, right)
+	})
 }
 
 func encodeStereo(w io.Writer, rate, n int, left, right []float32) error {
@@ -415,7 +394,7 @@ func encodeStereo(w io.Writer, rate, n int, left, right []float32) error {
 
 // datasetScenario is the gold answer and request text source of the page, when the
 // dataset holds the scenario that was played.
-func datasetScenario(room *roomSource, c *conv) *dataset.Scenario {
+func datasetScenario(room *roomSource, c *Conv) *dataset.Scenario {
 	sc, err := room.scenario(c)
 	if err != nil {
 		return nil
@@ -423,11 +402,27 @@ func datasetScenario(room *roomSource, c *conv) *dataset.Scenario {
 	return sc
 }
 
-// writeViewer writes the viewer directory: every conversation's recording and page. It
-// returns the audio facts by item id and each page's path relative to outDir.
-func writeViewer(outDir string, convs []*conv, s score.Summary, m Meta) (map[string]audioInfo, map[string]string, error) {
-	room := openRoom(m.DatasetDir)
-	audio, err := writeRecordings(outDir, convs, room, m.RecordingsBudget)
+// Options say how to write the viewer.
+type Options struct {
+	// Protocol is the run's protocol constants, for the rules the pages quote.
+	Protocol protocol.Params
+	// DatasetDir is the dataset the run played (report.Meta.DatasetDir): the room
+	// channel is rebuilt from its clips and the gold answers shown; empty, neither.
+	DatasetDir string
+	// RecordingsBudget bounds the bytes of the stereo recordings; 0 means
+	// plan.RecordingsBudget.
+	RecordingsBudget int64
+	// Report is the report page beside the viewer directory (report.html), which the
+	// pages link back to.
+	Report string
+}
+
+// Write writes the viewer directory of the run directory runDir: every conversation's
+// recording and page. It returns the audio facts by item id and each page's path
+// relative to runDir.
+func Write(runDir string, convs []*Conv, o Options) (map[string]AudioInfo, map[string]string, error) {
+	room := openRoom(o.DatasetDir)
+	audio, err := writeRecordings(runDir, convs, room, o.RecordingsBudget)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -436,11 +431,11 @@ func writeViewer(outDir string, convs []*conv, s score.Summary, m Meta) (map[str
 		if c.Row.Model == "" {
 			continue // item.json unreadable: the report lists it with its problem
 		}
-		page, err := conversationPage(c, audio[c.Row.ID], room, s.Protocol, navLinks(convs, i))
+		page, err := conversationPage(c, audio[c.Row.ID], room, o, navLinks(convs, i))
 		if err != nil {
-			return nil, nil, fmt.Errorf("report: page of item %s: %w", c.Row.ID, err)
+			return nil, nil, fmt.Errorf("viewer: page of item %s: %w", c.Row.ID, err)
 		}
-		if err := writeDerived(filepath.Join(outDir, ViewerDir, pageName(c.Row.ID)), page); err != nil {
+		if err := writeDerived(filepath.Join(runDir, ViewerDir, pageName(c.Row.ID)), page); err != nil {
 			return nil, nil, err
 		}
 		pages[c.Row.ID] = ViewerDir + "/" + pageName(c.Row.ID)
@@ -449,30 +444,15 @@ func writeViewer(outDir string, convs []*conv, s score.Summary, m Meta) (map[str
 }
 
 // writeDerived writes a viewer file that the next rendering can make again: a file with
-// the same content is left alone, and a changed one is replaced by rename (a reader never
-// sees half a file) but not synced, since a run has thousands of them and a file lost in
-// a crash is only made again.
+// the same content is left alone, and a changed one is replaced atomically but not
+// synced (atomicfile.Replace), since a run has thousands of them and a file lost in a
+// crash is only made again.
 func writeDerived(path string, data []byte) error {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), atomicfile.TempPattern(filepath.Base(path)))
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		return fmt.Errorf("report: writing %s: %w", path, werr)
+	if err := atomicfile.Replace(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		return fmt.Errorf("viewer: %w", err)
 	}
 	return nil
 }
@@ -480,7 +460,7 @@ func writeDerived(path string, data []byte) error {
 // navLinks are a page's links to its neighbours: the previous and next conversation of
 // the same model and condition, the other version of its pair, and the same scenario
 // played by the other models.
-func navLinks(convs []*conv, i int) []pageLink {
+func navLinks(convs []*Conv, i int) []pageLink {
 	c := convs[i].Row
 	var out []pageLink
 	same := func(j int) bool {

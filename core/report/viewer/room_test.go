@@ -1,4 +1,4 @@
-package report
+package viewer
 
 import (
 	"context"
@@ -134,7 +134,7 @@ func TestRoomIsWhatTheModelHeard(t *testing.T) {
 	}
 	runDir, _, _ := play(t, det, ds, models)
 	room := openRoom(ds.Dir)
-	convs := readConvs(runDir)
+	convs := Read(runDir)
 	if len(convs) != 2 {
 		t.Fatalf("%d conversations stored, want 2", len(convs))
 	}
@@ -234,36 +234,50 @@ func scoredViewerRun(t *testing.T, edit func(model string, sc *score.Scored)) (r
 	return runDir, ds, ids, items, p
 }
 
-// WriteAll on a run directory writes a page and a stereo recording per conversation,
-// reuses the recordings when nothing changed, drops those of items that are gone, and
-// names a model whose audio the VAD never called speech.
-func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
-	runDir, ds, ids, items, p := scoredViewerRun(t, nil)
-	meta := Meta{Run: "viewer", DatasetDir: ds.Dir}
-	if err := WriteAll(runDir, score.Summarize(items, p), meta); err != nil {
+// writeViewer writes the viewer of a scored run as the report does.
+func writeViewer(t *testing.T, runDir string, ds *dataset.Dataset, p protocol.Params, budget int64) map[string]AudioInfo {
+	t.Helper()
+	audio, _, err := Write(runDir, Read(runDir), Options{Protocol: p, DatasetDir: ds.Dir, RecordingsBudget: budget, Report: "report.html"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	page := read(t, runDir, HTMLFile)
+	return audio
+}
+
+// pageOf is the viewer page of item id, as written into runDir.
+func pageOf(t *testing.T, runDir, id string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(runDir, ViewerDir, pageName(id)))
+	if err != nil {
+		t.Fatalf("the page of item %s: %v", id, err)
+	}
+	return string(b)
+}
+
+// Write on a run directory writes a page and a stereo recording per conversation,
+// reuses the recordings when nothing changed, drops those of items that are gone, and
+// gives report.html's no-speech diagnostic its facts: the tone model emitted audio in
+// which the VAD found no speech.
+func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
+	runDir, ds, ids, _, p := scoredViewerRun(t, nil)
+	facts := writeViewer(t, runDir, ds, p, 0)
 	for _, id := range ids {
-		conv := read(t, filepath.Join(runDir, ViewerDir), id+".html")
+		conv := pageOf(t, runDir, id)
 		for _, want := range []string{`<svg class="timeline"`, `<audio id="player"`, `src="` + id + `.wav"`, "gold answer:</b> seven", `href="../report.html#explore?`} {
 			if !strings.Contains(conv, want) {
 				t.Errorf("page of %s lacks %q", id, want)
 			}
 		}
-		if !strings.Contains(page, `href="viewer/`+id+`.html"`) {
-			t.Errorf("report.html does not link the page of %s", id)
+	}
+	for _, c := range Read(runDir) {
+		a := facts[c.Row.ID]
+		if noSpeech := a.Emitted() && len(c.Episodes) == 0; noSpeech != (c.Row.Model == "tone") {
+			t.Errorf("%s: emitted audio %v (peak %.1f dBFS) with %d speech episodes", c.Row.Model, a.Emitted(), a.PeakDBFS, len(c.Episodes))
 		}
-	}
-	// The diagnostic names the tone model, which emitted audio in its only conversation.
-	_, diag, _ := strings.Cut(page, `<section id="no-speech">`)
-	diag, _, _ = strings.Cut(diag, "</section>")
-	if !strings.Contains(diag, "<td>tone <b>(no speech in any conversation)</b></td><td>1</td><td>1</td><td>1</td>") || strings.Contains(diag, "<td>ear") {
-		t.Errorf("the no-speech diagnostic reads:\n%s", diag)
-	}
-	// It points at the file the store wrote (audible.flac), which duplexmpe vad reads.
-	if !strings.Contains(diag, `/audible.flac">`) {
-		t.Errorf("the no-speech diagnostic does not link the item's audible.flac:\n%s", diag)
+		// The diagnostic points at the file the store wrote, which duplexmpe vad reads.
+		if a.File != store.AudibleFLAC {
+			t.Errorf("%s: the audio facts name %q, not the item's %s", c.Row.Model, a.File, store.AudibleFLAC)
+		}
 	}
 
 	// Re-rendering reuses every recording; an item that is gone loses its files.
@@ -273,16 +287,12 @@ func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
 		t.Errorf("the recording is %+v (%v): %d bytes a second, plan counts %d", w, err, w.Rate*w.Channels*w.Bits/8, plan.ReportBytesPerAudioS)
 	}
 	before, _ := os.Stat(wav)
-	if err := WriteAll(runDir, score.Summarize(items, p), meta); err != nil {
-		t.Fatal(err)
-	}
+	writeViewer(t, runDir, ds, p, 0)
 	if after, _ := os.Stat(wav); !after.ModTime().Equal(before.ModTime()) {
 		t.Error("an unchanged recording was made again")
 	}
 	os.RemoveAll(filepath.Join(runDir, "items", ids[1]))
-	if err := WriteAll(runDir, score.Summarize(items[:1], p), meta); err != nil {
-		t.Fatal(err)
-	}
+	writeViewer(t, runDir, ds, p, 0)
 	for _, ext := range []string{".html", ".wav", ".audio.json"} {
 		if _, err := os.Stat(filepath.Join(runDir, ViewerDir, ids[1]+ext)); err == nil {
 			t.Errorf("the viewer still has %s%s of a removed item", ids[1], ext)
@@ -295,15 +305,15 @@ func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
 // recording and the ear model's, earlier in item order but with no decision failed, does
 // not; its page plays the item's audible.flac instead and says how to raise the budget.
 func TestRecordingsBudgetGoesToFailedConversationsFirst(t *testing.T) {
-	runDir, ds, _, items, p := scoredViewerRun(t, func(model string, sc *score.Scored) {
+	runDir, ds, _, _, p := scoredViewerRun(t, func(model string, sc *score.Scored) {
 		if model == "ear" {
 			sc.Events = nil // no decision, so none failed: this one goes last
-		} else if !hasFailure(&conv{Scored: sc}) {
+		} else if !hasFailure(&Conv{Scored: sc}) {
 			t.Fatalf("the tone model's conversation has no failed decision: %+v", sc.Events)
 		}
 	})
 	byModel := map[string]string{}
-	for _, c := range readConvs(runDir) {
+	for _, c := range Read(runDir) {
 		byModel[c.Row.Model] = c.Row.ID
 	}
 	ear, tone := byModel["ear"], byModel["tone"]
@@ -317,9 +327,7 @@ func TestRecordingsBudgetGoesToFailedConversationsFirst(t *testing.T) {
 	}
 	render := func(budget int64) {
 		t.Helper()
-		if err := WriteAll(runDir, score.Summarize(items, p), Meta{Run: "budget", DatasetDir: ds.Dir, RecordingsBudget: budget}); err != nil {
-			t.Fatal(err)
-		}
+		writeViewer(t, runDir, ds, p, budget)
 	}
 	render(0) // the default budget holds both
 	sEar, sTone := size(ear), size(tone)
@@ -338,7 +346,7 @@ func TestRecordingsBudgetGoesToFailedConversationsFirst(t *testing.T) {
 		render(c.budget)
 		var used int64
 		for id, want := range map[string]bool{ear: c.earWav, tone: c.toneW} {
-			page := read(t, vdir, id+".html")
+			page := pageOf(t, runDir, id)
 			has := size(id) > 0
 			if has != want {
 				t.Errorf("budget %d: %s has a recording %v, want %v", c.budget, id, has, want)
@@ -372,7 +380,7 @@ func TestRecordingsBudgetGoesToFailedConversationsFirst(t *testing.T) {
 func TestRecordingOrderPutsFailuresFirst(t *testing.T) {
 	pass := &score.Scored{Events: []score.Event{{Label: "N4", N4: &score.N4Verdict{Eligible: false, Outcome: score.N4NoOnsetInGap}}}}
 	fail := &score.Scored{Events: []score.Event{{Label: "N1", Silence: &score.SilenceVerdict{Speech: []score.Span{{Start: 1, End: 6}}, SpeechMS: 5000}}}}
-	convs := []*conv{{Scored: pass}, {Scored: fail}, {}, {Failure: "the model crashed"}, {Scored: pass}}
+	convs := []*Conv{{Scored: pass}, {Scored: fail}, {}, {Failure: "the model crashed"}, {Scored: pass}}
 	got := recordingOrder(convs)
 	if want := []int{1, 3, 0, 2, 4}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("order %v, want %v", got, want)

@@ -1,4 +1,4 @@
-package report
+package viewer
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ type pageEvent struct {
 	Start, End               float64
 	Said                     []string
 	Verdict                  string
-	Pass                     bool
+	Pass, Excluded           bool
 	Gold, Transcript         string
 	HasTranscript            bool
 	Judge, Raw               string
@@ -38,41 +38,54 @@ type convPageData struct {
 	Facts                                 [][2]string
 	Files                                 []pageLink
 	Wav                                   string
-	Audio                                 audioInfo
+	Audio                                 AudioInfo
 	Figure                                template.HTML
+	Legend                                []swatch
+	Labels                                []protocol.LabelMeaning
 	Events                                []pageEvent
-	Text                                  []textPiece
-	Failure, Unscored                     string
-	Problems                              []string
-	GoldNote                              string
-	NoSpeech                              bool
+	// Words are the model's words per speech episode (Scored.Words); WordsNote says why
+	// there are none when the model spoke.
+	Words             []score.Words
+	WordsNote         string
+	Text              []TextPiece
+	Failure, Unscored string
+	Problems          []string
+	GoldNote          string
+	NoSpeech          bool
 	// Audible is the item's stored audible output, played when the recording was left
 	// out to stay within the budget; Budget says the budget, for raising it.
 	Audible, Budget string
 }
 
 // explorerHref links report.html's conversation explorer filtered as given.
-func explorerHref(prefix string, f filter) string { return prefix + "#" + f.fragment() }
+func explorerHref(prefix string, f Filter) string { return prefix + "#" + f.Fragment() }
 
 // conversationPage renders one conversation's page. peers are the other conversations
 // of the run, for the links to the same scenario with other models and to the other
 // version of the pair.
-func conversationPage(c *conv, info audioInfo, room *roomSource, p protocol.Params, nav []pageLink) ([]byte, error) {
-	events := viewEvents(c.Scored)
+func conversationPage(c *Conv, info AudioInfo, room *roomSource, o Options, nav []pageLink) ([]byte, error) {
+	p := o.Protocol
+	events := EventsOf(c.Scored)
 	r := c.Row
 	d := convPageData{
 		Title: fmt.Sprintf("%s: %s (%s)", orDash(r.Model), orDash(r.Scenario), orDash(r.Condition)),
 		ID:    r.ID, Model: r.Model, Condition: r.Condition, Scenario: r.Scenario,
-		Back:     explorerHref("../"+HTMLFile, filter{Model: r.Model, Condition: r.Condition}),
+		Back:     explorerHref("../"+o.Report, Filter{Model: r.Model, Condition: r.Condition}),
 		Nav:      nav,
 		Audio:    info,
 		Failure:  c.Failure,
 		Problems: c.Problems,
 		Text:     c.Text,
-		NoSpeech: c.Scored != nil && info.emitted() && len(c.Episodes) == 0,
+		NoSpeech: c.Scored != nil && info.Emitted() && len(c.Episodes) == 0,
+		Legend:   legend(),
+		Labels:   protocol.LabelMeanings,
 	}
 	if c.Scored != nil {
 		d.Unscored = c.Scored.Unscored
+		d.Words = c.Scored.Words
+	}
+	if len(d.Words) == 0 && len(c.Episodes) > 0 && c.Scored != nil && c.Scored.Counted() {
+		d.WordsNote = "The model spoke, but its words are not in these verdicts: they were scored without an ASR, or by a harness older than scoring revision 4. Score the run again (duplexmpe score) to transcribe every speech episode."
 	}
 	if info.Recording {
 		d.Wav = wavName(r.ID)
@@ -80,7 +93,7 @@ func conversationPage(c *conv, info audioInfo, room *roomSource, p protocol.Para
 	if info.LeftOut {
 		d.Budget = budgetText(info.Budget)
 		if info.Audible {
-			d.Audible = "../" + itemsDir + "/" + r.ID + "/" + info.File
+			d.Audible = "../" + ItemsDir + "/" + r.ID + "/" + info.File
 		}
 	}
 	for _, f := range r.Files {
@@ -161,10 +174,10 @@ func frameMS(frame, rate int) string {
 	return fmt.Sprintf("%g ms", float64(frame)*1000/float64(rate))
 }
 
-func pageEventOf(c *conv, v eventView, sc *dataset.Scenario, p protocol.Params) pageEvent {
+func pageEventOf(c *Conv, v Event, sc *dataset.Scenario, p protocol.Params) pageEvent {
 	ev := v.Ev
 	e := pageEvent{ID: fmt.Sprintf("ev-%d", v.Index), Label: v.Label, Start: ev.Start, End: eventEnd(ev),
-		When: fmt.Sprintf("%.3f - %s", ev.Start, tsec(ev.End)), Verdict: v.Verdict, Pass: v.Pass, Rules: rule(v, p)}
+		When: fmt.Sprintf("%.3f - %s", ev.Start, tsec(ev.End)), Verdict: v.Verdict, Pass: v.Pass, Excluded: v.Excluded, Rules: rule(v, p)}
 	turn := func(i int) (speaker, text string) {
 		if c.Timeline != nil && i >= 0 && i < len(c.Timeline.Turns) {
 			t := c.Timeline.Turns[i]
@@ -214,14 +227,14 @@ func pageEventOf(c *conv, v eventView, sc *dataset.Scenario, p protocol.Params) 
 
 // filter is one view of report.html's conversation explorer; its fragment is how table
 // cells and conversation pages link to it.
-type filter struct {
+type Filter struct {
 	Model, Condition, Label, Outcome, Measure, Result, Position, Third, Addressee string
 	// Paired ("1") keeps the pairs the model has both versions of; With, the pairs these
 	// models (other than the row's own) also have in the condition.
 	Paired, With string
 }
 
-func (f filter) fragment() string {
+func (f Filter) Fragment() string {
 	q := url.Values{}
 	for _, kv := range [][2]string{{"model", f.Model}, {"condition", f.Condition}, {"label", f.Label}, {"outcome", f.Outcome},
 		{"measure", f.Measure}, {"result", f.Result}, {"position", f.Position}, {"third", f.Third}, {"addressee", f.Addressee},
@@ -238,7 +251,7 @@ func (f filter) fragment() string {
 
 // baseCSS is what report.html and the conversation pages share: colours, type, links,
 // tables, the scroll box that keeps wide tables inside the window, verdict colours.
-const baseCSS = `
+const BaseCSS = `
 :root { --fg: #1b1f24; --muted: #5b6470; --line: #d8dde3; --head: #f3f5f7; --accent: #0072b2; --pass: #2e8b57; --fail: #d55e00; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Liberation Sans", Arial, sans-serif; color: var(--fg); margin: 0; }
@@ -251,6 +264,7 @@ tr:target td { background: #fff6cc; }
 .note { background: #fff6cc; border: 1px solid #e6d27a; padding: 6px 10px; margin: 8px 0; max-width: 900px; }
 .v-pass { color: var(--pass); font-weight: 600; }
 .v-fail { color: var(--fail); font-weight: 600; }
+.v-excluded { color: var(--muted); font-style: italic; }
 `
 
 const viewerCSS = `
@@ -272,11 +286,15 @@ svg.timeline text.in { fill: #fff; pointer-events: none; }
 svg.timeline text.in.dark { fill: var(--fg); }
 svg.timeline text.tick { fill: var(--muted); text-anchor: middle; font-size: 10px; }
 .legend span { display: inline-block; margin-right: 12px; font-size: 12px; }
-.legend i { display: inline-block; width: 12px; height: 10px; margin-right: 4px; vertical-align: baseline; }
+.legend i { display: inline-block; width: 12px; height: 10px; margin-right: 4px; vertical-align: baseline; box-sizing: border-box; }
+dl.labels { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 6px 0 10px; max-width: 900px; }
+dl.labels dt { font-weight: 600; } dl.labels dd { margin: 0; }
+svg.timeline text.words { fill: var(--fg); font-style: italic; pointer-events: none; }
+table.words td.said { min-width: 14em; max-width: 50em; overflow-wrap: anywhere; font-style: italic; }
 table.events { width: 100%; }
 table.events td { min-width: 5em; }
 table.events td.said, table.events td.evidence { min-width: 14em; max-width: 34em; overflow-wrap: anywhere; }
-table.events tr.now td { background: #eef6ff; }
+table.events tr.now td, table.words tr.now td { background: #eef6ff; }
 .rule { margin: 0 0 3px; }
 .quote { font-style: italic; }
 .raw { font-family: ui-monospace, monospace; font-size: 12px; white-space: pre-wrap; color: var(--muted); }
@@ -300,7 +318,7 @@ const viewerJS = `
   if (!svg) return;
   var left = +svg.getAttribute('data-left'), pps = +svg.getAttribute('data-pps');
   var cur = document.getElementById('cursor'), box = document.getElementById('tl-box'), clock = document.getElementById('clock');
-  var rows = Array.prototype.slice.call(document.querySelectorAll('table.events tbody tr'));
+  var rows = Array.prototype.slice.call(document.querySelectorAll('table.events tbody tr, table.words tbody tr'));
   function place() {
     if (!a) return;
     var t = a.currentTime || 0, x = left + t * pps;
@@ -332,8 +350,9 @@ const viewerJS = `
 `
 
 var convTemplate = template.Must(template.New("conversation").Funcs(template.FuncMap{
-	"css": func() template.CSS { return template.CSS(baseCSS + viewerCSS) },
-	"js":  func() template.JS { return template.JS(viewerJS) },
+	"css":    func() template.CSS { return template.CSS(BaseCSS + viewerCSS) },
+	"js":     func() template.JS { return template.JS(viewerJS) },
+	"swatch": func(s string) template.CSS { return template.CSS(s) }, // from legend(): constants only
 	"colour": func(l string) template.CSS {
 		if c, ok := labelColour[l]; ok {
 			return template.CSS(c)
@@ -362,25 +381,35 @@ var convTemplate = template.Must(template.New("conversation").Funcs(template.Fun
 </tbody></table></div>
 <h2 id="listen">Listen</h2>
 {{if .Wav}}<div class="player"><audio id="player" controls preload="metadata" src="{{.Wav}}"></audio><span id="clock" class="muted">t = 0.00 s</span></div>
-<p class="muted">Stereo, 16 kHz: left, the room (the preamble and the human turns{{if .Audio.Room}}: not available, see below{{else}}, rebuilt from the dataset's clips at the recorded times{{end}}); right, the model's audible output ({{.Audio.File}}). Click the timeline to jump; the red line follows the recording.</p>
+<p class="muted">Stereo, 16 kHz: left, the room (the preamble and the human turns{{if .Audio.Room}}: not available, see below{{else}}, rebuilt from the dataset's clips at the recorded times{{end}}); right, the model's audible output ({{.Audio.File}}). Click the timeline to jump; the dashed black line follows the recording.</p>
 {{else if .Audio.LeftOut}}{{if .Audible}}<div class="player"><audio id="player" controls preload="metadata" src="{{.Audible}}"></audio><span id="clock" class="muted">t = 0.00 s</span></div>
 {{end}}<p class="note" id="left-out">{{if .Audible}}This plays the model's stored output alone ({{.Audio.File}}): the{{else}}The{{end}} stereo recording with the room was left out to stay within the report's {{.Budget}} budget for recordings (conversations with a failed decision get theirs first); raise it with <code>duplexmpe report RUN_DIR --recordings-budget 20GiB</code>.</p>
 {{else}}<p class="note">No recording: {{.Audio.Problem}}{{if .Audio.Room}}; {{.Audio.Room}}{{end}}.</p>
 {{end}}{{if and .Audio.Room (not .Audio.LeftOut)}}<p class="note" id="room-note">The left channel is silent: {{.Audio.Room}}.</p>
 {{end}}{{if .GoldNote}}<p class="note">{{.GoldNote}}</p>
 {{end}}{{if .Figure}}<div id="tl-box">{{.Figure}}</div>
-<p class="legend"><span><i style="background:#0072b2"></i>T</span><span><i style="background:#8a8f96"></i>N1</span><span><i style="background:#cc79a7"></i>N2</span><span><i style="background:#e69f00"></i>N3</span><span><i style="background:#009e73"></i>N4_Q</span><span><i style="background:#56b4e9"></i>N4_R</span><span><i style="background:#1b1f24"></i>model speech</span><span><i style="background:#f0e442"></i>wait after T</span><span><i style="background:#2e8b57"></i>pass</span><span><i style="background:#d55e00"></i>fail</span><span><i style="background:#b9c0c8"></i>not scored / excluded</span></p>
-{{end}}<h2 id="events">Events and verdicts</h2>
+<p class="legend" id="legend">{{range .Legend}}<span data-key="{{.Key}}"><i style="{{swatch .Style}}"></i>{{.Text}}</span>{{end}}</p>
+{{end}}<h2 id="labels">The labels</h2>
+<dl class="labels">{{range .Labels}}<dt>{{.Label}}</dt><dd>{{.Meaning}}: Aria should {{.Should}}.</dd>{{end}}</dl>
+<p class="muted">An N4 event is an N4_Q with its N4_R; it is eligible for the yield rate only when the model was silent during the question, started in the gap and was speaking at r, the start of N4_R. An event that is not eligible is <i>excluded</i>: in no rate, neither a pass nor a failure (docs/protocol.md section 5.5).</p>
+<h2 id="events">Events and verdicts</h2>
 {{if .Events}}<div class="scroll"><table class="events">
 <thead><tr><th>turn</th><th>what was said</th><th>verdict</th><th>evidence</th><th>the rule that decided it</th></tr></thead>
 <tbody>
 {{range .Events}}<tr id="{{.ID}}" data-start="{{.Start}}" data-end="{{.End}}" data-label="{{.Label}}"><td><b style="color:{{colour .Label}}">{{.Label}}</b> {{.Speaker}}<br><span class="muted">{{.When}}</span><br><button class="play" data-t="{{.Start}}">play</button></td>
 <td class="said" data-h="what was said">{{range .Said}}<div>{{.}}</div>{{end}}</td>
-<td class="{{if .Pass}}v-pass{{else}}v-fail{{end}}" data-h="verdict">{{.Verdict}}</td>
+<td class="{{if .Pass}}v-pass{{else if .Excluded}}v-excluded{{else}}v-fail{{end}}" data-h="verdict">{{.Verdict}}</td>
 <td class="evidence" data-h="evidence">{{if .Gold}}<div><b>gold answer:</b> {{.Gold}}</div>{{end}}{{if .HasTranscript}}<div><b>transcript:</b> <span class="quote">{{if .Transcript}}{{.Transcript}}{{else}}(empty){{end}}</span></div>{{end}}{{if .Judge}}<div><b>judge:</b> {{.Judge}}</div>{{end}}{{if .Raw}}<div class="raw">{{.Raw}}</div>{{end}}</td>
 <td data-h="the rule that decided it">{{range .Rules}}<p class="rule">{{.}}</p>{{end}}</td></tr>
 {{end}}</tbody></table></div>
 {{else}}<p>No verdicts: the conversation {{if .Failure}}failed{{else if .Unscored}}could not be scored{{else}}is not scored yet (run <code>duplexmpe score</code>){{end}}.</p>
+{{end}}<h2 id="words">What the model said</h2>
+{{if .Words}}<p class="muted">Every speech episode of the model, transcribed once by the run's ASR (the same transcripts the verdicts use, from its cache); no verdict reads this list.</p>
+<div class="scroll"><table class="words"><thead><tr><th>episode</th><th>words heard</th></tr></thead><tbody>
+{{range .Words}}<tr data-start="{{.Span.Start}}" data-end="{{.Span.End}}"><td>{{printf "%.3f - %.3f s" .Span.Start .Span.End}}<br><button class="play" data-t="{{.Span.Start}}">play</button></td><td class="said">{{if .Transcript}}{{.Transcript}}{{else}}(no words heard){{end}}</td></tr>
+{{end}}</tbody></table></div>
+{{else if .WordsNote}}<p class="note" id="words-note">{{.WordsNote}}</p>
+{{else}}<p>The model did not speak{{if not .Events}}, or the conversation has no verdicts{{end}}.</p>
 {{end}}{{if .Text}}<h2 id="text">The model's text channel</h2>
 <div class="scroll"><table><thead><tr><th>time</th><th>text</th></tr></thead><tbody>
 {{range .Text}}<tr><td>{{printf "%.3f s" .Time}}</td><td>{{.Text}}</td></tr>
