@@ -126,7 +126,7 @@ const (
 	// section 4.2.
 	// 4: every speech episode of the model is transcribed once for the record (the
 	// verdicts' words, shown by the viewer and explain); no verdict reads them.
-	ScoringRevision = 4
+	ScoringRevision = 5
 )
 
 // Defaults returns the protocol defaults of section 8.

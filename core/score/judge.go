@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
@@ -34,8 +35,9 @@ func (e *ServiceError) Unwrap() error { return e.Err }
 // Judge scores one item completely: the pure verdicts of Events, then, from the audible
 // waveform (sample 0 is time 0 of the conversation timeline), the answer audio of T
 // (when T has response presence) and the speech in every silence window are cut out,
-// transcribed by asr and judged (sections 5.3 and 5.4). Last, every speech episode is
-// transcribed once for the record (Scored.Words), which no verdict reads.
+// transcribed by asr and judged (sections 5.3 and 5.4). Last, the model's words for the
+// record (Scored.Words), which no verdict reads: those clips' transcripts, and every
+// stretch of an episode they did not cover, transcribed once.
 //
 // What the ASR hears and the judge says are verdicts: an empty transcript, an unparseable
 // or unexpected label count as wrong / intrusion and are stored as evidence in the
@@ -91,25 +93,49 @@ func Judge(ctx context.Context, item Item, audible audio.PCM, asr sdk.ASR, judge
 			return Scored{}, fmt.Errorf("score %s/%s: %w", item.Model, item.ScenarioID, err)
 		}
 	}
-	// The model's words: every episode once, for people reading the conversation. An
-	// episode the answer or a window already cut out whole is the same clip, which the
-	// caller's transcript cache answers without a second ASR call.
+	// The model's words, for people reading the conversation (no verdict reads them):
+	// what each clip the verdicts transcribed said, and every stretch of an episode no
+	// such clip covered (speech after N4_Q, during a turn), transcribed once. Episodes
+	// are not transcribed whole again: a model that talks across window edges
+	// (random-talk, pause-responder) would otherwise double the ASR work of a run.
+	var covered []Span
+	heard := func(parts []Span, j *Judgement) {
+		if len(parts) == 0 || j == nil {
+			return
+		}
+		covered = append(covered, parts...)
+		if j.Failure != FailNoAudio {
+			s.Words = append(s.Words, Words{Span: hull(parts), Transcript: j.Transcript})
+		}
+	}
+	for _, ev := range s.Events {
+		switch {
+		case ev.T != nil && ev.T.Presence:
+			heard(ev.T.AnswerSpeech, ev.T.Answer)
+		case ev.Silence != nil && !ev.Silence.Silent():
+			heard(ev.Silence.Speech, ev.Silence.Judgement)
+		}
+	}
 	for _, ep := range item.Episodes {
-		sp := Span{Start: ep.Start, End: ep.End}
-		j := transcribe(ctx, asr, audible, []Span{sp})
+		parts := uncovered(Span{Start: ep.Start, End: ep.End}, covered)
+		if len(parts) == 0 {
+			continue
+		}
+		j := transcribe(ctx, asr, audible, parts)
 		switch j.Failure {
 		case FailNoAudio:
 			continue
 		case FailTranscriptionFailed:
 			if ctx.Err() == nil {
-				return serviceFailed(j, fmt.Sprintf("the speech episode [%.3f, %.3f) s", sp.Start, sp.End))
+				return serviceFailed(j, fmt.Sprintf("the speech episode [%.3f, %.3f) s", ep.Start, ep.End))
 			}
 		}
 		if err := ctx.Err(); err != nil {
 			return Scored{}, fmt.Errorf("score %s/%s: %w", item.Model, item.ScenarioID, err)
 		}
-		s.Words = append(s.Words, Words{Span: sp, Transcript: j.Transcript})
+		s.Words = append(s.Words, Words{Span: hull(parts), Transcript: j.Transcript})
 	}
+	sort.SliceStable(s.Words, func(a, b int) bool { return s.Words[a].Span.Start < s.Words[b].Span.Start })
 	return s, nil
 }
 
@@ -181,4 +207,35 @@ func decide(j *Judgement, v sdk.Verdict, err error, pass, fail, failReason strin
 	default:
 		j.Failure = FailUnparseable
 	}
+}
+
+// hull is the span from the first part's start to the last part's end.
+func hull(parts []Span) Span {
+	h := parts[0]
+	for _, p := range parts[1:] {
+		h.Start, h.End = min(h.Start, p.Start), max(h.End, p.End)
+	}
+	return h
+}
+
+// uncovered is what of sp no span of covered overlaps, in order.
+func uncovered(sp Span, covered []Span) []Span {
+	rest := []Span{sp}
+	for _, c := range covered {
+		var next []Span
+		for _, r := range rest {
+			if c.End <= r.Start || c.Start >= r.End {
+				next = append(next, r)
+				continue
+			}
+			if r.Start < c.Start {
+				next = append(next, Span{Start: r.Start, End: c.Start})
+			}
+			if c.End < r.End {
+				next = append(next, Span{Start: c.End, End: r.End})
+			}
+		}
+		rest = next
+	}
+	return rest
 }

@@ -36,8 +36,10 @@ type Judgement struct {
 	Failure string `json:"failure,omitempty"`
 }
 
-// Words is one speech episode of the model and what the ASR heard in it (empty when it
-// heard nothing).
+// Words is what the ASR heard in one stretch of the model's speech (empty when it heard
+// nothing): a clip a verdict transcribed (T's answer, a silence window's speech; Span is
+// from its first part's start to its last part's end), or the part of an episode no such
+// clip covered.
 type Words struct {
 	Span       Span   `json:"span"`
 	Transcript string `json:"transcript"`

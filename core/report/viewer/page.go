@@ -85,7 +85,7 @@ func conversationPage(c *Conv, info AudioInfo, room *roomSource, o Options, nav 
 		d.Words = c.Scored.Words
 	}
 	if len(d.Words) == 0 && len(c.Episodes) > 0 && c.Scored != nil && c.Scored.Counted() {
-		d.WordsNote = "The model spoke, but its words are not in these verdicts: they were scored without an ASR, or by a harness older than scoring revision 4. Score the run again (duplexmpe score) to transcribe every speech episode."
+		d.WordsNote = "The model spoke, but its words are not in these verdicts: they were scored without an ASR, or by a harness older than scoring revision 4. Score the run again (duplexmpe score) to transcribe the model's speech."
 	}
 	if info.Recording {
 		d.Wav = wavName(r.ID)
@@ -404,7 +404,7 @@ var convTemplate = template.Must(template.New("conversation").Funcs(template.Fun
 {{end}}</tbody></table></div>
 {{else}}<p>No verdicts: the conversation {{if .Failure}}failed{{else if .Unscored}}could not be scored{{else}}is not scored yet (run <code>duplexmpe score</code>){{end}}.</p>
 {{end}}<h2 id="words">What the model said</h2>
-{{if .Words}}<p class="muted">Every speech episode of the model, transcribed once by the run's ASR (the same transcripts the verdicts use, from its cache); no verdict reads this list.</p>
+{{if .Words}}<p class="muted">All of the model's speech, in the words the run's ASR heard: the transcripts the verdicts made (T's answer, the speech in a silence window, over the span they cut out), and every other stretch of an episode, transcribed once; no verdict reads this list.</p>
 <div class="scroll"><table class="words"><thead><tr><th>episode</th><th>words heard</th></tr></thead><tbody>
 {{range .Words}}<tr data-start="{{.Span.Start}}" data-end="{{.Span.End}}"><td>{{printf "%.3f - %.3f s" .Span.Start .Span.End}}<br><button class="play" data-t="{{.Span.Start}}">play</button></td><td class="said">{{if .Transcript}}{{.Transcript}}{{else}}(no words heard){{end}}</td></tr>
 {{end}}</tbody></table></div>

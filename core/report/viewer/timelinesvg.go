@@ -67,7 +67,7 @@ func legend() []swatch {
 	return append(out,
 		swatch{"preamble", "background:" + colourPreamble, "spoken duty preamble"},
 		swatch{"model", "background:" + colourModel, "the model's speech (episodes, onset, speech in a window)"},
-		swatch{"words", "background:" + colourWords + ";border:1px solid " + colourModel, "the model's words: what the ASR heard in each episode"},
+		swatch{"words", "background:" + colourWords + ";border:1px solid " + colourModel, "the model's words: what the ASR heard in each stretch of its speech"},
 		swatch{"wait", "background:" + colourWait, "the scheduler's wait after T"},
 		swatch{"gap", "background:" + colourOutline + ";border:1px dashed " + hatchLine, "n4_gap: the silence after N4_Q, and an onset there"},
 		swatch{"grace", "background:" + colourOutline + ";border:1px solid " + hatchLine, "r to r + yield_deadline: the model may still be speaking"},
@@ -218,7 +218,7 @@ func drawTimeline(c *Conv, events []Event, p protocol.Params) timelineFigure {
 		b.f(`<line x1="%.2f" x2="%.2f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2"><title>%s</title></line>`,
 			x(tp.Time), x(tp.Time), ly+tlLane-5, ly+tlLane, colourModel, esc(fmt.Sprintf("text at %s: %s", tsec(tp.Time), tp.Text)))
 	}
-	// The model's words: each episode's transcript, from its start up to the next one
+	// The model's words: each stretch's transcript, from its start up to the next one
 	// (the lane holds nothing else), cut to fit; the whole of it in the tooltip.
 	for i, wd := range words {
 		ly := y["words"]
