@@ -149,6 +149,7 @@ static int dmpe_segments(ps_decoder_t *ps, char *words, size_t wcap, int *frames
 import "C"
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -282,6 +283,15 @@ var ErrClosed = errors.New("pocketsphinx decoder is closed")
 // function of the clip alone: every clip is decoded from the state the decoder had when
 // loaded (see dmpe_decode), whatever it decoded before.
 func (d *Decoder) Transcribe(samples []float32) (string, error) {
+	var text string
+	err := d.decode(samples, func(hyp *C.char) { text = Clean(C.GoString(hyp)) })
+	return text, err
+}
+
+// decode decodes samples as one utterance from the decoder's fresh state and, unless
+// the clip is empty, calls read with the hypothesis while the decoder is still held, so
+// read may also walk its segments.
+func (d *Decoder) decode(samples []float32, read func(hyp *C.char)) error {
 	pcm := make([]C.int16, len(samples))
 	for i, s := range samples {
 		v := math.Round(float64(s) * 32767)
@@ -290,16 +300,17 @@ func (d *Decoder) Transcribe(samples []float32) (string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.ps == nil {
-		return "", ErrClosed
+		return ErrClosed
 	}
 	if len(pcm) == 0 {
-		return "", nil
+		return nil
 	}
 	hyp := C.dmpe_decode(d.ps, d.fresh, &pcm[0], C.size_t(len(pcm)))
 	if hyp == nil {
-		return "", fmt.Errorf("pocketsphinx failed to decode a %.2f s clip", float64(len(pcm))/Rate)
+		return fmt.Errorf("pocketsphinx failed to decode a %.2f s clip", float64(len(pcm))/Rate)
 	}
-	return Clean(C.GoString(hyp)), nil
+	read(hyp)
+	return nil
 }
 
 // Word is one recognised word (or one keyphrase detection) and where it lies in the
@@ -314,22 +325,13 @@ type Word struct {
 // suffixes): joined with spaces they are Transcribe's transcript. A spotter returns one
 // Word per detection, spanning where the phrase was heard.
 func (d *Decoder) TranscribeWords(samples []float32) ([]Word, error) {
-	pcm := make([]C.int16, len(samples))
-	for i, s := range samples {
-		v := math.Round(float64(s) * 32767)
-		pcm[i] = C.int16(max(-32768, min(32767, v)))
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.ps == nil {
-		return nil, ErrClosed
-	}
-	if len(pcm) == 0 {
-		return nil, nil
-	}
-	if C.dmpe_decode(d.ps, d.fresh, &pcm[0], C.size_t(len(pcm))) == nil {
-		return nil, fmt.Errorf("pocketsphinx failed to decode a %.2f s clip", float64(len(pcm))/Rate)
-	}
+	var ws []Word
+	err := d.decode(samples, func(*C.char) { ws = d.segments() })
+	return ws, err
+}
+
+// segments reads the last decoded utterance's words and times; the caller holds d.mu.
+func (d *Decoder) segments() []Word {
 	for room := 64; ; room *= 4 {
 		text := make([]byte, room*32)
 		frames := make([]C.int, 2*room)
@@ -340,18 +342,14 @@ func (d *Decoder) TranscribeWords(samples []float32) ([]Word, error) {
 		ws := make([]Word, 0, n)
 		rest := text
 		for i := range n {
-			end := 0
-			for rest[end] != 0 {
-				end++
-			}
+			end := bytes.IndexByte(rest, 0)
 			w := Clean(string(rest[:end]))
 			rest = rest[end+1:]
-			if w == "" {
-				continue
+			if w != "" {
+				ws = append(ws, Word{Text: w, Start: float64(frames[2*i]) / framesPerSecond, End: float64(frames[2*i+1]+1) / framesPerSecond})
 			}
-			ws = append(ws, Word{Text: w, Start: float64(frames[2*i]) / framesPerSecond, End: float64(frames[2*i+1]+1) / framesPerSecond})
 		}
-		return ws, nil
+		return ws
 	}
 }
 
