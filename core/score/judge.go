@@ -60,6 +60,20 @@ func Judge(ctx context.Context, item Item, audible audio.PCM, asr sdk.ASR, judge
 		s.Unscored = err.Error()
 		return s, err
 	}
+	// The model's words, for people reading the conversation (no verdict reads them):
+	// what each clip the verdicts transcribed said, and every stretch of an episode no
+	// such clip covered (speech after N4_Q, during a turn), transcribed once: episodes
+	// are not transcribed whole again (on make run 1,134 ASR calls instead of 1,065).
+	var covered []Span
+	heard := func(parts []Span, j *Judgement) {
+		if len(parts) == 0 || j == nil {
+			return
+		}
+		covered = append(covered, parts...)
+		if j.Failure != FailNoAudio {
+			s.Words = append(s.Words, Words{Span: hull(parts), Transcript: j.Transcript})
+		}
+	}
 	for i := range s.Events {
 		ev := &s.Events[i]
 		switch {
@@ -72,6 +86,7 @@ func Judge(ctx context.Context, item Item, audible audio.PCM, asr sdk.ASR, judge
 				decide(&j, v, err, sdk.LabelCorrect, sdk.LabelIncorrect, FailIncorrect)
 			}
 			ev.T.Answer = &j
+			heard(ev.T.AnswerSpeech, &j)
 			if serviceFailure(j) && ctx.Err() == nil {
 				return serviceFailed(j, "the answer to T")
 			}
@@ -83,6 +98,7 @@ func Judge(ctx context.Context, item Item, audible audio.PCM, asr sdk.ASR, judge
 				decide(&j, v, err, sdk.LabelAcknowledgement, sdk.LabelIntrusion, FailIntrusion)
 			}
 			ev.Silence.Judgement = &j
+			heard(ev.Silence.Speech, &j)
 			if serviceFailure(j) && ctx.Err() == nil {
 				return serviceFailed(j, fmt.Sprintf("the %s window of turn %d", ev.Label, ev.Turn))
 			}
@@ -91,29 +107,6 @@ func Judge(ctx context.Context, item Item, audible audio.PCM, asr sdk.ASR, judge
 		}
 		if err := ctx.Err(); err != nil {
 			return Scored{}, fmt.Errorf("score %s/%s: %w", item.Model, item.ScenarioID, err)
-		}
-	}
-	// The model's words, for people reading the conversation (no verdict reads them):
-	// what each clip the verdicts transcribed said, and every stretch of an episode no
-	// such clip covered (speech after N4_Q, during a turn), transcribed once. Episodes
-	// are not transcribed whole again: a model that talks across window edges
-	// (random-talk, pause-responder) would otherwise double the ASR work of a run.
-	var covered []Span
-	heard := func(parts []Span, j *Judgement) {
-		if len(parts) == 0 || j == nil {
-			return
-		}
-		covered = append(covered, parts...)
-		if j.Failure != FailNoAudio {
-			s.Words = append(s.Words, Words{Span: hull(parts), Transcript: j.Transcript})
-		}
-	}
-	for _, ev := range s.Events {
-		switch {
-		case ev.T != nil && ev.T.Presence:
-			heard(ev.T.AnswerSpeech, ev.T.Answer)
-		case ev.Silence != nil && !ev.Silence.Silent():
-			heard(ev.Silence.Speech, ev.Silence.Judgement)
 		}
 	}
 	for _, ep := range item.Episodes {
