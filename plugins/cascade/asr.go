@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/duplexmpe/duplexmpe/plugins/pocketsphinx/sphinx"
@@ -123,4 +126,103 @@ func opensWithName(text string, hits []sphinx.Word, name string) bool {
 		}
 	}
 	return false
+}
+
+// utterancePad is how much audio on each side of a Silero utterance the cascade hears
+// with it. PocketSphinx starts and ends an utterance in silence; cut at the VAD's edges,
+// the name's first and last phones were lost. Measured on the dev split's 123 turns that
+// open with "Aria" (make measure-cascade-cut, README.md "Listening"): the spotter fired on
+// the utterance holding the name in 76 of them without the pad, 97 with 0.2 s.
+const utterancePad = 0.2
+
+// defaultWakeWindow: several voices pause after a vocative "Aria," long enough (about
+// 0.5 s) for the VAD to close the utterance, so the name arrives alone and the request
+// in the next utterance.
+const defaultWakeWindow = 1.5
+
+// loneName reports whether an utterance is the name and nothing else: a wake word.
+func loneName(text, name string) bool {
+	ws := words(text)
+	return len(ws) == 1 && ws[0] == name
+}
+
+// wakeMaxSeconds: an utterance this short (Silero's episode, without the pad) may be the
+// name alone, and the wake spotter listens to it.
+const wakeMaxSeconds = 0.8
+
+// defaultWakeSpellings are the pronunciations the wake spotter knows: the dictionary's,
+// and two without the r, as the dev split's Kokoro voices jf_gongitsune (A) and
+// jf_tebukuro (C) say "Aria," before their pause (PocketSphinx's phone decoder heard
+// "ow iy ah", "ay iy ih", "ow iy ih"; README.md "Listening").
+var defaultWakeSpellings = []string{"AA R IY AH", "AY IY IH", "OW IY IH"}
+
+// defaultWakeThreshold is each pronunciation's detection threshold.
+const defaultWakeThreshold = 1e-5
+
+func defaultWakeSpellingsAny() []any {
+	out := make([]any, len(defaultWakeSpellings))
+	for i, p := range defaultWakeSpellings {
+		out[i] = p
+	}
+	return out
+}
+
+// wakeModel is the wake spotter: PocketSphinx's keyphrase-list search over a dictionary
+// that spells name each way in spellings (name, name(2), ...), every one at threshold. The
+// dictionary and list are written to a new directory, returned for removal when the
+// spotter is closed.
+func wakeModel(name string, spellings []string, threshold float64) (sphinx.Model, string, error) {
+	dir, err := os.MkdirTemp("", "cascade-wake-")
+	if err != nil {
+		return sphinx.Model{}, "", err
+	}
+	word := strings.ReplaceAll(name, " ", "_")
+	var dict, list strings.Builder
+	for i, p := range spellings {
+		w := word
+		if i > 0 {
+			w = fmt.Sprintf("%s(%d)", word, i+1)
+		}
+		fmt.Fprintf(&dict, "%s %s\n", w, p)
+		fmt.Fprintf(&list, "%s /%g/\n", w, threshold)
+	}
+	m := sphinx.DefaultModel()
+	m.Dict, m.Keyphrases, m.Options = filepath.Join(dir, "wake.dict"), filepath.Join(dir, "wake.kws"), spotterOptions
+	if err := os.WriteFile(m.Dict, []byte(dict.String()), 0o644); err != nil {
+		return m, dir, err
+	}
+	return m, dir, os.WriteFile(m.Keyphrases, []byte(list.String()), 0o644)
+}
+
+// wakeIdentity describes the wake-word rule for the cascade's identity.
+func wakeIdentity(s settings) string {
+	if s.policy != policyName || s.wake == 0 {
+		return "off"
+	}
+	return fmt.Sprintf("utterances up to %g s spotted for %q (%s) at %g; the next utterance within %g s is heard whole", wakeMaxSeconds, s.names[0], strings.Join(s.wakeSpell, " | "), s.wakeThresh, s.wake)
+}
+
+// loadRemoving loads m, whose files are in dir, and removes dir when loading fails.
+func loadRemoving(m sphinx.Model, dir string) (*sphinx.Decoder, error) {
+	d, err := sphinx.Load(m)
+	if err != nil {
+		os.RemoveAll(dir)
+	}
+	return d, err
+}
+
+// enUSPhones are the phones of the en-us acoustic model (those its dictionary spells
+// with). A dictionary line with another phone is skipped by PocketSphinx without an
+// error, so a pronunciation is checked against them first.
+var enUSPhones = set("AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G",
+	"HH", "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH", "UH", "UW",
+	"V", "W", "Y", "Z", "ZH")
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

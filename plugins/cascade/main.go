@@ -29,7 +29,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-const version = "0.4.0"
+const version = "0.5.0"
 
 // logger writes JSON lines to stderr, which the host logs under the plugin's name.
 var logger = hclog.New(&hclog.LoggerOptions{Name: "cascade", Level: hclog.Debug, Output: os.Stderr, JSONFormat: true})
@@ -58,6 +58,9 @@ type settings struct {
 	model      string
 	keyEnv     string
 	llmTimeout time.Duration
+	wake       float64  // seconds after a lone name in which the next utterance is addressed; 0: off
+	wakeSpell  []string // pronunciations a short utterance is spotted for as the name alone
+	wakeThresh float64
 }
 
 type cascade struct {
@@ -66,6 +69,8 @@ type cascade struct {
 	detector *vad.Detector
 	decoders *decoders
 	spotters *decoders   // nil when every utterance is transcribed
+	wakers   *decoders   // spot short utterances for the name alone; nil without a wake window
+	wakeDir  string      // the wake spotter's dictionary and phrase list
 	chat     *chatClient // nil without an endpoint
 	cache    *transcripts
 	identity map[string]string
@@ -83,6 +88,12 @@ func configFields() []sdk.ConfigField {
 		{Name: "threshold", Type: sdk.TypeNumber, Default: 0.5, Description: "Silero speech probability that starts an utterance"},
 		{Name: "min_speech", Type: sdk.TypeNumber, Default: 0.12, Description: "seconds of speech before an utterance (or a barge-in) counts"},
 		{Name: "end_silence", Type: sdk.TypeNumber, Default: 0.4, Description: "seconds of silence that end an utterance"},
+		{Name: "wake_window", Type: sdk.TypeNumber, Default: defaultWakeWindow,
+			Description: "name policy: seconds after an utterance that is the name alone (\"Aria.\" then a pause) in which the next utterance to start is taken as addressed to the assistant, as a wake word arms a voice assistant (0: off)"},
+		{Name: "wake_pronunciations", Type: sdk.TypeListString, Default: defaultWakeSpellingsAny(),
+			Description: "name policy: the name's pronunciations (ARPAbet phones of the en-us model) spotted in an utterance short enough to be the name alone (wake_max_seconds); the first is the dictionary's"},
+		{Name: "wake_threshold", Type: sdk.TypeNumber, Default: defaultWakeThreshold,
+			Description: "the detection threshold of each of wake_pronunciations"},
 		{Name: "voice", Type: sdk.TypeString, Default: "slt", Description: "flite voice of the answers"},
 		{Name: "flite", Type: sdk.TypeString, Default: "flite", Description: "the flite executable"},
 		{Name: "compute", Type: sdk.TypeString, Default: computeModel, Allowed: []string{computeModel, computeWall},
@@ -156,11 +167,31 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 		}
 		spotters = newDecoders(sp, maxConversations)
 	}
+	var wakers *decoders
+	var wakeDir string
+	if s.policy == policyName && s.wake > 0 {
+		m, dir, err := wakeModel(s.names[0], s.wakeSpell, s.wakeThresh)
+		if err == nil {
+			var w *sphinx.Decoder
+			if w, err = sphinx.Load(m); err == nil {
+				wakers = newDecoders(w, maxConversations)
+			}
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			det.Close()
+			dec.Close()
+			spotters.close()
+			return fmt.Errorf("wake_pronunciations: %w (each is ARPAbet phones of the en-us model, e.g. \"AA R IY AH\")", err)
+		}
+		wakeDir = dir
+	}
 	id := map[string]string{
 		"policy":       s.policy,
 		"names":        strings.Join(s.names, ","),
 		"vad":          det.Model() + " sha256:" + fileDigest(det.ModelPath()),
-		"vad_settings": fmt.Sprintf("threshold=%g min_speech=%g end_silence=%g", s.vad.Threshold, s.vad.MinSpeech, s.vad.MergePause),
+		"vad_settings": fmt.Sprintf("threshold=%g min_speech=%g end_silence=%g pad=%g", s.vad.Threshold, s.vad.MinSpeech, s.vad.MergePause, utterancePad),
+		"wake":         wakeIdentity(s),
 		"asr":          "libpocketsphinx " + debianVersion("libpocketsphinx3") + ", pocketsphinx-en-us " + debianVersion("pocketsphinx-en-us") + "; " + searchIdentity(s),
 		"tts":          "flite " + fv + " voice " + s.voice,
 		"flite_sha256": fsum,
@@ -179,6 +210,7 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 	defer c.mu.Unlock()
 	c.closeLocked()
 	c.cfg, c.detector, c.decoders, c.spotters, c.chat, c.identity = s, det, newDecoders(dec, maxConversations), spotters, chat, id
+	c.wakers, c.wakeDir = wakers, wakeDir
 	c.cache = newTranscripts()
 	return nil
 }
@@ -224,13 +256,18 @@ func (c *cascade) closeLocked() {
 		c.decoders.close()
 	}
 	c.spotters.close()
+	c.wakers.close()
+	if c.wakeDir != "" {
+		os.RemoveAll(c.wakeDir)
+	}
 	if c.detector != nil {
 		c.detector.Close()
 	}
 }
 
 func parseSettings(config map[string]any) (settings, error) {
-	s := settings{policy: policyName, names: defaultNames, spot: defaultSpot, spotThresh: defaultSpotThreshold, vad: protocol.DefaultVAD(), voice: "slt", flite: "flite", cost: defaultCostModel(), llmTimeout: time.Minute}
+	s := settings{policy: policyName, names: defaultNames, spot: defaultSpot, spotThresh: defaultSpotThreshold, vad: protocol.DefaultVAD(), voice: "slt", flite: "flite", cost: defaultCostModel(), llmTimeout: time.Minute,
+		wake: defaultWakeWindow, wakeSpell: defaultWakeSpellings, wakeThresh: defaultWakeThreshold}
 	s.vad.MinSpeech, s.vad.MergePause = 0.12, 0.4
 	str := func(k string, dst *string) error {
 		v, ok := config[k]
@@ -266,7 +303,8 @@ func parseSettings(config map[string]any) (settings, error) {
 		num("answer_cost", &s.cost.answer, 0, 60), num("asr_cost", &s.cost.asr, 0, 100), num("tts_cost", &s.cost.tts, 0, 100),
 		num("endpoint_cost", &s.cost.endpoint, 0, 600), num("compute_fixed", &s.cost.fixed, 0, 60),
 		num("compute_charge", &s.cost.charge, 0, 100),
-		num("llm_timeout", &timeout, 1, 600),
+		num("llm_timeout", &timeout, 1, 600), num("wake_window", &s.wake, 0, 10),
+		num("wake_threshold", &s.wakeThresh, 1e-100, 1e100),
 	} {
 		if err != nil {
 			return s, err
@@ -285,6 +323,26 @@ func parseSettings(config map[string]any) (settings, error) {
 				return s, fmt.Errorf("names: each name is a word or a few, got %v", x)
 			}
 			s.names = append(s.names, strings.Join(words(n), " "))
+		}
+	}
+	if v, ok := config["wake_pronunciations"]; ok && v != nil {
+		list, ok := v.([]any)
+		if !ok || len(list) == 0 {
+			return s, fmt.Errorf("wake_pronunciations: want a non-empty list of ARPAbet phone strings, got %v", v)
+		}
+		s.wakeSpell = nil
+		for _, x := range list {
+			p, ok := x.(string)
+			if !ok || len(strings.Fields(p)) == 0 {
+				return s, fmt.Errorf("wake_pronunciations: each is ARPAbet phones (\"AA R IY AH\"), got %v", x)
+			}
+			phones := strings.Fields(strings.ToUpper(p))
+			for _, ph := range phones {
+				if !enUSPhones[ph] {
+					return s, fmt.Errorf("wake_pronunciations: %q has %q, which is not a phone of the en-us model (%s)", p, ph, strings.Join(sortedKeys(enUSPhones), " "))
+				}
+			}
+			s.wakeSpell = append(s.wakeSpell, strings.Join(phones, " "))
 		}
 	}
 	if err := checkCompute(s.cost, config); err != nil {
@@ -322,7 +380,7 @@ func (c *cascade) Start(context.Context, sdk.ConversationStart) (sdk.Conversatio
 	if err != nil {
 		return nil, err
 	}
-	return &conversation{cfg: c.cfg, decoders: c.decoders, spotters: c.spotters, chat: c.chat, cache: c.cache, online: on}, nil
+	return &conversation{cfg: c.cfg, decoders: c.decoders, spotters: c.spotters, wakers: c.wakers, chat: c.chat, cache: c.cache, online: on}, nil
 }
 
 // answer is synthesised speech waiting to be played or playing.
@@ -337,6 +395,7 @@ type conversation struct {
 	cfg      settings
 	decoders *decoders
 	spotters *decoders // nil: every utterance is transcribed
+	wakers   *decoders // nil: no wake words
 	chat     *chatClient
 	cache    *transcripts
 	online   *vad.Online
@@ -345,6 +404,7 @@ type conversation struct {
 	frames      int
 	handled     int // closed utterances already transcribed
 	wasSpeaking bool
+	armedUntil  float64  // a lone name armed the assistant: the next utterance starting by then is addressed
 	history     []string // transcripts of the utterances so far
 	facts       []string // those that were not requests to the assistant
 	pending     *answer
@@ -402,18 +462,35 @@ func (c *conversation) Step(ctx context.Context, frame []float32) (sdk.Output, e
 // compute = "wall") has passed in virtual time.
 func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error {
 	b := c.cfg.cost.newBill()
-	s, e := int(ep.Start*rate), min(int(math.Ceil(ep.End*rate)), len(c.in))
+	// The utterance is heard with utterancePad of what surrounds it: the samples after
+	// its end are already in (it closed after end_silence of silence).
+	s, e := max(0, int((ep.Start-utterancePad)*rate)), min(int(math.Ceil((ep.End+utterancePad)*rate)), len(c.in))
 	if s >= e {
 		return nil
 	}
-	tr, err := c.transcribe(c.in[s:e], b)
+	armed := c.cfg.policy == policyName && c.armedUntil > 0 && ep.Start <= c.armedUntil
+	c.armedUntil = 0
+	tr, err := c.transcribe(c.in[s:e], armed, ep.Duration() <= wakeMaxSeconds, b)
 	if err != nil {
 		return fmt.Errorf("cascade: transcribing the utterance at %.2f s: %w", ep.Start, err)
 	}
 	text := tr.text
-	logger.Debug("utterance", "start", ep.Start, "end", ep.End, "transcript", text, "opens_with_name", tr.opens)
+	logger.Debug("utterance", "start", ep.Start, "end", ep.End, "transcript", text, "opens_with_name", tr.opens, "armed", armed)
 	if text == "" {
 		return nil
+	}
+	if c.cfg.policy == policyName && c.cfg.wake > 0 && loneName(text, c.cfg.names[0]) {
+		// "Aria." and a pause: the request comes in the next utterance.
+		c.armedUntil = ep.End + c.cfg.wake
+		c.history = append(c.history, text)
+		return nil
+	}
+	if armed {
+		// The request after the wake word: addressed when the name policy takes it as a
+		// request with the name before it ("Aria. ... what time is it?"), not when it is
+		// a statement ("Declan. ... the desk closes at ten").
+		text = c.cfg.names[0] + " " + text
+		tr.opens = false
 	}
 	history := c.history
 	c.history = append(c.history, text)
@@ -458,11 +535,17 @@ func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error
 
 // transcribe listens to an utterance: with a spotter, PocketSphinx first spots the
 // keyphrase, and only an utterance in which it is heard is transcribed (the others get
-// the empty transcript: not addressed, not remembered); without one, every utterance is
-// transcribed. The result comes from the cache when the same audio was heard before, and
-// its modelled cost is charged to b either way.
-func (c *conversation) transcribe(samples []float32, b *bill) (cachedTranscript, error) {
+// the empty transcript: not addressed, not remembered); without one, or when all is set
+// (a lone name armed the assistant), every utterance is transcribed. The result comes
+// from the cache when the same audio was heard the same way before, and its modelled
+// cost is charged to b either way.
+func (c *conversation) transcribe(samples []float32, all, short bool, b *bill) (cachedTranscript, error) {
 	key := audioKey(samples)
+	if all {
+		key[0] ^= 0xff // heard whole, not only where the spotter fires: another entry
+	} else if short && c.wakers != nil {
+		key[0] ^= 0x0f // spotted for the name alone first
+	}
 	if t, ok := c.cache.get(key); ok {
 		b.transcribed(t, true)
 		return t, nil
@@ -474,14 +557,26 @@ func (c *conversation) transcribe(samples []float32, b *bill) (cachedTranscript,
 	seconds := float64(len(samples)) / rate
 	var t cachedTranscript
 	var hits []sphinx.Word
-	if c.spotters != nil {
+	if short && !all && c.wakers != nil {
+		// Short enough to be the name alone: the wake spotter, which knows how several
+		// voices say it, decides; a detection makes the utterance the name.
+		wake, err := c.wakers.words(samples)
+		if err != nil {
+			return cachedTranscript{}, err
+		}
+		t.modelS += c.cfg.cost.spot * seconds
+		if len(wake) > 0 {
+			t.text, t.opens = c.cfg.names[0], true
+		}
+	}
+	if t.text == "" && c.spotters != nil && !all {
 		var err error
 		if hits, err = c.spotters.words(samples); err != nil {
 			return cachedTranscript{}, err
 		}
 		t.modelS += c.cfg.cost.spot * seconds
 	}
-	if c.spotters == nil || len(hits) > 0 {
+	if t.text == "" && (c.spotters == nil || len(hits) > 0 || all) {
 		ws, err := c.decoders.words(samples)
 		if err != nil {
 			return cachedTranscript{}, err

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/vad"
 	"github.com/duplexmpe/duplexmpe/plugins/pocketsphinx/sphinx"
 )
 
@@ -258,5 +259,112 @@ func measureCascade(t *testing.T, cfg string, threshold float64, turns []exTurn,
 	for _, l := range labels {
 		tl := byLabel[l]
 		t.Logf("  %-5s %4d clips: addressed %3d by the reference, %3d by the cascade, %3d decisions agree", l, tl.n, tl.refYes, tl.gotYes, tl.agree)
+	}
+}
+
+// TestMeasureWakeSpellings measures the wake spotter (README.md, "The wake word") on a
+// built dataset's turns (DUPLEXMPE_MEASURE_DATASET), each cut into utterances by the
+// cascade's own Silero settings and heard with utterancePad on each side: how often it
+// fires on the first utterance of a turn that opens with "Aria", per speaker, and on the
+// utterances of N1-N3 turns that do not name her (all, and those up to wakeMaxSeconds).
+// DUPLEXMPE_MEASURE_WAKE is a ';'-separated list of settings, each pronunciations
+// separated by '|' and an optional "@threshold"; DUPLEXMPE_MEASURE_PAD sets the pad
+// (seconds) instead of utterancePad:
+//
+//	DUPLEXMPE_MEASURE_WAKE='AA R IY AH;AA R IY AH|AY IY IH|OW IY IH@1e-5' \
+//	  go test ./plugins/cascade -run TestMeasureWakeSpellings -v -timeout 60m
+func TestMeasureWakeSpellings(t *testing.T) {
+	if os.Getenv("DUPLEXMPE_MEASURE_WAKE") == "" {
+		t.Skip("set DUPLEXMPE_MEASURE_WAKE to measure wake spotters (about a minute each)")
+	}
+	turns, clips := exClips(t)
+	det, err := vad.Open(vad.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer det.Close()
+	s, _ := parseSettings(map[string]any{})
+	pad := utterancePad
+	if p := os.Getenv("DUPLEXMPE_MEASURE_PAD"); p != "" {
+		fmt.Sscan(p, &pad)
+	}
+	type cut struct {
+		speaker string
+		named   bool // the turn opens with the name: only its first utterance is kept
+		short   bool
+		samples []float32
+	}
+	var cuts []cut
+	for i, c := range clips {
+		text := strings.ToLower(turns[i].Text)
+		named := strings.HasPrefix(text, "aria")
+		if !named && (strings.Contains(text, "aria") || !strings.HasPrefix(turns[i].Label, "N") || turns[i].Label == "N4_Q") {
+			continue
+		}
+		around := make([]float32, rate)
+		in := append(append(append([]float32{}, around...), c...), around...)
+		on, err := det.NewOnline(s.vad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j+frameSize <= len(in); j += frameSize {
+			on.Push(in[j : j+frameSize])
+		}
+		eps := on.Episodes()
+		on.Close()
+		for k, ep := range eps {
+			if named && k > 0 {
+				break
+			}
+			a, e := int((ep.Start-pad)*rate), min(int((ep.End+pad)*rate), len(in))
+			cuts = append(cuts, cut{turns[i].Speaker, named, ep.Duration() <= wakeMaxSeconds, in[a:e]})
+		}
+	}
+	for _, cfg := range strings.Split(os.Getenv("DUPLEXMPE_MEASURE_WAKE"), ";") {
+		threshold := defaultWakeThreshold
+		if at := strings.LastIndex(cfg, "@"); at >= 0 {
+			fmt.Sscan(cfg[at+1:], &threshold)
+			cfg = cfg[:at]
+		}
+		m, dir, err := wakeModel("aria", strings.Split(cfg, "|"), threshold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := loadRemoving(m, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fired, named := map[string]int{}, map[string]int{}
+		var other, otherFired, short, shortFired int
+		for _, c := range cuts {
+			hits, err := d.TranscribeWords(c.samples)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.named {
+				named[c.speaker]++
+				if len(hits) > 0 {
+					fired[c.speaker]++
+				}
+				continue
+			}
+			other++
+			if c.short {
+				short++
+			}
+			if len(hits) > 0 {
+				otherFired++
+				if c.short {
+					shortFired++
+				}
+			}
+		}
+		d.Close()
+		os.RemoveAll(dir)
+		var per []string
+		for _, sp := range []string{"A", "B", "C", "D"} {
+			per = append(per, fmt.Sprintf("%s %d/%d", sp, fired[sp], named[sp]))
+		}
+		t.Logf("pad %g  %-40s @%g  name heard: %s;  fired on other utterances %d/%d, short ones %d/%d", pad, cfg, threshold, strings.Join(per, " "), otherFired, other, shortFired, short)
 	}
 }

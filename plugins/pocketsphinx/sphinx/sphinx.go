@@ -184,6 +184,11 @@ type Model struct {
 	// KWSThreshold is the spotter's detection threshold (-kws_threshold; 0: the
 	// library's default, 1): smaller detects more, and more falsely.
 	KWSThreshold float64
+	// Keyphrases, instead of Keyphrase, makes the decoder spot several phrases, each with
+	// its own threshold (PocketSphinx's -kws list file: a line per phrase, "phrase
+	// /threshold/"): Transcribe returns the phrase detected, once per detection. Their
+	// words must be in Dict.
+	Keyphrases string
 	// Options are further PocketSphinx options as flag and value pairs, in order
 	// ("-beam", "1e-40", "-ds", "2"): a flag the library does not know fails Load.
 	Options []string
@@ -208,12 +213,18 @@ func (m Model) args() ([]string, error) {
 		return nil, fmt.Errorf("pocketsphinx options: want flag and value pairs, got %q", m.Options)
 	}
 	a := []string{"-hmm", m.HMM, "-dict", m.Dict}
-	if m.Keyphrase != "" {
+	if m.Keyphrase != "" && m.Keyphrases != "" {
+		return nil, errors.New("pocketsphinx: Keyphrase and Keyphrases are two searches; set one")
+	}
+	switch {
+	case m.Keyphrases != "":
+		a = append(a, "-kws", m.Keyphrases)
+	case m.Keyphrase != "":
 		a = append(a, "-keyphrase", m.Keyphrase)
 		if m.KWSThreshold > 0 {
 			a = append(a, "-kws_threshold", strconv.FormatFloat(m.KWSThreshold, 'g', -1, 64))
 		}
-	} else {
+	default:
 		a = append(a, "-lm", m.LM)
 	}
 	if m.Fast {
@@ -230,7 +241,10 @@ func (m Model) args() ([]string, error) {
 // Load reads the model files (about a second) and returns a decoder ready for clips.
 func Load(m Model) (*Decoder, error) {
 	files := map[string]string{"hmm": m.HMM, "dict": m.Dict}
-	if m.Keyphrase == "" {
+	if m.Keyphrases != "" {
+		files["kws"] = m.Keyphrases
+	}
+	if m.Keyphrase == "" && m.Keyphrases == "" {
 		files["lm"] = m.LM
 	}
 	for name, p := range files {
