@@ -59,11 +59,11 @@ func TestShippedRunFiles(t *testing.T) {
 	}
 	f, _ := Load("../../bench.hcl", Options{})
 	ev := f.Evaluation("default")
-	if ev == nil || !slices.Equal(ev.Models, []string{"silent", "random_talk", "pause_responder", "cascade"}) || ev.ASR != "whisper" || ev.Judge != "lexical" || f.Dataset(ev.Dataset).TTS != "onnx_tts" {
+	if ev == nil || !slices.Equal(ev.Models, []string{"silent", "pause_responder", "cascade"}) || ev.ASR != "whisper" || ev.Judge != "lexical" || f.Dataset(ev.Dataset).TTS != "onnx_tts" {
 		t.Errorf("bench.hcl default evaluation = %+v", ev)
 	}
 	// Every model of the default is a baseline or the reference (section 6.3).
-	if roles := f.ModelRoles(ev); !maps.Equal(roles, map[string]string{"silent": "baseline", "random_talk": "baseline", "pause_responder": "baseline", "cascade": "reference"}) {
+	if roles := f.ModelRoles(ev); !maps.Equal(roles, map[string]string{"silent": "baseline", "pause_responder": "baseline", "cascade": "reference"}) {
 		t.Errorf("bench.hcl roles %v", roles)
 	}
 	// Every plugin is one the repository builds (bin/plugins) or ships with its
@@ -133,7 +133,7 @@ func TestPaperFamily(t *testing.T) {
 	}
 }
 
-// The calibration run file plays always-talk on bench.hcl's dataset: the same scenarios,
+// The calibration run file plays always-talk and random-talk on bench.hcl's dataset: the same scenarios,
 // voices, preamble and directory, so the clips are built once and its rows compare with
 // bench.hcl's.
 func TestCalibrationRunsTheBenchDataset(t *testing.T) {
@@ -156,10 +156,12 @@ func TestCalibrationRunsTheBenchDataset(t *testing.T) {
 		t.Errorf("TTS %s vs %s", cf.Spec.Source, bf.Spec.Source)
 	}
 	ev, bev := cal.Evaluation("calibration"), bench.Evaluation("default")
-	if ev == nil || !slices.Equal(ev.Models, []string{"always_talk"}) || ev.ASR != bev.ASR || ev.Judge != bev.Judge || ev.Protocol != bev.Protocol || ev.VAD != bev.VAD {
+	if ev == nil || !slices.Equal(ev.Models, []string{"always_talk", "random_talk"}) || ev.ASR != bev.ASR || ev.Judge != bev.Judge || ev.Protocol != bev.Protocol || ev.VAD != bev.VAD {
 		t.Errorf("calibration evaluation %+v does not score like bench.hcl's", ev)
 	}
-	if slices.Contains(bev.Models, "always_talk") {
-		t.Error("bench.hcl plays always_talk again: see the note at its top")
+	for _, m := range []string{"always_talk", "random_talk"} {
+		if slices.Contains(bev.Models, m) {
+			t.Errorf("bench.hcl plays %s again: see the note at its top", m)
+		}
 	}
 }

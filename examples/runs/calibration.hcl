@@ -1,10 +1,12 @@
-# The always-talk calibration run: the baseline that speaks for the whole session, over
-# bench.hcl's shipped dataset (the same block, so its clips are reused), scored like
-# bench.hcl. It shows the measures' floor from above: fresh onset 0 (it is already
+# The calibration run: the two talking baselines, over bench.hcl's dataset (the same
+# block, so its clips are reused), scored like bench.hcl. always-talk speaks for the whole
+# session and shows the measures' floor from above: fresh onset 0 (it is already
 # speaking when every T ends), presence 1.0, silence preservation 0 (speech overlaps every
-# window; only an acknowledgement would pass), no eligible N4 event.
+# window; only an acknowledgement would pass), no eligible N4 event. random-talk talks in
+# random bursts and shows chance.
 #
-# It is not part of `make run` because it is expensive to score, not to play: under the
+# Neither is part of `make run` because they are expensive to score, not to play:
+# random-talk's bursts are about a third of what make run would transcribe with it. Under the
 # paper's answer rule the answer to T runs from the start of the episode active at tE
 # (here the session's first frame) to the next turn, which the scheduler starts only when
 # t_wait_cap (60 s) has passed, so each answer is about 120 s of speech and each
@@ -35,6 +37,11 @@ plugin "always_talk" {
   role   = "baseline"
 }
 
+plugin "random_talk" {
+  source = "../../bin/plugins/random-talk"
+  role   = "baseline"
+}
+
 plugin "whisper" {
   command = ["./run.sh"]
   dir     = "../../plugins/whisper"
@@ -57,7 +64,7 @@ dataset "open_v1_dev" {
 
 evaluation "calibration" {
   dataset = dataset.open_v1_dev
-  models  = [plugin.always_talk]
+  models  = [plugin.always_talk, plugin.random_talk]
   asr     = plugin.whisper
   judge   = plugin.lexical
   seed    = var.seed
