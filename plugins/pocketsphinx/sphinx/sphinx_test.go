@@ -2,6 +2,7 @@ package sphinx
 
 import (
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -309,5 +310,44 @@ func TestTranscribeWords(t *testing.T) {
 		if mid := (hits[0].Start + hits[0].End) / 2; c.first != (mid < dur/2) {
 			t.Errorf("%q: aria spotted at %.2f-%.2f s of %.2f s", c.text, hits[0].Start, hits[0].End, dur)
 		}
+	}
+}
+
+// A keyphrase list (Keyphrases: PocketSphinx's -kws file) spots each of its phrases at
+// its own threshold, spelled by the dictionary given; a missing list file is an error
+// naming it, and Keyphrase with Keyphrases is refused.
+func TestKeyphraseList(t *testing.T) {
+	dir := t.TempDir()
+	dict, list := filepath.Join(dir, "d.dict"), filepath.Join(dir, "k.kws")
+	if err := os.WriteFile(dict, []byte("tablespoon T EY B AH L S P UW N\nticket T IH K AH T\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(list, []byte("tablespoon /1e-5/\nticket /1e-5/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := DefaultModel()
+	m.Dict, m.Keyphrases = dict, list
+	d, err := Load(m)
+	if err != nil {
+		t.Skipf("pocketsphinx model not available: %v", err)
+	}
+	defer d.Close()
+	for _, c := range []struct{ voice, text, want string }{
+		{"awb", "How many tablespoons are in a quarter cup?", "tablespoon"},
+		{"kal16", "the ticket costs nine dollars", "ticket"},
+		{"kal16", "we leave at noon", ""},
+	} {
+		got, err := d.Transcribe(synth(t, c.voice, c.text))
+		if err != nil || got != c.want {
+			t.Errorf("%s %q: spotted %q, %v; want %q", c.voice, c.text, got, err, c.want)
+		}
+	}
+	m.Keyphrases = filepath.Join(dir, "missing.kws")
+	if _, err := Load(m); err == nil || !strings.Contains(err.Error(), "missing.kws") {
+		t.Errorf("a missing list file: %v", err)
+	}
+	m.Keyphrases, m.Keyphrase = list, "ticket"
+	if _, err := Load(m); err == nil {
+		t.Error("Keyphrase and Keyphrases together: loaded")
 	}
 }
