@@ -159,14 +159,6 @@ var defaultWakeSpellings = []string{"AA R IY AH", "AY IY IH", "OW IY IH"}
 // defaultWakeThreshold is each pronunciation's detection threshold.
 const defaultWakeThreshold = 1e-5
 
-func defaultWakeSpellingsAny() []any {
-	out := make([]any, len(defaultWakeSpellings))
-	for i, p := range defaultWakeSpellings {
-		out[i] = p
-	}
-	return out
-}
-
 // wakeModel is the wake spotter: PocketSphinx's keyphrase-list search over a dictionary
 // that spells name each way in spellings (name, name(2), ...), every one at threshold. The
 // dictionary and list are written to a new directory, returned for removal when the

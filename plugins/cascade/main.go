@@ -80,7 +80,7 @@ func configFields() []sdk.ConfigField {
 	return []sdk.ConfigField{
 		{Name: "policy", Type: sdk.TypeString, Default: policyName, Allowed: []string{policyName, policyLLM},
 			Description: "how it decides it is addressed: name (a request naming the assistant) or llm (the endpoint decides)"},
-		{Name: "names", Type: sdk.TypeListString, Default: defaultNamesAny(), Description: "the assistant's name and how the recogniser hears it (one or more words each); the first is used in prompts"},
+		{Name: "names", Type: sdk.TypeListString, Default: anyStrings(defaultNames), Description: "the assistant's name and how the recogniser hears it (one or more words each); the first is used in prompts"},
 		{Name: "spot", Type: sdk.TypeString, Default: defaultSpot,
 			Description: "name policy: the keyphrase PocketSphinx spots first; only utterances in which it is heard are transcribed (empty: transcribe every utterance; the llm policy always does)"},
 		{Name: "spot_threshold", Type: sdk.TypeNumber, Default: defaultSpotThreshold,
@@ -90,7 +90,7 @@ func configFields() []sdk.ConfigField {
 		{Name: "end_silence", Type: sdk.TypeNumber, Default: 0.4, Description: "seconds of silence that end an utterance"},
 		{Name: "wake_window", Type: sdk.TypeNumber, Default: defaultWakeWindow,
 			Description: "name policy: seconds after an utterance that is the name alone (\"Aria.\" then a pause) in which the next utterance to start is taken as addressed to the assistant, as a wake word arms a voice assistant (0: off)"},
-		{Name: "wake_pronunciations", Type: sdk.TypeListString, Default: defaultWakeSpellingsAny(),
+		{Name: "wake_pronunciations", Type: sdk.TypeListString, Default: anyStrings(defaultWakeSpellings),
 			Description: "name policy: the name's pronunciations (ARPAbet phones of the en-us model) spotted in an utterance short enough to be the name alone (wake_max_seconds); the first is the dictionary's"},
 		{Name: "wake_threshold", Type: sdk.TypeNumber, Default: defaultWakeThreshold,
 			Description: "the detection threshold of each of wake_pronunciations"},
@@ -220,10 +220,11 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 // "aryan" and "area" for slt).
 var defaultNames = []string{"aria", "are you", "aryan", "area"}
 
-func defaultNamesAny() []any {
-	out := make([]any, len(defaultNames))
-	for i, n := range defaultNames {
-		out[i] = n
+// anyStrings is xs as a list of any, as a config field's default is given.
+func anyStrings(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
 	}
 	return out
 }
