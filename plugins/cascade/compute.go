@@ -122,7 +122,8 @@ type cachedTranscript struct {
 	wallS  float64 // measured wall seconds (mode wall only)
 }
 
-// transcripts caches transcripts by the exact audio of the utterance: the 31 s preamble
+// transcripts caches transcripts by the exact audio of the utterance and how it was
+// heard (spotted, the wake spotter first, or whole): the 31 s preamble
 // is the same utterance in every conversation, and was 47% of the cascade's ASR time.
 // PocketSphinx's transcript is a function of the audio (plugins/pocketsphinx/sphinx), so
 // a hit gives exactly what transcribing again would; its cost is charged again too, so
@@ -138,9 +139,10 @@ const maxCachedTranscripts = 4096
 
 func newTranscripts() *transcripts { return &transcripts{m: map[[32]byte]cachedTranscript{}} }
 
-// audioKey is the SHA-256 of the samples' IEEE 754 bits.
-func audioKey(samples []float32) [32]byte {
+// audioKey is the SHA-256 of how the samples are heard and their IEEE 754 bits.
+func audioKey(how hearing, samples []float32) [32]byte {
 	h := sha256.New()
+	h.Write([]byte{byte(how)})
 	var buf [4096]byte
 	for len(samples) > 0 {
 		n := min(len(samples), len(buf)/4)

@@ -76,19 +76,22 @@ func TestComputeSettings(t *testing.T) {
 func TestTranscriptCache(t *testing.T) {
 	c := newTranscripts()
 	a, b := []float32{0, 0.5, -1}, []float32{0, 0.5, -0.999}
-	if audioKey(a) == audioKey(b) || audioKey(a) != audioKey([]float32{0, 0.5, -1}) {
+	if audioKey(hearSpotted, a) == audioKey(hearSpotted, b) || audioKey(hearSpotted, a) != audioKey(hearSpotted, []float32{0, 0.5, -1}) {
 		t.Fatal("audioKey is not a key of the exact samples")
 	}
-	c.put(audioKey(a), cachedTranscript{text: "first", modelS: 1})
-	c.put(audioKey(a), cachedTranscript{text: "second", modelS: 2})
-	if got, ok := c.get(audioKey(a)); !ok || got.text != "first" {
+	if audioKey(hearSpotted, a) == audioKey(hearWakeFirst, a) || audioKey(hearSpotted, a) == audioKey(hearWhole, a) || audioKey(hearWakeFirst, a) == audioKey(hearWhole, a) {
+		t.Fatal("audioKey does not tell the ways of hearing apart: an utterance heard whole would reuse its spotted transcript")
+	}
+	c.put(audioKey(hearSpotted, a), cachedTranscript{text: "first", modelS: 1})
+	c.put(audioKey(hearSpotted, a), cachedTranscript{text: "second", modelS: 2})
+	if got, ok := c.get(audioKey(hearSpotted, a)); !ok || got.text != "first" {
 		t.Errorf("get = %+v, %v", got, ok)
 	}
-	if _, ok := c.get(audioKey(b)); ok {
+	if _, ok := c.get(audioKey(hearSpotted, b)); ok {
 		t.Error("hit for other audio")
 	}
 	for i := range maxCachedTranscripts + 10 {
-		c.put(audioKey([]float32{float32(i)}), cachedTranscript{})
+		c.put(audioKey(hearSpotted, []float32{float32(i)}), cachedTranscript{})
 	}
 	if len(c.m) != maxCachedTranscripts || len(c.order) != maxCachedTranscripts {
 		t.Errorf("cache holds %d (%d in order), bound %d", len(c.m), len(c.order), maxCachedTranscripts)

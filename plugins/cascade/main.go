@@ -469,29 +469,34 @@ func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error
 	if s >= e {
 		return nil
 	}
-	armed := c.cfg.policy == policyName && c.armedUntil > 0 && ep.Start <= c.armedUntil
+	how := hearSpotted
+	switch {
+	case c.armedUntil > 0 && ep.Start <= c.armedUntil:
+		how = hearWhole // the request after a lone name
+	case c.wakers != nil && ep.Duration() <= wakeMaxSeconds:
+		how = hearWakeFirst
+	}
 	c.armedUntil = 0
-	tr, err := c.transcribe(c.in[s:e], armed, ep.Duration() <= wakeMaxSeconds, b)
+	tr, err := c.transcribe(c.in[s:e], how, b)
 	if err != nil {
 		return fmt.Errorf("cascade: transcribing the utterance at %.2f s: %w", ep.Start, err)
 	}
 	text := tr.text
-	logger.Debug("utterance", "start", ep.Start, "end", ep.End, "transcript", text, "opens_with_name", tr.opens, "armed", armed)
+	logger.Debug("utterance", "start", ep.Start, "end", ep.End, "transcript", text, "opens_with_name", tr.opens, "armed", how == hearWhole)
 	if text == "" {
 		return nil
 	}
-	if c.cfg.policy == policyName && c.cfg.wake > 0 && loneName(text, c.cfg.names[0]) {
+	if c.wakers != nil && loneName(text, c.cfg.names[0]) {
 		// "Aria." and a pause: the request comes in the next utterance.
 		c.armedUntil = ep.End + c.cfg.wake
 		c.history = append(c.history, text)
 		return nil
 	}
-	if armed {
+	if how == hearWhole {
 		// The request after the wake word: addressed when the name policy takes it as a
 		// request with the name before it ("Aria. ... what time is it?"), not when it is
-		// a statement ("Declan. ... the desk closes at ten").
+		// a statement ("Aria. ... the bus leaves at ten").
 		text = c.cfg.names[0] + " " + text
-		tr.opens = false
 	}
 	history := c.history
 	c.history = append(c.history, text)
@@ -534,19 +539,26 @@ func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error
 	return nil
 }
 
-// transcribe listens to an utterance: with a spotter, PocketSphinx first spots the
-// keyphrase, and only an utterance in which it is heard is transcribed (the others get
-// the empty transcript: not addressed, not remembered); without one, or when all is set
-// (a lone name armed the assistant), every utterance is transcribed. The result comes
-// from the cache when the same audio was heard the same way before, and its modelled
-// cost is charged to b either way.
-func (c *conversation) transcribe(samples []float32, all, short bool, b *bill) (cachedTranscript, error) {
-	key := audioKey(samples)
-	if all {
-		key[0] ^= 0xff // heard whole, not only where the spotter fires: another entry
-	} else if short && c.wakers != nil {
-		key[0] ^= 0x0f // spotted for the name alone first
-	}
+// hearing is how an utterance is listened to.
+type hearing byte
+
+const (
+	// hearSpotted: the spotter first, and only an utterance it fires on is transcribed
+	// (every utterance when there is no spotter).
+	hearSpotted hearing = iota
+	// hearWakeFirst: a short utterance, first heard by the wake spotter; when it fires the
+	// utterance is the name alone, else it is heard as hearSpotted.
+	hearWakeFirst
+	// hearWhole: transcribed without spotting (the request after a lone name).
+	hearWhole
+)
+
+// transcribe listens to an utterance as how says: the utterances it does not transcribe
+// get the empty transcript (not addressed, not remembered). The result comes from the
+// cache when the same audio was heard the same way before, and its modelled cost is
+// charged to b either way.
+func (c *conversation) transcribe(samples []float32, how hearing, b *bill) (cachedTranscript, error) {
+	key := audioKey(how, samples)
 	if t, ok := c.cache.get(key); ok {
 		b.transcribed(t, true)
 		return t, nil
@@ -558,7 +570,7 @@ func (c *conversation) transcribe(samples []float32, all, short bool, b *bill) (
 	seconds := float64(len(samples)) / rate
 	var t cachedTranscript
 	var hits []sphinx.Word
-	if short && !all && c.wakers != nil {
+	if how == hearWakeFirst {
 		// Short enough to be the name alone: the wake spotter, which knows how several
 		// voices say it, decides; a detection makes the utterance the name.
 		wake, err := c.wakers.words(samples)
@@ -570,14 +582,14 @@ func (c *conversation) transcribe(samples []float32, all, short bool, b *bill) (
 			t.text, t.opens = c.cfg.names[0], true
 		}
 	}
-	if t.text == "" && c.spotters != nil && !all {
+	if t.text == "" && c.spotters != nil && how != hearWhole {
 		var err error
 		if hits, err = c.spotters.words(samples); err != nil {
 			return cachedTranscript{}, err
 		}
 		t.modelS += c.cfg.cost.spot * seconds
 	}
-	if t.text == "" && (c.spotters == nil || len(hits) > 0 || all) {
+	if t.text == "" && (c.spotters == nil || len(hits) > 0 || how == hearWhole) {
 		ws, err := c.decoders.words(samples)
 		if err != nil {
 			return cachedTranscript{}, err

@@ -47,7 +47,7 @@ func TestSpotterGatesTranscription(t *testing.T) {
 		}
 		for _, round := range []string{"first", "cached"} {
 			b := m.newBill()
-			got, err := conv.transcribe(c.samples, false, false, b)
+			got, err := conv.transcribe(c.samples, hearSpotted, b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,12 +57,12 @@ func TestSpotterGatesTranscription(t *testing.T) {
 			}
 		}
 	}
-	if got, _ := conv.transcribe(named.Samples, false, false, m.newBill()); !addressedByName(got.text, defaultNames) {
+	if got, _ := conv.transcribe(named.Samples, hearSpotted, m.newBill()); !addressedByName(got.text, defaultNames) {
 		t.Errorf("the named request %q is not addressed to Aria", got.text)
 	}
 	all, doneAll := listen(map[string]any{"spot": ""})
 	defer doneAll()
-	if got, err := all.transcribe(plain.Samples, false, false, m.newBill()); err != nil || got.text == "" {
+	if got, err := all.transcribe(plain.Samples, hearSpotted, m.newBill()); err != nil || got.text == "" {
 		t.Errorf("spot \"\": the plain utterance gave %q, %v; want its transcript", got.text, err)
 	}
 }
