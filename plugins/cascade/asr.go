@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/duplexmpe/duplexmpe/plugins/pocketsphinx/sphinx"
@@ -130,9 +129,9 @@ func opensWithName(text string, hits []sphinx.Word, name string) bool {
 
 // utterancePad is how much audio on each side of a Silero utterance the cascade hears
 // with it. PocketSphinx starts and ends an utterance in silence; cut at the VAD's edges,
-// the name's first and last phones were lost. Measured on the dev split's 123 turns that
-// open with "Aria" (make measure-cascade-cut, README.md "Listening"): the spotter fired on
-// the utterance holding the name in 76 of them without the pad, 97 with 0.2 s.
+// the name's first and last phones were lost. Measured on the dev split's 177 turns that
+// open with "Aria" (TestMeasureWakeSpellings, README.md "The pad and the wake word"): the
+// spotter heard the name in the utterance holding it in 116 without the pad, 139 with 0.2 s.
 const utterancePad = 0.2
 
 // defaultWakeWindow: several voices pause after a vocative "Aria," long enough (about
@@ -153,20 +152,21 @@ const wakeMaxSeconds = 0.8
 // defaultWakeSpellings are the pronunciations the wake spotter knows: the dictionary's,
 // and two without the r, as the dev split's Kokoro voices jf_gongitsune (A) and
 // jf_tebukuro (C) say "Aria," before their pause (PocketSphinx's phone decoder heard
-// "ow iy ah", "ay iy ih", "ow iy ih"; README.md "Listening").
+// "ow iy ah", "ay iy ih", "ow iy ih"; README.md "The pad and the wake word").
 var defaultWakeSpellings = []string{"AA R IY AH", "AY IY IH", "OW IY IH"}
 
 // defaultWakeThreshold is each pronunciation's detection threshold.
 const defaultWakeThreshold = 1e-5
 
-// wakeModel is the wake spotter: PocketSphinx's keyphrase-list search over a dictionary
-// that spells name each way in spellings (name, name(2), ...), every one at threshold. The
-// dictionary and list are written to a new directory, returned for removal when the
-// spotter is closed.
-func wakeModel(name string, spellings []string, threshold float64) (sphinx.Model, string, error) {
+// loadWakeSpotter loads the wake spotter: PocketSphinx's keyphrase-list search over a
+// dictionary that spells name each way in spellings (name, name(2), ...), every one at
+// threshold. The dictionary and list are written to a new directory, which the caller
+// removes once the spotter (and every decoder loaded from its model) is closed; on
+// failure nothing is left behind.
+func loadWakeSpotter(name string, spellings []string, threshold float64) (*sphinx.Decoder, string, error) {
 	dir, err := os.MkdirTemp("", "cascade-wake-")
 	if err != nil {
-		return sphinx.Model{}, "", err
+		return nil, "", err
 	}
 	word := strings.ReplaceAll(name, " ", "_")
 	var dict, list strings.Builder
@@ -180,10 +180,19 @@ func wakeModel(name string, spellings []string, threshold float64) (sphinx.Model
 	}
 	m := sphinx.DefaultModel()
 	m.Dict, m.Keyphrases, m.Options = filepath.Join(dir, "wake.dict"), filepath.Join(dir, "wake.kws"), spotterOptions
-	if err := os.WriteFile(m.Dict, []byte(dict.String()), 0o644); err != nil {
-		return m, dir, err
+	err = os.WriteFile(m.Dict, []byte(dict.String()), 0o644)
+	if err == nil {
+		err = os.WriteFile(m.Keyphrases, []byte(list.String()), 0o644)
 	}
-	return m, dir, os.WriteFile(m.Keyphrases, []byte(list.String()), 0o644)
+	var d *sphinx.Decoder
+	if err == nil {
+		d, err = sphinx.Load(m)
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, "", err
+	}
+	return d, dir, nil
 }
 
 // wakeIdentity describes the wake-word rule for the cascade's identity.
@@ -194,27 +203,9 @@ func wakeIdentity(s settings) string {
 	return fmt.Sprintf("utterances up to %g s spotted for %q (%s) at %g; the next utterance within %g s is heard whole", wakeMaxSeconds, s.names[0], strings.Join(s.wakeSpell, " | "), s.wakeThresh, s.wake)
 }
 
-// loadRemoving loads m, whose files are in dir, and removes dir when loading fails.
-func loadRemoving(m sphinx.Model, dir string) (*sphinx.Decoder, error) {
-	d, err := sphinx.Load(m)
-	if err != nil {
-		os.RemoveAll(dir)
-	}
-	return d, err
-}
-
 // enUSPhones are the phones of the en-us acoustic model (those its dictionary spells
 // with). A dictionary line with another phone is skipped by PocketSphinx without an
 // error, so a pronunciation is checked against them first.
-var enUSPhones = set("AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G",
-	"HH", "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH", "UH", "UW",
-	"V", "W", "Y", "Z", "ZH")
+var enUSPhones = set(strings.Fields(enUSPhoneList)...)
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+const enUSPhoneList = "AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W Y Z ZH"

@@ -170,21 +170,14 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 	var wakers *decoders
 	var wakeDir string
 	if s.policy == policyName && s.wake > 0 {
-		m, dir, err := wakeModel(s.names[0], s.wakeSpell, s.wakeThresh)
-		if err == nil {
-			var w *sphinx.Decoder
-			if w, err = sphinx.Load(m); err == nil {
-				wakers = newDecoders(w, maxConversations)
-			}
-		}
+		w, dir, err := loadWakeSpotter(s.names[0], s.wakeSpell, s.wakeThresh)
 		if err != nil {
-			os.RemoveAll(dir)
 			det.Close()
 			dec.Close()
 			spotters.close()
-			return fmt.Errorf("wake_pronunciations: %w (each is ARPAbet phones of the en-us model, e.g. \"AA R IY AH\")", err)
+			return fmt.Errorf("wake spotter (wake_pronunciations %q): %w", s.wakeSpell, err)
 		}
-		wakeDir = dir
+		wakers, wakeDir = newDecoders(w, maxConversations), dir
 	}
 	id := map[string]string{
 		"policy":       s.policy,
@@ -312,39 +305,29 @@ func parseSettings(config map[string]any) (settings, error) {
 		}
 	}
 	s.llmTimeout = time.Duration(timeout * float64(time.Second))
-	if v, ok := config["names"]; ok && v != nil {
-		list, ok := v.([]any)
-		if !ok || len(list) == 0 {
-			return s, fmt.Errorf("names: want a non-empty list of strings, got %v", v)
-		}
-		s.names = nil
-		for _, x := range list {
-			n, ok := x.(string)
-			if !ok || len(words(n)) == 0 {
-				return s, fmt.Errorf("names: each name is a word or a few, got %v", x)
-			}
-			s.names = append(s.names, strings.Join(words(n), " "))
-		}
+	names, err := stringList(config, "names", "a word or a few", func(n string) (string, error) {
+		return strings.Join(words(n), " "), nil
+	})
+	if err != nil {
+		return s, err
 	}
-	if v, ok := config["wake_pronunciations"]; ok && v != nil {
-		list, ok := v.([]any)
-		if !ok || len(list) == 0 {
-			return s, fmt.Errorf("wake_pronunciations: want a non-empty list of ARPAbet phone strings, got %v", v)
-		}
-		s.wakeSpell = nil
-		for _, x := range list {
-			p, ok := x.(string)
-			if !ok || len(strings.Fields(p)) == 0 {
-				return s, fmt.Errorf("wake_pronunciations: each is ARPAbet phones (\"AA R IY AH\"), got %v", x)
+	spellings, err := stringList(config, "wake_pronunciations", "ARPAbet phones (\"AA R IY AH\")", func(p string) (string, error) {
+		phones := strings.Fields(strings.ToUpper(p))
+		for _, ph := range phones {
+			if !enUSPhones[ph] {
+				return "", fmt.Errorf("%q has %q, which is not a phone of the en-us model (%s)", p, ph, enUSPhoneList)
 			}
-			phones := strings.Fields(strings.ToUpper(p))
-			for _, ph := range phones {
-				if !enUSPhones[ph] {
-					return s, fmt.Errorf("wake_pronunciations: %q has %q, which is not a phone of the en-us model (%s)", p, ph, strings.Join(sortedKeys(enUSPhones), " "))
-				}
-			}
-			s.wakeSpell = append(s.wakeSpell, strings.Join(phones, " "))
 		}
+		return strings.Join(phones, " "), nil
+	})
+	if err != nil {
+		return s, err
+	}
+	if names != nil {
+		s.names = names
+	}
+	if spellings != nil {
+		s.wakeSpell = spellings
 	}
 	if err := checkCompute(s.cost, config); err != nil {
 		return s, err
@@ -369,6 +352,35 @@ func parseSettings(config map[string]any) (settings, error) {
 		return s, fmt.Errorf("voice: want a flite voice name, got %q", s.voice)
 	}
 	return s, s.vad.Validate()
+}
+
+// stringList reads the list field key of config: nil when it is not set; each item a
+// string that norm turns into its value ("" or an error: refused, with what each should be).
+func stringList(config map[string]any, key, each string, norm func(string) (string, error)) ([]string, error) {
+	v, ok := config[key]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return nil, fmt.Errorf("%s: want a non-empty list of strings, each %s, got %v", key, each, v)
+	}
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		str, ok := x.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s: each is %s, got %v", key, each, x)
+		}
+		n, err := norm(str)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		if n == "" {
+			return nil, fmt.Errorf("%s: each is %s, got %q", key, each, str)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func (c *cascade) Start(context.Context, sdk.ConversationStart) (sdk.Conversation, error) {

@@ -262,11 +262,13 @@ func measureCascade(t *testing.T, cfg string, threshold float64, turns []exTurn,
 	}
 }
 
-// TestMeasureWakeSpellings measures the wake spotter (README.md, "The wake word") on a
+// TestMeasureWakeSpellings measures the wake spotter (README.md, "The pad and the wake
+// word") on a
 // built dataset's turns (DUPLEXMPE_MEASURE_DATASET), each cut into utterances by the
 // cascade's own Silero settings and heard with utterancePad on each side: how often it
 // fires on the first utterance of a turn that opens with "Aria", per speaker, and on the
-// utterances of N1-N3 turns that do not name her (all, and those up to wakeMaxSeconds).
+// utterances of N1-N3 and N4_R turns that do not name her (all, and those up to
+// wakeMaxSeconds).
 // DUPLEXMPE_MEASURE_WAKE is a ';'-separated list of settings, each pronunciations
 // separated by '|' and an optional "@threshold"; DUPLEXMPE_MEASURE_PAD sets the pad
 // (seconds) instead of utterancePad:
@@ -326,11 +328,7 @@ func TestMeasureWakeSpellings(t *testing.T) {
 			fmt.Sscan(cfg[at+1:], &threshold)
 			cfg = cfg[:at]
 		}
-		m, dir, err := wakeModel("aria", strings.Split(cfg, "|"), threshold)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := loadRemoving(m, dir)
+		d, dir, err := loadWakeSpotter("aria", strings.Split(cfg, "|"), threshold)
 		if err != nil {
 			t.Fatal(err)
 		}

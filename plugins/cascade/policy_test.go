@@ -79,6 +79,14 @@ func TestParseSettings(t *testing.T) {
 	if err != nil || strings.Join(s.names, ",") != "aria,are you" || s.vad.MergePause != 0.5 || s.policy != policyName {
 		t.Errorf("settings %+v, %v", s, err)
 	}
+	s, err = parseSettings(map[string]any{"wake_pronunciations": []any{"aa r iy ah", " ow  iy ih "}, "wake_window": 0.0})
+	if err != nil || strings.Join(s.wakeSpell, ",") != "AA R IY AH,OW IY IH" || s.wake != 0 || wakeIdentity(s) != "off" {
+		t.Errorf("wake settings %q window %g (%s), %v", s.wakeSpell, s.wake, wakeIdentity(s), err)
+	}
+	_, err = parseSettings(map[string]any{"wake_pronunciations": []any{"AA R XX AH"}})
+	if err == nil || !strings.Contains(err.Error(), `wake_pronunciations: "AA R XX AH" has "XX"`) {
+		t.Errorf("an unknown phone: %v; want the pronunciation and the phone named", err)
+	}
 	for _, bad := range []map[string]any{
 		{"policy": "keyword"},
 		{"policy": "llm"}, // no endpoint
@@ -98,6 +106,14 @@ func TestParseSettings(t *testing.T) {
 		{"spot_threshold": 0.0},
 		{"spot": 3.0},
 		{"policy": "llm", "endpoint": "http://localhost:1/v1", "spot": "hey aria"}, // the llm policy transcribes everything
+		{"wake_pronunciations": []any{}},
+		{"wake_pronunciations": []any{"  "}},
+		{"wake_pronunciations": []any{"AA R XX AH"}}, // XX: no phone of the en-us model
+		{"wake_pronunciations": []any{3.0}},
+		{"wake_pronunciations": "AA R IY AH"},
+		{"wake_window": -1.0},
+		{"wake_window": 11.0},
+		{"wake_threshold": 0.0},
 	} {
 		if _, err := parseSettings(bad); err == nil {
 			t.Errorf("config %v accepted", bad)

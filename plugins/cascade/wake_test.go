@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -92,14 +93,11 @@ func TestWakeSpellings(t *testing.T) {
 		spellings []string
 		fires     bool
 	}{{defaultWakeSpellings, true}, {defaultWakeSpellings[:1], false}} {
-		m, dir, err := wakeModel("aria", c.spellings, defaultWakeThreshold)
+		d, dir, err := loadWakeSpotter("aria", c.spellings, defaultWakeThreshold)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := loadRemoving(m, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		defer os.RemoveAll(dir)
 		hits, err := d.TranscribeWords(samples)
 		d.Close()
 		if err != nil {
@@ -109,7 +107,20 @@ func TestWakeSpellings(t *testing.T) {
 			t.Errorf("spellings %q: detections %v; want fired %v", c.spellings, hits, c.fires)
 		}
 	}
+	// The spotter's files live as long as the plugin's configuration, and no longer.
 	c := &cascade{}
+	if err := c.Configure(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := c.wakeDir
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the wake spotter's files: %v", err)
+	}
+	c.closeLocked()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the wake spotter's files %s outlive the plugin's configuration: %v", dir, err)
+	}
+	c = &cascade{}
 	if err := c.Configure(ctx, map[string]any{"wake_pronunciations": []any{"AA R XX AH"}}); err == nil {
 		c.closeLocked()
 		t.Errorf("Configure accepted the unknown phone XX (PocketSphinx would skip the pronunciation silently)")
