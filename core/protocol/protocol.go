@@ -126,6 +126,8 @@ const (
 	// section 4.2.
 	// 4: every speech episode of the model is transcribed once for the record (the
 	// verdicts' words, shown by the viewer and explain); no verdict reads them.
+	// 5: the words are the transcripts of the clips the verdicts cut out plus every
+	// stretch of an episode none covered, not every episode whole again.
 	ScoringRevision = 5
 )
 
