@@ -11,14 +11,13 @@
 # against this file's directory, the repository root.
 #
 # The always-talk and random-talk baselines are not played here but in
-# examples/runs/calibration.hcl. random-talk talks in bursts at random, so most of its
-# speech is transcribed (every silence window it talks into and, for the viewer, the rest
-# of its speech): about a third of make run's Whisper calls, which kept make run over its
-# 8 minutes. always-talk speaks for the whole session, so under the paper's answer rule every T's answer is
-# about 120 s of its speech (the wait after T lasts t_wait_cap), about 150 s transcribed
-# per conversation, 3,600 s for the 24: some 20 CPU minutes of PocketSphinx, three times
-# everything else here together, for scores known before it runs (fresh onset 0,
-# presence 1, silence 0, no eligible N4 event).
+# examples/runs/calibration.hcl, because their speech is costly to transcribe, not to
+# play. random-talk talks in random bursts, so most of its speech is transcribed (every
+# silence window it talks into and, for the viewer, the rest): about a third of make run's
+# Whisper calls, which kept make run over its 8 minutes. always-talk speaks for the whole
+# session, so under the paper's answer rule every T's answer is about 120 s of its speech
+# (the wait after T lasts t_wait_cap), about 150 s transcribed per conversation, for scores
+# known before it runs (fresh onset 0, presence 1, silence 0, no eligible N4 event).
 # `duplexmpe validate bench.hcl` checks it. The language is described in docs/run-files.md.
 
 variable "seed" {

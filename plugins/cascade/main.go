@@ -91,7 +91,7 @@ func configFields() []sdk.ConfigField {
 		{Name: "wake_window", Type: sdk.TypeNumber, Default: defaultWakeWindow,
 			Description: "name policy: seconds after an utterance that is the name alone (\"Aria.\" then a pause) in which the next utterance to start is taken as addressed to the assistant, as a wake word arms a voice assistant (0: off)"},
 		{Name: "wake_pronunciations", Type: sdk.TypeListString, Default: anyStrings(defaultWakeSpellings),
-			Description: "name policy: the name's pronunciations (ARPAbet phones of the en-us model) spotted in an utterance short enough to be the name alone (wake_max_seconds); the first is the dictionary's"},
+			Description: "name policy: the name's pronunciations (ARPAbet phones of the en-us model) spotted in an utterance short enough to be the name alone (at most 0.8 s); the first is the dictionary's"},
 		{Name: "wake_threshold", Type: sdk.TypeNumber, Default: defaultWakeThreshold,
 			Description: "the detection threshold of each of wake_pronunciations"},
 		{Name: "voice", Type: sdk.TypeString, Default: "slt", Description: "flite voice of the answers"},
