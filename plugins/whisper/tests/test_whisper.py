@@ -50,15 +50,18 @@ def model():
 
 def test_known_sentences(model, tmp_path):
     # What Whisper tiny.en writes for these flite clips: numbers as digits (the lexical
-    # judge reads them, plugins/lexical-judge/README.md).
+    # judge reads them, plugins/lexical-judge/README.md). The price came out as "$9" on
+    # the machines this test was written on and as "$9.00" on a later one (an AMD EPYC,
+    # 2026-12-02; forcing CTranslate2's or oneDNN's instruction set to AVX2 there did not
+    # change it), so either is the right transcript; anything else is not.
     cases = [
-        ("slt", "please set a timer for twenty minutes", "please set a timer for 20 minutes"),
-        ("kal16", "it will rain tomorrow afternoon", "it will rain tomorrow afternoon"),
-        ("slt", "the ticket costs nine dollars", "the ticket costs $9"),
+        ("slt", "please set a timer for twenty minutes", ["please set a timer for 20 minutes"]),
+        ("kal16", "it will rain tomorrow afternoon", ["it will rain tomorrow afternoon"]),
+        ("slt", "the ticket costs nine dollars", ["the ticket costs $9", "the ticket costs $9.00"]),
     ]
-    for voice, text, want in cases:
+    for voice, text, wants in cases:
         got = model.transcribe(speak(voice, text, tmp_path), "")
-        assert words(got) == words(want), (voice, text, got)
+        assert words(got) in [words(w) for w in wants], (voice, text, got)
 
 
 def noisy(clip: Audio, gain: float, noise: float, rng) -> Audio:
