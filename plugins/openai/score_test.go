@@ -131,7 +131,7 @@ func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 	judgeLine, verdictLine := reportLine(r, "| judge |"), reportLine(r, "| judge verdicts |")
 	t.Log(judgeLine)
 	t.Log(verdictLine)
-	if !strings.Contains(judgeLine, "openai") || !strings.Contains(judgeLine, "judge_prompt_version=judge-v1") || !strings.Contains(judgeLine, "judge_prompt_sha256=sha256:") {
+	if !strings.Contains(judgeLine, "openai") || !strings.Contains(judgeLine, "judge_prompt_version=judge-v2") || !strings.Contains(judgeLine, "judge_prompt_sha256=sha256:") {
 		t.Errorf("the report does not name the judge and its prompt: %q", judgeLine)
 	}
 	// The stand-in answers every acknowledgement/intrusion question in prose.
@@ -147,7 +147,7 @@ func TestScoreSwapsJudgeAndNeverWritesTheKey(t *testing.T) {
 	if claude.Count() == 0 {
 		t.Fatal("score did not call the anthropic judge")
 	}
-	if l := reportLine(report(), "| judge |"); !strings.Contains(l, "claude (anthropic)") || !strings.Contains(l, "judge_prompt_version=judge-v1") {
+	if l := reportLine(report(), "| judge |"); !strings.Contains(l, "claude (anthropic)") || !strings.Contains(l, "judge_prompt_version=judge-v2") {
 		t.Errorf("the report does not name the anthropic judge and its prompt: %q", l)
 	}
 	if u, err := os.ReadFile(usageLog); err != nil || !strings.Contains(string(u), `"total_cost_usd"`) {

@@ -22,11 +22,11 @@ import (
 var files embed.FS
 
 // Version names the prompt set; it changes whenever a template changes meaning.
-const Version = "judge-v1"
+const Version = "judge-v2"
 
 // Template names.
 const (
-	Answer = "answer-v1.tmpl"
+	Answer = "answer-v2.tmpl"
 	Speech = "speech-v1.tmpl"
 )
 

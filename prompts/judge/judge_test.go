@@ -27,6 +27,28 @@ func TestRenderAnswer(t *testing.T) {
 	}
 }
 
+// The scenario's accepted variants reach the judge (version 1 of the prompt dropped them,
+// so a reply saying "quarter past seven" for a gold "7:15" depended on the judge's
+// guess); without any, the prompt has no "Also accepted" line.
+func TestRenderAnswerAccepted(t *testing.T) {
+	q := sdk.AnswerQuery{Request: "Aria, when does it start?", GoldAnswer: "7:15",
+		GoldAccepted: []string{"quarter past seven", "seven fifteen"}, Response: "quarter past seven"}
+	p, err := RenderAnswer(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.User, "Gold answer: 7:15\nAlso accepted: quarter past seven; seven fifteen\nAria's reply") {
+		t.Errorf("user message:\n%s", p.User)
+	}
+	q.GoldAccepted = nil
+	if p, err = RenderAnswer(q); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(p.User, "Also accepted") || !strings.Contains(p.User, "Gold answer: 7:15\nAria's reply") {
+		t.Errorf("user message without variants:\n%s", p.User)
+	}
+}
+
 func TestRenderSpeechNoContext(t *testing.T) {
 	p, err := RenderSpeech(sdk.SpeechQuery{Transcript: "mm-hm"})
 	if err != nil {
