@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/duplexmpe/duplexmpe/core/timeline"
 	"github.com/duplexmpe/duplexmpe/plugins/pocketsphinx/sphinx"
 )
 
@@ -134,6 +136,12 @@ func opensWithName(text string, hits []sphinx.Word, name string) bool {
 // spotter heard the name in the utterance holding it in 116 without the pad, 139 with 0.2 s.
 const utterancePad = 0.2
 
+// heardSpan is the samples [s, e) of an input of n samples that the cascade hears for
+// the utterance ep: ep with pad seconds of what surrounds it on each side.
+func heardSpan(ep timeline.Episode, pad float64, n int) (s, e int) {
+	return max(0, int((ep.Start-pad)*rate)), min(int(math.Ceil((ep.End+pad)*rate)), n)
+}
+
 // defaultWakeWindow: several voices pause after a vocative "Aria," long enough (about
 // 0.5 s) for the VAD to close the utterance, so the name arrives alone and the request
 // in the next utterance.
@@ -195,9 +203,12 @@ func loadWakeSpotter(name string, spellings []string, threshold float64) (*sphin
 	return d, dir, nil
 }
 
+// wakeOn: a lone name arms the assistant (the name policy, with a wake window).
+func (s settings) wakeOn() bool { return s.policy == policyName && s.wake > 0 }
+
 // wakeIdentity describes the wake-word rule for the cascade's identity.
 func wakeIdentity(s settings) string {
-	if s.policy != policyName || s.wake == 0 {
+	if !s.wakeOn() {
 		return "off"
 	}
 	return fmt.Sprintf("utterances up to %g s spotted for %q (%s) at %g; the next utterance within %g s is heard whole", wakeMaxSeconds, s.names[0], strings.Join(s.wakeSpell, " | "), s.wakeThresh, s.wake)

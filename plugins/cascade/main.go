@@ -152,29 +152,38 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 	if err != nil {
 		return fmt.Errorf("silero vad: %w (run `make deps`)", err)
 	}
-	dec, err := sphinx.Load(transcriberModel())
-	if err != nil {
+	// What is loaded below is closed again if a later part fails to load.
+	var dec *sphinx.Decoder
+	var spotters, wakers *decoders
+	var wakeDir string
+	loaded := false
+	defer func() {
+		if loaded {
+			return
+		}
 		det.Close()
+		if dec != nil {
+			dec.Close()
+		}
+		spotters.close()
+		wakers.close()
+		if wakeDir != "" {
+			os.RemoveAll(wakeDir)
+		}
+	}()
+	if dec, err = sphinx.Load(transcriberModel()); err != nil {
 		return fmt.Errorf("pocketsphinx: %w", err)
 	}
-	var spotters *decoders
 	if s.spot != "" {
 		sp, err := sphinx.Load(spotterModel(s.spot, s.spotThresh))
 		if err != nil {
-			det.Close()
-			dec.Close()
 			return fmt.Errorf("spot %q: %w (every word of it must be in the dictionary %s)", s.spot, err, sphinx.DefaultDict)
 		}
 		spotters = newDecoders(sp, maxConversations)
 	}
-	var wakers *decoders
-	var wakeDir string
-	if s.policy == policyName && s.wake > 0 {
+	if s.wakeOn() {
 		w, dir, err := loadWakeSpotter(s.names[0], s.wakeSpell, s.wakeThresh)
 		if err != nil {
-			det.Close()
-			dec.Close()
-			spotters.close()
 			return fmt.Errorf("wake spotter (wake_pronunciations %q): %w", s.wakeSpell, err)
 		}
 		wakers, wakeDir = newDecoders(w, maxConversations), dir
@@ -199,6 +208,7 @@ func (c *cascade) Configure(ctx context.Context, config map[string]any) error {
 		sum := sha256.Sum256([]byte(policyPrompt + "\x00" + answerPrompt))
 		id["prompt_sha256"] = hex.EncodeToString(sum[:])
 	}
+	loaded = true
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closeLocked()
@@ -475,9 +485,8 @@ func (c *conversation) Step(ctx context.Context, frame []float32) (sdk.Output, e
 // compute = "wall") has passed in virtual time.
 func (c *conversation) utterance(ctx context.Context, ep timeline.Episode) error {
 	b := c.cfg.cost.newBill()
-	// The utterance is heard with utterancePad of what surrounds it: the samples after
-	// its end are already in (it closed after end_silence of silence).
-	s, e := max(0, int((ep.Start-utterancePad)*rate)), min(int(math.Ceil((ep.End+utterancePad)*rate)), len(c.in))
+	// The samples after its end are already in (it closed after end_silence of silence).
+	s, e := heardSpan(ep, utterancePad, len(c.in))
 	if s >= e {
 		return nil
 	}
@@ -579,42 +588,53 @@ func (c *conversation) transcribe(samples []float32, how hearing, b *bill) (cach
 	if c.cfg.cost.mode == computeWall {
 		began = time.Now()
 	}
-	seconds := float64(len(samples)) / rate
-	var t cachedTranscript
-	var hits []sphinx.Word
-	if how == hearWakeFirst {
-		// Short enough to be the name alone: the wake spotter, which knows how several
-		// voices say it, decides; a detection makes the utterance the name.
-		wake, err := c.wakers.words(samples)
-		if err != nil {
-			return cachedTranscript{}, err
-		}
-		t.modelS += c.cfg.cost.spot * seconds
-		if len(wake) > 0 {
-			t.text, t.opens = c.cfg.names[0], true
-		}
-	}
-	if t.text == "" && c.spotters != nil && how != hearWhole {
-		var err error
-		if hits, err = c.spotters.words(samples); err != nil {
-			return cachedTranscript{}, err
-		}
-		t.modelS += c.cfg.cost.spot * seconds
-	}
-	if t.text == "" && (c.spotters == nil || len(hits) > 0 || how == hearWhole) {
-		ws, err := c.decoders.words(samples)
-		if err != nil {
-			return cachedTranscript{}, err
-		}
-		t.text = nameWhereSpotted(ws, hits, c.cfg.names[0])
-		t.opens = opensWithName(t.text, hits, c.cfg.names[0])
-		t.modelS += c.cfg.cost.asr * seconds
+	t, err := c.listen(samples, how)
+	if err != nil {
+		return cachedTranscript{}, err
 	}
 	if c.cfg.cost.mode == computeWall {
 		t.wallS = time.Since(began).Seconds()
 	}
 	c.cache.put(key, t)
 	b.transcribed(t, false)
+	return t, nil
+}
+
+// listen decodes an utterance as how says, charging each decoder's modelled cost.
+func (c *conversation) listen(samples []float32, how hearing) (cachedTranscript, error) {
+	seconds := float64(len(samples)) / rate
+	var t cachedTranscript
+	if how == hearWakeFirst {
+		// Short enough to be the name alone: the wake spotter, which knows how several
+		// voices say it, decides; a detection makes the utterance the name.
+		wake, err := c.wakers.words(samples)
+		if err != nil {
+			return t, err
+		}
+		t.modelS += c.cfg.cost.spot * seconds
+		if len(wake) > 0 {
+			t.text, t.opens = c.cfg.names[0], true
+			return t, nil
+		}
+	}
+	var hits []sphinx.Word
+	if how != hearWhole && c.spotters != nil {
+		var err error
+		if hits, err = c.spotters.words(samples); err != nil {
+			return t, err
+		}
+		t.modelS += c.cfg.cost.spot * seconds
+		if len(hits) == 0 {
+			return t, nil // not addressed by name: not transcribed
+		}
+	}
+	ws, err := c.decoders.words(samples)
+	if err != nil {
+		return t, err
+	}
+	t.text = nameWhereSpotted(ws, hits, c.cfg.names[0])
+	t.opens = opensWithName(t.text, hits, c.cfg.names[0])
+	t.modelS += c.cfg.cost.asr * seconds
 	return t, nil
 }
 

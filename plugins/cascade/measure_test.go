@@ -318,7 +318,7 @@ func TestMeasureWakeSpellings(t *testing.T) {
 			if named && k > 0 {
 				break
 			}
-			a, e := int((ep.Start-pad)*rate), min(int((ep.End+pad)*rate), len(in))
+			a, e := heardSpan(ep, pad, len(in))
 			cuts = append(cuts, cut{turns[i].Speaker, named, ep.Duration() <= wakeMaxSeconds, in[a:e]})
 		}
 	}
