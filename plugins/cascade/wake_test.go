@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/plugins/pocketsphinx/sphinx"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -124,5 +128,30 @@ func TestWakeSpellings(t *testing.T) {
 	if err := c.Configure(ctx, map[string]any{"wake_pronunciations": []any{"AA R XX AH"}}); err == nil {
 		c.closeLocked()
 		t.Errorf("Configure accepted the unknown phone XX (PocketSphinx would skip the pronunciation silently)")
+	}
+}
+
+// enUSPhoneList, which wake_pronunciations are checked against, is exactly the set of
+// phones the en-us model's own dictionary spells with (read from the installed file).
+func TestPhoneListIsTheDictionarys(t *testing.T) {
+	raw, err := os.ReadFile(sphinx.DefaultDict)
+	if err != nil {
+		t.Skipf("pocketsphinx dictionary not available: %v", err)
+	}
+	used := map[string]bool{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		for _, ph := range f[min(1, len(f)):] {
+			used[ph] = true
+		}
+	}
+	var got []string
+	for ph := range used {
+		got = append(got, ph)
+	}
+	slices.Sort(got)
+	want := slices.Sorted(maps.Keys(enUSPhones))
+	if !slices.Equal(got, want) {
+		t.Errorf("the dictionary %s spells with %q; enUSPhoneList has %q", sphinx.DefaultDict, got, want)
 	}
 }
