@@ -232,15 +232,10 @@ func TestKeyphraseAndOptions(t *testing.T) {
 		t.Skipf("pocketsphinx model not available: %v", err)
 	}
 	defer d.Close()
-	for _, c := range []struct{ voice, text, want string }{
+	checkSpots(t, d, []spotCase{
 		{"awb", "Aria, how many tablespoons are in a quarter cup?", "aria"},
 		{"kal16", "the ticket costs nine dollars", ""},
-	} {
-		got, err := d.Transcribe(synth(t, c.voice, c.text))
-		if err != nil || got != c.want {
-			t.Errorf("%s %q: spotted %q, %v; want %q", c.voice, c.text, got, err, c.want)
-		}
-	}
+	})
 	for _, opts := range [][]string{{"-no_such_option", "1"}, {"-beam"}, {"beam", "1e-40"}} {
 		m := DefaultModel()
 		m.Options = opts
@@ -332,16 +327,11 @@ func TestKeyphraseList(t *testing.T) {
 		t.Skipf("pocketsphinx model not available: %v", err)
 	}
 	defer d.Close()
-	for _, c := range []struct{ voice, text, want string }{
+	checkSpots(t, d, []spotCase{
 		{"awb", "How many tablespoons are in a quarter cup?", "tablespoon"},
 		{"kal16", "the ticket costs nine dollars", "ticket"},
 		{"kal16", "we leave at noon", ""},
-	} {
-		got, err := d.Transcribe(synth(t, c.voice, c.text))
-		if err != nil || got != c.want {
-			t.Errorf("%s %q: spotted %q, %v; want %q", c.voice, c.text, got, err, c.want)
-		}
-	}
+	})
 	m.Keyphrases = filepath.Join(dir, "missing.kws")
 	if _, err := Load(m); err == nil || !strings.Contains(err.Error(), "missing.kws") {
 		t.Errorf("a missing list file: %v", err)
@@ -349,5 +339,19 @@ func TestKeyphraseList(t *testing.T) {
 	m.Keyphrases, m.Keyphrase = list, "ticket"
 	if _, err := Load(m); err == nil {
 		t.Error("Keyphrase and Keyphrases together: loaded")
+	}
+}
+
+// spotCase is a sentence flite says in voice and what a spotter should return for it.
+type spotCase struct{ voice, text, want string }
+
+// checkSpots has the spotter d transcribe each case's speech and checks what it spotted.
+func checkSpots(t *testing.T, d *Decoder, cases []spotCase) {
+	t.Helper()
+	for _, c := range cases {
+		got, err := d.Transcribe(synth(t, c.voice, c.text))
+		if err != nil || got != c.want {
+			t.Errorf("%s %q: spotted %q, %v; want %q", c.voice, c.text, got, err, c.want)
+		}
 	}
 }
