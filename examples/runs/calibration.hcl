@@ -6,11 +6,11 @@
 # random bursts and shows chance.
 #
 # Neither is part of `make run` because they are expensive to score, not to play:
-# random-talk's bursts are about a third of what make run would transcribe with it. Under the
-# paper's answer rule the answer to T runs from the start of the episode active at tE
-# (here the session's first frame) to the next turn, which the scheduler starts only when
-# t_wait_cap (60 s) has passed, so each answer is about 120 s of speech and each
-# conversation about 150 s to transcribe. Run it with
+# random-talk's bursts are about a third of what make run would transcribe with it. For
+# always-talk, under the paper's answer rule the answer to T runs from the start of the
+# episode active at tE (its one episode, from the session's first frame) to the next turn,
+# which the scheduler starts only when t_wait_cap (60 s) has passed, so each answer is
+# about 120 s of speech and each conversation about 150 s to transcribe. Run it with
 #
 #   bin/duplexmpe run examples/runs/calibration.hcl
 #
