@@ -166,6 +166,22 @@ type DialogueTurn = contract.DialogueTurn
 // AnswerQuery asks whether a response answers a request.
 type AnswerQuery = contract.AnswerQuery
 
+// Answer types of AnswerQuery.AnswerType (see contract.AnswerTypes).
+const (
+	AnswerNumber   = contract.AnswerNumber
+	AnswerMoney    = contract.AnswerMoney
+	AnswerDuration = contract.AnswerDuration
+	AnswerClock    = contract.AnswerClock
+	AnswerDate     = contract.AnswerDate
+	AnswerName     = contract.AnswerName
+	AnswerYesNo    = contract.AnswerYesNo
+	AnswerCode     = contract.AnswerCode
+	AnswerText     = contract.AnswerText
+)
+
+// AnswerTypes lists every answer type.
+var AnswerTypes = contract.AnswerTypes
+
 // SpeechQuery asks whether speech in a silence window is an acknowledgement.
 type SpeechQuery = contract.SpeechQuery
 

@@ -40,6 +40,9 @@ type PairSource struct {
 	GoldAccepted   []string `json:"gold_accepted"`
 	GoldDerivation string   `json:"gold_derivation"`
 	ContextTurns   []int    `json:"context_turns"`
+
+	// AnswerType is the gold answer's kind (dataset.Scenario.AnswerType); optional.
+	AnswerType string `json:"answer_type,omitempty"`
 }
 
 // SourceTurn is one turn of a pair source: Text for every turn but T, which has Explicit
@@ -225,6 +228,7 @@ func CompilePair(p *PairSource, spec CompileSpec) (e, im dataset.Scenario, err e
 		GoldAnswer: p.GoldAnswer, TPosition: bucket, GoldAccepted: p.GoldAccepted,
 		Names: p.Names, ContextTurns: p.ContextTurns,
 	}
+	base.AnswerType = p.AnswerType
 	e, im = base, base
 	e.Condition, e.ScenarioID, e.Turns = protocol.Explicit, p.PairID+"-explicit", turns(false)
 	im.Condition, im.ScenarioID, im.Turns, im.Cue = protocol.Implicit, p.PairID+"-implicit", turns(true), p.Cue

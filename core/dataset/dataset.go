@@ -90,6 +90,12 @@ type Scenario struct {
 	// ContextTurns are the indices of earlier turns, by someone other than the asker,
 	// whose facts the gold answer needs (non-addressed speech supplying context).
 	ContextTurns []int `json:"context_turns,omitempty"`
+
+	// AnswerType is the kind of answer the gold is (sdk.AnswerTypes: number, money,
+	// duration, clock_time, date, name, yes_no, code, text), sent to the judge so it reads
+	// the response by that meaning; optional (open v1 has none): a judge then infers it
+	// from the gold (plugins/lexical-judge/README.md).
+	AnswerType string `json:"answer_type,omitempty"`
 }
 
 // TIndex is the index of the first T turn, or -1.

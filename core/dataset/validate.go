@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/termsafe"
+	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
 // Rule names a constraint. Every violation carries one, so reports can be grepped and
@@ -62,6 +64,7 @@ const (
 	RuleManifestCounts Rule = "manifest-counts" // dataset.json's counts do not match
 	RuleControlChar    Rule = "control-char"    // a control character in a scenario's text, ids or answers
 	RuleLength         Rule = "length"          // an id, label or answer longer than its bound
+	RuleAnswerType     Rule = "answer-type"     // answer_type is not one of sdk.AnswerTypes
 )
 
 // Bounds of a scenario's short strings (turn text has MaxTurnText).
@@ -218,6 +221,9 @@ func ValidateScenario(s *Scenario) []Violation {
 	}
 	if strings.TrimSpace(s.GoldAnswer) == "" {
 		add(-1, RuleGoldAnswer, "state the correct answer to the T request", "gold_answer is empty")
+	}
+	if s.AnswerType != "" && !slices.Contains(sdk.AnswerTypes, s.AnswerType) {
+		add(-1, RuleAnswerType, "use one of "+strings.Join(sdk.AnswerTypes, ", ")+", or leave it out to let the judge infer it", "answer_type %q is unknown", s.AnswerType)
 	}
 
 	// Speakers: 3 or 4 distinct listed, each turn by a listed speaker, each listed
@@ -393,6 +399,9 @@ func comparePair(e, im *Scenario) []Violation {
 	}
 	if e.GoldAnswer != im.GoldAnswer {
 		add(-1, RulePairGold, "both versions ask the same thing", "gold answer %q differs from the explicit version's %q", im.GoldAnswer, e.GoldAnswer)
+	}
+	if e.AnswerType != im.AnswerType {
+		add(-1, RulePairGold, "both versions ask the same thing", "answer_type %q differs from the explicit version's %q", im.AnswerType, e.AnswerType)
 	}
 	ti, tj := e.TIndex(), im.TIndex()
 	if ti >= 0 && tj >= 0 {

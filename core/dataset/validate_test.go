@@ -84,6 +84,7 @@ func TestEveryRuleHasAFailingExample(t *testing.T) {
 		{RulePairTSpeaker, 4, func(e, im *Scenario) { im.Turns[4].Speaker = "A" }},
 		{RulePairTPosition, -1, func(e, im *Scenario) { im.TPosition = "late-middle"; moveT(im, 5) }},
 		{RulePairN4Edit, -1, func(e, im *Scenario) { im.Turns[3].Text = "Oh, it's six, the box says so." }},
+		{RuleAnswerType, -1, func(e, im *Scenario) { e.AnswerType = "time"; im.AnswerType = "time" }},
 	}
 	// Issue 21: only the T position bucket and N4 edits are warnings; a different turn
 	// count, label sequence or wording outside T and the turn before it is an error.
@@ -200,6 +201,23 @@ func TestPairRulesAreStrictOutsideN4(t *testing.T) {
 func moveT(s *Scenario, i int) {
 	ti := s.TIndex()
 	s.Turns[ti], s.Turns[i] = s.Turns[i], s.Turns[ti]
+}
+
+// answer_type is optional (open v1 has none); when stated it is one of sdk.AnswerTypes
+// and both versions of a pair state the same.
+func TestAnswerType(t *testing.T) {
+	e, im := validPair()
+	e.AnswerType, im.AnswerType = "clock_time", "clock_time"
+	d := &Dataset{File: "x.jsonl", Scenarios: []Scenario{e, im}, Lines: []int{1, 2}}
+	if vs := Validate(d); len(vs) != 0 {
+		t.Fatalf("a valid answer_type reported %v", vs)
+	}
+	im.AnswerType = "duration"
+	d.Scenarios = []Scenario{e, im}
+	vs := Validate(d)
+	if len(vs) != 1 || vs[0].Rule != RulePairGold || !strings.Contains(vs[0].Message, "answer_type") {
+		t.Fatalf("versions with different answer types: got %v, want one pair-gold violation naming answer_type", vs)
+	}
 }
 
 func TestSpeakerWhoNeverTalks(t *testing.T) {

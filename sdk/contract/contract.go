@@ -91,7 +91,29 @@ type AnswerQuery struct {
 	// of the JSON when empty, so the judge call cache keys of queries without variants
 	// stay what they were.
 	GoldAccepted []string `json:",omitempty"`
+	// AnswerType is what kind of answer the gold is (AnswerTypes: "number", "money",
+	// "duration", ...): the scenario's answer_type, empty when the scenario does not state
+	// one (the judge then infers it from the gold). Left out of the JSON when empty, so the
+	// judge call cache keys of queries without a type stay what they were.
+	AnswerType string `json:",omitempty"`
 }
+
+// Answer types: what kind of thing a gold answer is, so a judge can read a response by
+// its meaning (a duration of 13 min 40 s is not the time of day 13:40).
+const (
+	AnswerNumber   = "number"     // a count or quantity: "14", "120 km"
+	AnswerMoney    = "money"      // a sum in a currency: "$0.40", "£1.70"
+	AnswerDuration = "duration"   // a length of time: "1 hour 35 minutes", "13:40" (m:ss)
+	AnswerClock    = "clock_time" // a time of day: "1:00 am", "7:15"
+	AnswerDate     = "date"       // a day: "the 21st", "March 3rd"
+	AnswerName     = "name"       // a person, place or thing named: "Omar", "the blue folder"
+	AnswerYesNo    = "yes_no"     // "yes" or "no", with or without a reason
+	AnswerCode     = "code"       // a code, number plate or spelling read out as written
+	AnswerText     = "text"       // anything else: read by its content words
+)
+
+// AnswerTypes lists every answer type, in the order of the constants above.
+var AnswerTypes = []string{AnswerNumber, AnswerMoney, AnswerDuration, AnswerClock, AnswerDate, AnswerName, AnswerYesNo, AnswerCode, AnswerText}
 
 // SpeechQuery asks whether speech in a silence window is an acknowledgement.
 type SpeechQuery struct {
