@@ -206,14 +206,17 @@ func (j scoreJob) records() []provenance.Plugin {
 // VAD, the gold answers and where remarks go. The plan, the verdict store and the call
 // caches are the caller's.
 func (j scoreJob) scoreOptions(ui UI) evaluate.ScoreOptions {
-	gold, accepted := map[string]string{}, map[string][]string{}
+	gold, accepted, types := map[string]string{}, map[string][]string{}, map[string]string{}
 	for _, sc := range j.ds.Scenarios {
 		gold[sc.ScenarioID] = sc.GoldAnswer
 		if len(sc.GoldAccepted) > 0 {
 			accepted[sc.ScenarioID] = sc.GoldAccepted
 		}
+		if sc.AnswerType != "" {
+			types[sc.ScenarioID] = sc.AnswerType
+		}
 	}
-	return evaluate.ScoreOptions{Params: j.ev.Protocol, VAD: j.ev.VAD, Detector: j.det, Gold: gold, Accepted: accepted,
+	return evaluate.ScoreOptions{Params: j.ev.Protocol, VAD: j.ev.VAD, Detector: j.det, Gold: gold, Accepted: accepted, AnswerTypes: types,
 		Warn: func(msg string) { ui.notef("%s\n", msg) }}
 }
 

@@ -64,6 +64,8 @@ type ScoreOptions struct {
 	// saying it that count as correct (the scenario's gold_accepted; most have none).
 	Gold     map[string]string
 	Accepted map[string][]string
+	// AnswerTypes maps each scenario id to its answer_type, where it states one.
+	AnswerTypes map[string]string
 	// Plan is what to score: the run's current plan; nil means st.Planned().
 	Plan []store.PlanEntry
 	// Verdicts is where the verdicts of each item are kept and reused: a view directory
@@ -400,7 +402,7 @@ func scoreItem(ctx context.Context, st *store.Store, e store.PlanEntry, calls *s
 	in := score.Item{
 		Model: it.Meta.Model, Condition: it.Meta.Condition, PairID: it.Meta.PairID,
 		ScenarioID: it.Meta.ScenarioID, TPosition: it.Meta.TPosition, Repeat: it.Meta.Repeat,
-		GoldAnswer: gold, GoldAccepted: opts.Accepted[it.Meta.ScenarioID], Timeline: it.Record.Timeline, Episodes: eps,
+		GoldAnswer: gold, GoldAccepted: opts.Accepted[it.Meta.ScenarioID], AnswerType: opts.AnswerTypes[it.Meta.ScenarioID], Timeline: it.Record.Timeline, Episodes: eps,
 	}
 	item := calls.forItem()
 	scored, err := score.Judge(ctx, in, it.Record.Audible, item, item, opts.Params)

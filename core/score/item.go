@@ -21,6 +21,9 @@ type Item struct {
 	// GoldAccepted are the scenario's other ways of saying the gold answer; the judge
 	// counts an answer matching any of them as correct.
 	GoldAccepted []string `json:"gold_accepted,omitempty"`
+	// AnswerType is the scenario's answer_type (sdk.AnswerTypes), sent to the judge;
+	// empty when the scenario states none.
+	AnswerType string `json:"answer_type,omitempty"`
 }
 
 // Scored is an item's identity with its verdicts; Summarize aggregates these.

@@ -81,7 +81,7 @@ func Judge(ctx context.Context, item Item, audible audio.PCM, asr sdk.ASR, judge
 			j := transcribe(ctx, asr, audible, ev.T.AnswerSpeech)
 			if j.Failure == "" {
 				q := sdk.AnswerQuery{Context: dialogue(turns[:ev.Turn]), Request: turns[ev.Turn].Text,
-					GoldAnswer: item.GoldAnswer, GoldAccepted: item.GoldAccepted, Response: j.Transcript}
+					GoldAnswer: item.GoldAnswer, GoldAccepted: item.GoldAccepted, AnswerType: item.AnswerType, Response: j.Transcript}
 				v, err := judge.JudgeAnswer(ctx, q)
 				decide(&j, v, err, sdk.LabelCorrect, sdk.LabelIncorrect, FailIncorrect)
 			}

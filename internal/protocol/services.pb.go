@@ -417,7 +417,12 @@ type JudgeAnswerRequest struct {
 	// Other ways of saying the gold answer that count as correct ("quarter past seven" for
 	// "7:15"): the scenario's gold_accepted. A response that answers with the gold answer or
 	// with any of these is correct. Empty for most scenarios.
-	GoldAccepted  []string `protobuf:"bytes,5,rep,name=gold_accepted,json=goldAccepted,proto3" json:"gold_accepted,omitempty"`
+	GoldAccepted []string `protobuf:"bytes,5,rep,name=gold_accepted,json=goldAccepted,proto3" json:"gold_accepted,omitempty"`
+	// What kind of answer the gold is: "number", "money", "duration", "clock_time", "date",
+	// "name", "yes_no", "code" or "text" (the scenario's answer_type), so a judge can read
+	// the response by that meaning ("13:40" is 13 min 40 s as a duration, twenty to two as a
+	// clock time). Empty when the scenario states none; a judge then infers it from the gold.
+	AnswerType    string `protobuf:"bytes,6,opt,name=answer_type,json=answerType,proto3" json:"answer_type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -485,6 +490,13 @@ func (x *JudgeAnswerRequest) GetGoldAccepted() []string {
 		return x.GoldAccepted
 	}
 	return nil
+}
+
+func (x *JudgeAnswerRequest) GetAnswerType() string {
+	if x != nil {
+		return x.AnswerType
+	}
+	return ""
 }
 
 type ClassifySpeechRequest struct {
@@ -841,14 +853,16 @@ const file_duplexmpe_v1_services_proto_rawDesc = "" +
 	"\x04text\x18\x01 \x01(\tR\x04text\"<\n" +
 	"\fDialogueTurn\x12\x18\n" +
 	"\aspeaker\x18\x01 \x01(\tR\aspeaker\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\"\xc6\x01\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\xe7\x01\n" +
 	"\x12JudgeAnswerRequest\x124\n" +
 	"\acontext\x18\x01 \x03(\v2\x1a.duplexmpe.v1.DialogueTurnR\acontext\x12\x18\n" +
 	"\arequest\x18\x02 \x01(\tR\arequest\x12\x1f\n" +
 	"\vgold_answer\x18\x03 \x01(\tR\n" +
 	"goldAnswer\x12\x1a\n" +
 	"\bresponse\x18\x04 \x01(\tR\bresponse\x12#\n" +
-	"\rgold_accepted\x18\x05 \x03(\tR\fgoldAccepted\"m\n" +
+	"\rgold_accepted\x18\x05 \x03(\tR\fgoldAccepted\x12\x1f\n" +
+	"\vanswer_type\x18\x06 \x01(\tR\n" +
+	"answerType\"m\n" +
 	"\x15ClassifySpeechRequest\x124\n" +
 	"\acontext\x18\x01 \x03(\v2\x1a.duplexmpe.v1.DialogueTurnR\acontext\x12\x1e\n" +
 	"\n" +

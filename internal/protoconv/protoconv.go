@@ -161,13 +161,13 @@ func VoicesFromProto(resp *protocol.ListVoicesResponse) []contract.Voice {
 // AnswerQueryToProto is a JudgeAnswer request.
 func AnswerQueryToProto(q contract.AnswerQuery) *protocol.JudgeAnswerRequest {
 	return &protocol.JudgeAnswerRequest{Context: turnsToProto(q.Context), Request: q.Request, GoldAnswer: q.GoldAnswer,
-		Response: q.Response, GoldAccepted: q.GoldAccepted}
+		Response: q.Response, GoldAccepted: q.GoldAccepted, AnswerType: q.AnswerType}
 }
 
 // AnswerQueryFromProto reads a JudgeAnswer request.
 func AnswerQueryFromProto(r *protocol.JudgeAnswerRequest) contract.AnswerQuery {
 	return contract.AnswerQuery{Context: turnsFromProto(r.GetContext()), Request: r.GetRequest(), GoldAnswer: r.GetGoldAnswer(),
-		Response: r.GetResponse(), GoldAccepted: r.GetGoldAccepted()}
+		Response: r.GetResponse(), GoldAccepted: r.GetGoldAccepted(), AnswerType: r.GetAnswerType()}
 }
 
 // SpeechQueryToProto is a ClassifySpeech request.

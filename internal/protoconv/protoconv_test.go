@@ -88,7 +88,7 @@ func TestRoundTrip(t *testing.T) {
 	check("Voices", VoicesFromProto(pv), voices)
 
 	turns := []contract.DialogueTurn{{Speaker: "A", Text: "Aria, when?"}, {Speaker: "B", Text: "six"}}
-	aq := contract.AnswerQuery{Context: turns, Request: "when?", GoldAnswer: "6", Response: "at six", GoldAccepted: []string{"six"}}
+	aq := contract.AnswerQuery{Context: turns, Request: "when?", GoldAnswer: "6", Response: "at six", GoldAccepted: []string{"six"}, AnswerType: "clock_time"}
 	paq := AnswerQueryToProto(aq)
 	wire(paq)
 	check("AnswerQuery", AnswerQueryFromProto(paq), aq)

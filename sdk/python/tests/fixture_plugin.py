@@ -45,6 +45,8 @@ class Fixture(dp.TTS, dp.ASR, dp.Judge, dp.LLM):
 
     def judge_answer(self, q):
         raw = q.response + "".join(f" | accepted: {a}" for a in q.gold_accepted)
+        if q.answer_type:
+            raw += f" | type: {q.answer_type}"
         return dp.Verdict(dp.LABEL_CORRECT, True, raw=raw)
 
     def classify_speech(self, q):

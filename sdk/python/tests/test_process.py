@@ -76,6 +76,8 @@ def test_every_kind_over_grpc(shared):
     assert (v.label, v.parsed, v.raw) == ("correct", True, "Paris")
     v = p.judge.JudgeAnswer(services_pb2.JudgeAnswerRequest(response="Paris", gold_accepted=["paris", "the capital"]))
     assert v.raw == "Paris | accepted: paris | accepted: the capital"
+    v = p.judge.JudgeAnswer(services_pb2.JudgeAnswerRequest(response="13:40", answer_type="duration"))
+    assert v.raw == "13:40 | type: duration"
     v = p.judge.ClassifySpeech(services_pb2.ClassifySpeechRequest(transcript="mm-hm"))
     assert (v.label, v.raw) == ("intrusion", "mm-hm")
     c = p.llm.Complete(services_pb2.CompleteRequest(messages=[services_pb2.ChatMessage(role="user", content="hi")]))

@@ -369,7 +369,8 @@ class JudgeServicer(services_pb2_grpc.JudgeServicer):
         def judge():
             q = AnswerQuery(context=_turns(request.context), request=request.request,
                             gold_answer=request.gold_answer, response=request.response,
-                            gold_accepted=tuple(request.gold_accepted))
+                            gold_accepted=tuple(request.gold_accepted),
+                            answer_type=request.answer_type)
             return _verdict(self.plugin.judge_answer(q), "Judge.judge_answer")
         return self.calls.run(context, "JudgeAnswer", judge)
 

@@ -135,6 +135,9 @@ class AnswerQuery:
     # Other ways of saying the gold answer that count as correct (the scenario's
     # gold_accepted); empty for most scenarios.
     gold_accepted: Sequence[str] = ()
+    # What kind of answer the gold is ("number", "money", "duration", "clock_time", "date",
+    # "name", "yes_no", "code", "text"; the scenario's answer_type); "" when unstated.
+    answer_type: str = ""
 
 
 @dataclass(frozen=True)

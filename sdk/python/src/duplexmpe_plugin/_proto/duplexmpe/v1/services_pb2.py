@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from duplexmpe_plugin._proto.duplexmpe.v1 import plugin_pb2 as duplexmpe_dot_v1_dot_plugin__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1b\x64uplexmpe/v1/services.proto\x12\x0c\x64uplexmpe.v1\x1a\x19\x64uplexmpe/v1/plugin.proto\"\x13\n\x11ListVoicesRequest\"=\n\x05Voice\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x13\n\x0bsample_rate\x18\x03 \x01(\r\"9\n\x12ListVoicesResponse\x12#\n\x06voices\x18\x01 \x03(\x0b\x32\x13.duplexmpe.v1.Voice\"0\n\x11SynthesizeRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\r\n\x05voice\x18\x02 \x01(\t\"8\n\x12SynthesizeResponse\x12\"\n\x05\x61udio\x18\x01 \x01(\x0b\x32\x13.duplexmpe.v1.Audio\"I\n\x11TranscribeRequest\x12\"\n\x05\x61udio\x18\x01 \x01(\x0b\x32\x13.duplexmpe.v1.Audio\x12\x10\n\x08language\x18\x02 \x01(\t\"\"\n\x12TranscribeResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\"-\n\x0c\x44ialogueTurn\x12\x0f\n\x07speaker\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"\x90\x01\n\x12JudgeAnswerRequest\x12+\n\x07\x63ontext\x18\x01 \x03(\x0b\x32\x1a.duplexmpe.v1.DialogueTurn\x12\x0f\n\x07request\x18\x02 \x01(\t\x12\x13\n\x0bgold_answer\x18\x03 \x01(\t\x12\x10\n\x08response\x18\x04 \x01(\t\x12\x15\n\rgold_accepted\x18\x05 \x03(\t\"X\n\x15\x43lassifySpeechRequest\x12+\n\x07\x63ontext\x18\x01 \x03(\x0b\x32\x1a.duplexmpe.v1.DialogueTurn\x12\x12\n\ntranscript\x18\x02 \x01(\t\"H\n\x07Verdict\x12\r\n\x05label\x18\x01 \x01(\t\x12\x0e\n\x06parsed\x18\x02 \x01(\x08\x12\x0b\n\x03raw\x18\x03 \x01(\t\x12\x11\n\trationale\x18\x04 \x01(\t\",\n\x0b\x43hatMessage\x12\x0c\n\x04role\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\"\xa6\x01\n\x0f\x43ompleteRequest\x12+\n\x08messages\x18\x01 \x03(\x0b\x32\x19.duplexmpe.v1.ChatMessage\x12\x18\n\x0btemperature\x18\x02 \x01(\x01H\x00\x88\x01\x01\x12\x12\n\nmax_tokens\x18\x03 \x01(\r\x12\x0c\n\x04json\x18\x04 \x01(\x08\x12\x11\n\x04seed\x18\x05 \x01(\x03H\x01\x88\x01\x01\x42\x0e\n\x0c_temperatureB\x07\n\x05_seed\"{\n\x10\x43ompleteResponse\x12\x0f\n\x07\x63ontent\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x15\n\rprompt_tokens\x18\x03 \x01(\r\x12\x19\n\x11\x63ompletion_tokens\x18\x04 \x01(\r\x12\x15\n\rfinish_reason\x18\x05 \x01(\t2\xa7\x01\n\x03TTS\x12O\n\nListVoices\x12\x1f.duplexmpe.v1.ListVoicesRequest\x1a .duplexmpe.v1.ListVoicesResponse\x12O\n\nSynthesize\x12\x1f.duplexmpe.v1.SynthesizeRequest\x1a .duplexmpe.v1.SynthesizeResponse2V\n\x03\x41SR\x12O\n\nTranscribe\x12\x1f.duplexmpe.v1.TranscribeRequest\x1a .duplexmpe.v1.TranscribeResponse2\x9d\x01\n\x05Judge\x12\x46\n\x0bJudgeAnswer\x12 .duplexmpe.v1.JudgeAnswerRequest\x1a\x15.duplexmpe.v1.Verdict\x12L\n\x0e\x43lassifySpeech\x12#.duplexmpe.v1.ClassifySpeechRequest\x1a\x15.duplexmpe.v1.Verdict2P\n\x03LLM\x12I\n\x08\x43omplete\x12\x1d.duplexmpe.v1.CompleteRequest\x1a\x1e.duplexmpe.v1.CompleteResponseB;Z9github.com/duplexmpe/duplexmpe/internal/protocol;protocolb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1b\x64uplexmpe/v1/services.proto\x12\x0c\x64uplexmpe.v1\x1a\x19\x64uplexmpe/v1/plugin.proto\"\x13\n\x11ListVoicesRequest\"=\n\x05Voice\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x13\n\x0bsample_rate\x18\x03 \x01(\r\"9\n\x12ListVoicesResponse\x12#\n\x06voices\x18\x01 \x03(\x0b\x32\x13.duplexmpe.v1.Voice\"0\n\x11SynthesizeRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\r\n\x05voice\x18\x02 \x01(\t\"8\n\x12SynthesizeResponse\x12\"\n\x05\x61udio\x18\x01 \x01(\x0b\x32\x13.duplexmpe.v1.Audio\"I\n\x11TranscribeRequest\x12\"\n\x05\x61udio\x18\x01 \x01(\x0b\x32\x13.duplexmpe.v1.Audio\x12\x10\n\x08language\x18\x02 \x01(\t\"\"\n\x12TranscribeResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\"-\n\x0c\x44ialogueTurn\x12\x0f\n\x07speaker\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"\xa5\x01\n\x12JudgeAnswerRequest\x12+\n\x07\x63ontext\x18\x01 \x03(\x0b\x32\x1a.duplexmpe.v1.DialogueTurn\x12\x0f\n\x07request\x18\x02 \x01(\t\x12\x13\n\x0bgold_answer\x18\x03 \x01(\t\x12\x10\n\x08response\x18\x04 \x01(\t\x12\x15\n\rgold_accepted\x18\x05 \x03(\t\x12\x13\n\x0b\x61nswer_type\x18\x06 \x01(\t\"X\n\x15\x43lassifySpeechRequest\x12+\n\x07\x63ontext\x18\x01 \x03(\x0b\x32\x1a.duplexmpe.v1.DialogueTurn\x12\x12\n\ntranscript\x18\x02 \x01(\t\"H\n\x07Verdict\x12\r\n\x05label\x18\x01 \x01(\t\x12\x0e\n\x06parsed\x18\x02 \x01(\x08\x12\x0b\n\x03raw\x18\x03 \x01(\t\x12\x11\n\trationale\x18\x04 \x01(\t\",\n\x0b\x43hatMessage\x12\x0c\n\x04role\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\"\xa6\x01\n\x0f\x43ompleteRequest\x12+\n\x08messages\x18\x01 \x03(\x0b\x32\x19.duplexmpe.v1.ChatMessage\x12\x18\n\x0btemperature\x18\x02 \x01(\x01H\x00\x88\x01\x01\x12\x12\n\nmax_tokens\x18\x03 \x01(\r\x12\x0c\n\x04json\x18\x04 \x01(\x08\x12\x11\n\x04seed\x18\x05 \x01(\x03H\x01\x88\x01\x01\x42\x0e\n\x0c_temperatureB\x07\n\x05_seed\"{\n\x10\x43ompleteResponse\x12\x0f\n\x07\x63ontent\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x15\n\rprompt_tokens\x18\x03 \x01(\r\x12\x19\n\x11\x63ompletion_tokens\x18\x04 \x01(\r\x12\x15\n\rfinish_reason\x18\x05 \x01(\t2\xa7\x01\n\x03TTS\x12O\n\nListVoices\x12\x1f.duplexmpe.v1.ListVoicesRequest\x1a .duplexmpe.v1.ListVoicesResponse\x12O\n\nSynthesize\x12\x1f.duplexmpe.v1.SynthesizeRequest\x1a .duplexmpe.v1.SynthesizeResponse2V\n\x03\x41SR\x12O\n\nTranscribe\x12\x1f.duplexmpe.v1.TranscribeRequest\x1a .duplexmpe.v1.TranscribeResponse2\x9d\x01\n\x05Judge\x12\x46\n\x0bJudgeAnswer\x12 .duplexmpe.v1.JudgeAnswerRequest\x1a\x15.duplexmpe.v1.Verdict\x12L\n\x0e\x43lassifySpeech\x12#.duplexmpe.v1.ClassifySpeechRequest\x1a\x15.duplexmpe.v1.Verdict2P\n\x03LLM\x12I\n\x08\x43omplete\x12\x1d.duplexmpe.v1.CompleteRequest\x1a\x1e.duplexmpe.v1.CompleteResponseB;Z9github.com/duplexmpe/duplexmpe/internal/protocol;protocolb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -50,23 +50,23 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DIALOGUETURN']._serialized_start=434
   _globals['_DIALOGUETURN']._serialized_end=479
   _globals['_JUDGEANSWERREQUEST']._serialized_start=482
-  _globals['_JUDGEANSWERREQUEST']._serialized_end=626
-  _globals['_CLASSIFYSPEECHREQUEST']._serialized_start=628
-  _globals['_CLASSIFYSPEECHREQUEST']._serialized_end=716
-  _globals['_VERDICT']._serialized_start=718
-  _globals['_VERDICT']._serialized_end=790
-  _globals['_CHATMESSAGE']._serialized_start=792
-  _globals['_CHATMESSAGE']._serialized_end=836
-  _globals['_COMPLETEREQUEST']._serialized_start=839
-  _globals['_COMPLETEREQUEST']._serialized_end=1005
-  _globals['_COMPLETERESPONSE']._serialized_start=1007
-  _globals['_COMPLETERESPONSE']._serialized_end=1130
-  _globals['_TTS']._serialized_start=1133
-  _globals['_TTS']._serialized_end=1300
-  _globals['_ASR']._serialized_start=1302
-  _globals['_ASR']._serialized_end=1388
-  _globals['_JUDGE']._serialized_start=1391
-  _globals['_JUDGE']._serialized_end=1548
-  _globals['_LLM']._serialized_start=1550
-  _globals['_LLM']._serialized_end=1630
+  _globals['_JUDGEANSWERREQUEST']._serialized_end=647
+  _globals['_CLASSIFYSPEECHREQUEST']._serialized_start=649
+  _globals['_CLASSIFYSPEECHREQUEST']._serialized_end=737
+  _globals['_VERDICT']._serialized_start=739
+  _globals['_VERDICT']._serialized_end=811
+  _globals['_CHATMESSAGE']._serialized_start=813
+  _globals['_CHATMESSAGE']._serialized_end=857
+  _globals['_COMPLETEREQUEST']._serialized_start=860
+  _globals['_COMPLETEREQUEST']._serialized_end=1026
+  _globals['_COMPLETERESPONSE']._serialized_start=1028
+  _globals['_COMPLETERESPONSE']._serialized_end=1151
+  _globals['_TTS']._serialized_start=1154
+  _globals['_TTS']._serialized_end=1321
+  _globals['_ASR']._serialized_start=1323
+  _globals['_ASR']._serialized_end=1409
+  _globals['_JUDGE']._serialized_start=1412
+  _globals['_JUDGE']._serialized_end=1569
+  _globals['_LLM']._serialized_start=1571
+  _globals['_LLM']._serialized_end=1651
 # @@protoc_insertion_point(module_scope)

@@ -64,18 +64,20 @@ class DialogueTurn(_message.Message):
     def __init__(self, speaker: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class JudgeAnswerRequest(_message.Message):
-    __slots__ = ("context", "request", "gold_answer", "response", "gold_accepted")
+    __slots__ = ("context", "request", "gold_answer", "response", "gold_accepted", "answer_type")
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     REQUEST_FIELD_NUMBER: _ClassVar[int]
     GOLD_ANSWER_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
     GOLD_ACCEPTED_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_TYPE_FIELD_NUMBER: _ClassVar[int]
     context: _containers.RepeatedCompositeFieldContainer[DialogueTurn]
     request: str
     gold_answer: str
     response: str
     gold_accepted: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, context: _Optional[_Iterable[_Union[DialogueTurn, _Mapping]]] = ..., request: _Optional[str] = ..., gold_answer: _Optional[str] = ..., response: _Optional[str] = ..., gold_accepted: _Optional[_Iterable[str]] = ...) -> None: ...
+    answer_type: str
+    def __init__(self, context: _Optional[_Iterable[_Union[DialogueTurn, _Mapping]]] = ..., request: _Optional[str] = ..., gold_answer: _Optional[str] = ..., response: _Optional[str] = ..., gold_accepted: _Optional[_Iterable[str]] = ..., answer_type: _Optional[str] = ...) -> None: ...
 
 class ClassifySpeechRequest(_message.Message):
     __slots__ = ("context", "transcript")
