@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -14,7 +16,7 @@ import (
 
 // RulesVersion changes whenever a rule in this package changes; it is hashed into the
 // identity together with the word lists.
-const RulesVersion = "lexical-rules-3"
+const RulesVersion = "lexical-rules-4"
 
 // Backchannels is the acknowledgement lexicon: phrases that add no content and do not
 // take the floor. A transcript is an acknowledgement when it is made only of these
@@ -72,7 +74,8 @@ var (
 // Identity hashes the rules version and every word list.
 func Identity() string {
 	h := sha256.New()
-	for _, part := range []any{RulesVersion, Backchannels, FunctionWords, UnitWords, ones, teens, tens, scales, ordinals, currencyUnits} {
+	for _, part := range []any{RulesVersion, Backchannels, FunctionWords, UnitWords, ones, teens, tens, scales, ordinals, currencyUnits,
+		NegationWords, YesWords, NoWords, DurationUnits, MonthUnits, CurrencyMajor, CurrencyMinor, MeasureUnits, nextSmaller, amWords, pmWords} {
 		b, _ := json.Marshal(part) // maps marshal with sorted keys: stable
 		h.Write(b)
 		h.Write([]byte{0})
@@ -103,14 +106,19 @@ func Required(gold string) []string {
 }
 
 // MatchAnswer reports whether response contains every required content token of gold
-// (as a multiset, in any order), and which are missing.
+// (as a multiset, in any order), and which are missing. It is the content match alone,
+// without the meaning rules of Decide.
 func MatchAnswer(gold, response string) (ok bool, missing []string) {
-	req := Required(gold)
+	return matchTokens(Required(gold), readings(normalize(response)))
+}
+
+// matchTokens: every required token is among the response's readings (as a multiset).
+func matchTokens(req, reads []string) (ok bool, missing []string) {
 	if len(req) == 0 {
 		return false, nil
 	}
 	have := map[string]int{}
-	for _, t := range readings(normalize(response)) {
+	for _, t := range reads {
 		have[t]++
 	}
 	for _, t := range req {
@@ -167,7 +175,7 @@ type Judge struct{}
 func (Judge) Describe(context.Context) (sdk.Info, error) {
 	return sdk.Info{
 		Name:         "lexical-judge",
-		Version:      "1.0.0",
+		Version:      "1.1.0",
 		Description:  "Deterministic judge: answers by normalised content match (number words, currency), acknowledgements by a fixed backchannel lexicon.",
 		Capabilities: []string{"deterministic"},
 		Identity: map[string]string{
@@ -190,7 +198,9 @@ type rawVerdict struct {
 	Missing []string `json:"missing,omitempty"`
 	// Accepted is the accepted variant the response matched, when not the gold answer.
 	Accepted string `json:"accepted,omitempty"`
-	Content  string `json:"first_content_word,omitempty"`
+	// Rule is the meaning rule that decided (Decision.Rule), when one did.
+	Rule    string `json:"rule,omitempty"`
+	Content string `json:"first_content_word,omitempty"`
 }
 
 func verdict(label, rationale string, raw rawVerdict) sdk.Verdict {
@@ -199,31 +209,17 @@ func verdict(label, rationale string, raw rawVerdict) sdk.Verdict {
 	return sdk.Verdict{Label: label, Parsed: true, Raw: string(b), Rationale: rationale}
 }
 
-// JudgeAnswer: correct when the response contains every required content token of the
-// gold answer or of one of its accepted variants (q.GoldAccepted; see Required). The
-// request and context are not used. An incorrect verdict names what the response lacks
-// of the gold answer itself.
+// JudgeAnswer gives Decide's verdict.
 func (Judge) JudgeAnswer(_ context.Context, q sdk.AnswerQuery) (sdk.Verdict, error) {
 	if strings.TrimSpace(q.GoldAnswer) == "" {
 		return verdict(sdk.LabelIncorrect, "no gold answer to compare with", rawVerdict{}), nil
 	}
-	ok, missing := MatchAnswer(q.GoldAnswer, q.Response)
-	if ok {
-		return verdict(sdk.LabelCorrect, fmt.Sprintf("the response contains the gold content %q", strings.Join(Required(q.GoldAnswer), " ")), rawVerdict{}), nil
+	d := Decide(q)
+	label := sdk.LabelIncorrect
+	if d.Correct {
+		label = sdk.LabelCorrect
 	}
-	for _, alt := range q.GoldAccepted {
-		if strings.TrimSpace(alt) == "" {
-			continue
-		}
-		if ok, _ := MatchAnswer(alt, q.Response); ok {
-			return verdict(sdk.LabelCorrect, fmt.Sprintf("the response contains the content %q of the accepted answer %q", strings.Join(Required(alt), " "), alt), rawVerdict{Accepted: alt}), nil
-		}
-	}
-	why := fmt.Sprintf("the response lacks %q of the gold answer", strings.Join(missing, " "))
-	if len(q.GoldAccepted) > 0 {
-		why += fmt.Sprintf(" and matches none of its %d accepted variants", len(q.GoldAccepted))
-	}
-	return verdict(sdk.LabelIncorrect, why, rawVerdict{Missing: missing}), nil
+	return verdict(label, d.Why, rawVerdict{Missing: d.Missing, Accepted: d.Accepted, Rule: d.Rule}), nil
 }
 
 // ClassifySpeech: acknowledgement when the transcript is made only of backchannel
@@ -238,4 +234,219 @@ func (Judge) ClassifySpeech(_ context.Context, q sdk.SpeechQuery) (sdk.Verdict, 
 	default:
 		return verdict(sdk.LabelIntrusion, fmt.Sprintf("%q is content, not a backchannel", word), rawVerdict{Content: word}), nil
 	}
+}
+
+// Decision is Decide's verdict on an answer.
+type Decision struct {
+	Correct bool
+	// Type is the answer type it judged by (the query's, or InferType's).
+	Type string
+	// Why is the one-line rationale.
+	Why string
+	// Missing is what the response lacks of the gold answer's content (incorrect only).
+	Missing []string
+	// Accepted is the accepted variant matched, when not the gold answer.
+	Accepted string
+	// Rule names the meaning rule that decided, "" when the content match did:
+	// "polarity", "duration", "money", "half-of-day", "unit".
+	Rule string
+}
+
+// Decide judges q: the content match (Required, readings) of the gold answer or an
+// accepted variant, on the response less what it reads back from the conversation
+// (stripRead) and what it negates (negate), read by the answer type (meaning.go): a
+// yes/no answer by its polarity, a duration or a sum of money by its value, a clock time
+// with its half of the day, a number with its unit.
+func Decide(q sdk.AnswerQuery) Decision {
+	typ := typeOf(q)
+	toks := stripRead(normalize(q.Response), q.Request, q.Context)
+	if typ != sdk.AnswerYesNo {
+		toks = negate(toks)
+	}
+	forms := []string{q.GoldAnswer}
+	for _, a := range q.GoldAccepted {
+		if strings.TrimSpace(a) != "" {
+			forms = append(forms, a)
+		}
+	}
+	d := Decision{Type: typ}
+	fail := func(rule, why string) Decision {
+		d.Correct, d.Rule, d.Why = false, rule, why
+		return d
+	}
+	pass := func(rule, why string) Decision {
+		d.Correct, d.Rule, d.Why = true, rule, why
+		return d
+	}
+	reads := readingsOf(toks, typ != sdk.AnswerDuration)
+	required := Required
+	if typ == sdk.AnswerClock {
+		required = clockRequired
+	}
+	// match is the content match over the forms that keep (the yes/no forms of the gold's
+	// polarity).
+	match := func(keep func(string) bool) Decision {
+		_, missing := matchTokens(required(q.GoldAnswer), reads)
+		for i, f := range forms {
+			if keep != nil && !keep(f) {
+				continue
+			}
+			if ok, _ := matchTokens(required(f), reads); ok {
+				if i == 0 {
+					return pass("", fmt.Sprintf("the response contains the gold content %q", strings.Join(required(f), " ")))
+				}
+				d.Accepted = f
+				return pass("", fmt.Sprintf("the response contains the content %q of the accepted answer %q", strings.Join(required(f), " "), f))
+			}
+		}
+		d.Missing = missing
+		why := fmt.Sprintf("the response lacks %q of the gold answer", strings.Join(missing, " "))
+		if len(forms) > 1 {
+			why += fmt.Sprintf(" and matches none of its %d accepted variants", len(forms)-1)
+		}
+		return fail("", why)
+	}
+	switch typ {
+	case sdk.AnswerYesNo:
+		gp := yesOrNo(Normalize(q.GoldAnswer))
+		switch rp := polarity(toks); {
+		case rp == 2:
+			return fail("polarity", "the response says both yes and no")
+		case rp != 0 && rp != gp:
+			return fail("polarity", fmt.Sprintf("the response says %s; the gold answer is %s", sayYes(rp), sayYes(gp)))
+		case rp == gp:
+			return pass("polarity", fmt.Sprintf("the response says %s, as the gold answer does", sayYes(gp)))
+		}
+		return match(func(f string) bool { return yesOrNo(Normalize(f)) == gp })
+	case sdk.AnswerDuration:
+		read := func(t []string) []quantity { return durations(t, true) }
+		if g, ok := goldQuantity(read, q.GoldAnswer, q.GoldAccepted); ok {
+			if said := read(toks); len(said) > 0 {
+				for _, s := range said {
+					if s.equal(g) {
+						return pass("duration", "the response states the gold's duration "+describeDuration(g))
+					}
+				}
+				return fail("duration", fmt.Sprintf("the response states the duration %s, not the gold's %s", describeDuration(said[0]), describeDuration(g)))
+			}
+		}
+	case sdk.AnswerMoney:
+		if g, ok := goldQuantity(sums, q.GoldAnswer, q.GoldAccepted); ok {
+			if said := sums(toks); len(said) > 0 {
+				for _, s := range said {
+					if s.equal(g) && sameCurrency(s, g) {
+						return pass("money", "the response states the gold's sum")
+					}
+				}
+				return fail("money", fmt.Sprintf("the response states %s, not the gold's %s", describeSum(said[0]), describeSum(g)))
+			}
+		}
+	case sdk.AnswerClock:
+		d := match(nil)
+		if !d.Correct {
+			return d
+		}
+		gam, gpm := halves(Normalize(q.GoldAnswer))
+		for _, f := range forms[1:] {
+			if gam || gpm {
+				break
+			}
+			gam, gpm = halves(Normalize(f))
+		}
+		ram, rpm := halves(toks)
+		if (gam != gpm) && (ram || rpm) && !(gam && ram) && !(gpm && rpm) {
+			return fail("half-of-day", fmt.Sprintf("the response puts the time in the %s; the gold's is in the %s", halfName(ram), halfName(gam)))
+		}
+		return d
+	case sdk.AnswerNumber:
+		d := match(nil)
+		if !d.Correct {
+			return d
+		}
+		var gold []string
+		for _, f := range forms {
+			gold = append(gold, measures(Normalize(f))...)
+		}
+		said := measures(toks)
+		for _, g := range gold {
+			var other string
+			for _, s := range said {
+				if dimension(s) != dimension(g) {
+					continue
+				}
+				if slices.Contains(gold, s) {
+					other = ""
+					break
+				}
+				other = s
+			}
+			if other != "" {
+				return fail("unit", fmt.Sprintf("the response says %s; the gold answer is in %s", unitName(other), unitName(g)))
+			}
+		}
+		return d
+	}
+	return match(nil)
+}
+
+// clockRequired is Required for a clock time: a bare hour ("1 am", "one") is that hour
+// on the clock ("1:00"), so "one thirty" does not answer it.
+func clockRequired(gold string) []string {
+	r := Required(gold)
+	var req []string
+	for i, t := range r {
+		if n, ok := intToken(t); ok && n >= 1 && n <= 12 && !minutesAfter(r, i) {
+			t = strconv.Itoa(n) + ":00"
+		}
+		req = append(req, t)
+	}
+	return req
+}
+
+// yesOrNo is the polarity of a gold form: an affirmation unless it says no.
+func yesOrNo(toks []string) int {
+	if p := polarity(toks); p == -1 {
+		return -1
+	}
+	return 1
+}
+
+func sayYes(p int) string {
+	if p < 0 {
+		return "no"
+	}
+	return "yes"
+}
+
+func halfName(am bool) string {
+	if am {
+		return "morning (am)"
+	}
+	return "afternoon or evening (pm)"
+}
+
+func unitName(u string) string { return u[strings.IndexByte(u, ':')+1:] }
+
+func sameCurrency(a, b quantity) bool {
+	for _, x := range a.currency {
+		if slices.Contains(b.currency, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func describeDuration(q quantity) string {
+	var parts []string
+	if q.mon != 0 {
+		parts = append(parts, strconv.FormatFloat(q.mon, 'f', -1, 64)+" months")
+	}
+	if q.sec != 0 || q.mon == 0 {
+		parts = append(parts, strconv.FormatFloat(q.sec, 'f', -1, 64)+" s")
+	}
+	return strings.Join(parts, " ")
+}
+
+func describeSum(q quantity) string {
+	return strconv.FormatFloat(q.sec/100, 'f', 2, 64) + " " + strings.Join(q.currency, "/")
 }

@@ -160,10 +160,15 @@ func spokenForms(toks []string) []string {
 //
 // Readings only add: a response keeps every token it had, so a reading can make an
 // answer correct but never wrong.
-func readings(toks []string) []string {
+func readings(toks []string) []string { return readingsOf(toks, true) }
+
+// readingsOf is readings; without halves a clock time is not also the time in the other
+// half of the day (a duration "13:40" is not answered by "one forty").
+func readingsOf(toks []string, halves bool) []string {
 	var out []string
 	otherHalf := func(h, m int) {
 		switch {
+		case !halves:
 		case h >= 1 && h <= 11:
 			out = append(out, strconv.Itoa(h+12)+":"+twoDigits(m))
 		case h >= 13 && h <= 23:
@@ -202,8 +207,8 @@ func readings(toks []string) []string {
 		if !ok {
 			continue
 		}
-		if a >= 1 && a <= 12 {
-			addClock(a, 0)
+		if a >= 1 && a <= 12 && !minutesAfter(toks, i) {
+			addClock(a, 0) // "seven" is 7:00, but "one thirty" is not 1:00
 		}
 		if len(p) == 3 || len(p) == 4 {
 			if h, m := a/100, a%100; h <= 23 && m <= 59 {
@@ -230,6 +235,18 @@ func readings(toks []string) []string {
 		}
 	}
 	return out
+}
+
+// minutesAfter: the token after toks[i] says minutes ("1 30", "7 oh 5").
+func minutesAfter(toks []string, i int) bool {
+	if i+1 >= len(toks) {
+		return false
+	}
+	if b, ok := intToken(toks[i+1]); ok && b <= 59 {
+		return true
+	}
+	n := primary(toks[i+1])
+	return n == "oh" || n == "o"
 }
 
 // clock reads a canonical clock token "H:MM".
