@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -75,7 +76,7 @@ var (
 func Identity() string {
 	h := sha256.New()
 	for _, part := range []any{RulesVersion, Backchannels, FunctionWords, UnitWords, ones, teens, tens, scales, ordinals, currencyUnits,
-		NegationWords, YesWords, NoWords, DurationUnits, MonthUnits, CurrencyMajor, CurrencyMinor, MeasureUnits, nextSmaller, amWords, pmWords} {
+		NegationWords, YesWords, NoWords, DurationUnits, MonthUnits, CurrencyMajor, CurrencyMinor, MeasureUnits, MeasureSize, nextSmaller, amWords, pmWords, durationFillers, negationStops, minorUnits, roundMinutes} {
 		b, _ := json.Marshal(part) // maps marshal with sorted keys: stable
 		h.Write(b)
 		h.Write([]byte{0})
@@ -278,6 +279,9 @@ func Decide(q sdk.AnswerQuery) Decision {
 		d.Correct, d.Rule, d.Why = true, rule, why
 		return d
 	}
+	if typ == sdk.AnswerClock {
+		toks = blankDurations(toks)
+	}
 	reads := readingsOf(toks, typ != sdk.AnswerDuration)
 	required := Required
 	if typ == sdk.AnswerClock {
@@ -320,12 +324,16 @@ func Decide(q sdk.AnswerQuery) Decision {
 		return match(func(f string) bool { return yesOrNo(Normalize(f)) == gp })
 	case sdk.AnswerDuration:
 		read := func(t []string) []quantity { return durations(t, true) }
-		if g, ok := goldQuantity(read, q.GoldAnswer, q.GoldAccepted); ok {
+		if g, ok := goldDuration(q.GoldAnswer, q.GoldAccepted); ok {
 			if said := read(toks); len(said) > 0 {
 				for _, s := range said {
 					if s.equal(g) {
 						return pass("duration", "the response states the gold's duration "+describeDuration(g))
 					}
+				}
+				if f, ok := saysAsForm(forms, read, said, required, reads); ok {
+					d.Accepted = f
+					return pass("duration", fmt.Sprintf("the response states the durations of the accepted answer %q", f))
 				}
 				return fail("duration", fmt.Sprintf("the response states the duration %s, not the gold's %s", describeDuration(said[0]), describeDuration(g)))
 			}
@@ -337,6 +345,10 @@ func Decide(q sdk.AnswerQuery) Decision {
 					if s.equal(g) && sameCurrency(s, g) {
 						return pass("money", "the response states the gold's sum")
 					}
+				}
+				if f, ok := saysAsForm(forms, sums, said, required, reads); ok {
+					d.Accepted = f
+					return pass("money", fmt.Sprintf("the response states the sums of the accepted answer %q", f))
 				}
 				return fail("money", fmt.Sprintf("the response states %s, not the gold's %s", describeSum(said[0]), describeSum(g)))
 			}
@@ -359,34 +371,78 @@ func Decide(q sdk.AnswerQuery) Decision {
 		}
 		return d
 	case sdk.AnswerNumber:
-		d := match(nil)
-		if !d.Correct {
-			return d
-		}
-		var gold []string
+		var gold []measure
+		var goldRatios []float64
 		for _, f := range forms {
 			gold = append(gold, measures(Normalize(f))...)
+			goldRatios = append(goldRatios, ratios(Normalize(f))...)
 		}
-		said := measures(toks)
-		for _, g := range gold {
-			var other string
-			for _, s := range said {
-				if dimension(s) != dimension(g) {
-					continue
+		rated := slices.ContainsFunc(gold, func(m measure) bool { return m.per > 0 })
+		if said := measures(toks); len(said) > 0 && len(gold) > 0 {
+			for _, r := range said {
+				for _, g := range gold {
+					if sameMeasure(r, g, rated) {
+						return pass("unit", "the response states the gold's amount in its units")
+					}
 				}
-				if slices.Contains(gold, s) {
-					other = ""
-					break
-				}
-				other = s
 			}
-			if other != "" {
-				return fail("unit", fmt.Sprintf("the response says %s; the gold answer is in %s", unitName(other), unitName(g)))
+			if slices.ContainsFunc(said, func(r measure) bool {
+				return slices.ContainsFunc(gold, func(g measure) bool { return g.dim == r.dim })
+			}) {
+				return fail("unit", "the response states an amount that is not the gold's, in its units")
+			}
+		}
+		d := match(nil)
+		if d.Correct && len(goldRatios) > 0 {
+			if said := ratios(toks); len(said) > 0 && !slices.ContainsFunc(said, func(r float64) bool {
+				return slices.ContainsFunc(goldRatios, func(g float64) bool { return math.Abs(r-g) <= 1e-9*math.Abs(g) })
+			}) {
+				return fail("ratio", "the response states a ratio that is not the gold's")
+			}
+		}
+		return d
+	}
+	if typ == sdk.AnswerMoney {
+		d := match(nil)
+		if d.Correct {
+			var gold []string
+			for _, f := range forms {
+				gold = append(gold, perUnits(Normalize(f))...)
+			}
+			for _, u := range perUnits(toks) {
+				if len(gold) > 0 && !slices.Contains(gold, u) {
+					return fail("unit", fmt.Sprintf("the response gives a price per %s; the gold's is per %s", u, gold[0]))
+				}
 			}
 		}
 		return d
 	}
 	return match(nil)
+}
+
+// saysAsForm finds a gold form the response matches by content and states no quantity
+// that form does not: "ten seconds under ten minutes" answers with the variant of that
+// wording though neither duration in it is the gold's 9 min 50 s.
+func saysAsForm(forms []string, read func([]string) []quantity, said []quantity, required func(string) []string, reads []string) (string, bool) {
+	for _, f := range forms {
+		if ok, _ := matchTokens(required(f), reads); !ok {
+			continue
+		}
+		has := read(Normalize(f)) // as a multiset: each quantity of the form answers one said
+		all := true
+		for _, s := range said {
+			i := slices.IndexFunc(has, func(h quantity) bool { return h.equal(s) && (len(h.currency) == 0 || sameCurrency(h, s)) })
+			if i < 0 {
+				all = false
+				break
+			}
+			has = slices.Delete(has, i, i+1)
+		}
+		if all {
+			return f, true
+		}
+	}
+	return "", false
 }
 
 // clockRequired is Required for a clock time: a bare hour ("1 am", "one") is that hour

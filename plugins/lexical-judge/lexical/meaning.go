@@ -65,7 +65,7 @@ var (
 var MeasureUnits = map[string]string{
 	"mile": "length:mile", "kilometer": "length:km", "kilometre": "length:km", "km": "length:km",
 	"meter": "length:m", "metre": "length:m", "centimeter": "length:cm", "centimetre": "length:cm",
-	"cm": "length:cm", "inch": "length:inch", "foot": "length:foot", "feet": "length:foot", "yard": "length:yard",
+	"cm": "length:cm", "millimeter": "length:mm", "millimetre": "length:mm", "mm": "length:mm", "inch": "length:inch", "foot": "length:foot", "feet": "length:foot", "yard": "length:yard",
 	"kilo": "mass:kg", "kilogram": "mass:kg", "kg": "mass:kg", "gram": "mass:g", "lb": "mass:lb",
 	"ounce": "mass:oz", "oz": "mass:oz", "stone": "mass:stone", "ton": "mass:ton", "tonne": "mass:tonne",
 	"liter": "volume:l", "litre": "volume:l", "milliliter": "volume:ml", "millilitre": "volume:ml",
@@ -124,11 +124,12 @@ func InferType(gold string, accepted []string) string {
 		return sdk.AnswerMoney
 	}
 	timeUnit := any(func(t []string, i int) bool {
-		return i > 0 && isDurationUnit(t[i]) && (isNumber(t[i-1]) || t[i-1] == "a" || t[i-1] == "an")
+		_, _, ok := durationAt(t, i)
+		return ok && isNumber(t[i]) // "95 minutes", "an hour" (1 hour), not "7 centimetres a week"
 	}, true)
 	if any(func(t []string, i int) bool {
-		return amWords[t[i]] && t[i] != "morning" || t[i] == "pm" || t[i] == "noon" || t[i] == "midnight" || t[i] == "oclock"
-	}, false) {
+		return t[i] == "am" || t[i] == "pm" || t[i] == "noon" || t[i] == "midnight" || t[i] == "oclock" || t[i] == "past"
+	}, true) {
 		return sdk.AnswerClock
 	}
 	if !timeUnit && any(func(t []string, i int) bool { _, _, ok := clock(t[i]); return ok }, false) {
@@ -170,33 +171,40 @@ const gone = "\x00"
 // minEcho is the shortest run of words that counts as reading a turn back.
 const minEcho = 3
 
-// stripRead blanks the response tokens that read back the request (every run of at least
-// minEcho tokens the request has too), and, when the response reads back two or more
-// turns of the conversation before it (each at least half covered by such runs), the
-// tokens read back from any of them. Reading one earlier turn back stays an answer: a
-// question about what someone said is answered in their words.
+// stripRead blanks the response tokens that read back the request, or two or more turns
+// of the conversation before it: a turn counts as read back when at least half of its
+// tokens (and minEcho or more) lie in runs of at least minEcho tokens the response shares
+// with it, and then every token of the response in such a run is blanked. Quoting a few
+// words of the request ("the blue one" of "the red one or the blue one?") or reading one
+// earlier turn back stays an answer: a question about what someone said is answered in
+// their words.
 func stripRead(resp []string, request string, context []sdk.DialogueTurn) []string {
 	out := slices.Clone(resp)
 	prim := make([]string, len(resp))
 	for i, t := range resp {
 		prim[i] = primary(t)
 	}
-	for _, i := range echoed(prim, Normalize(request)) {
-		out[i] = gone
+	readBack := func(turn []string) bool {
+		n := len(echoed(turn, prim))
+		return n >= minEcho && 2*n >= len(turn)
 	}
-	var hits [][]int
-	for _, c := range context {
-		turn := Normalize(c.Text)
-		cov := echoed(prim, turn)
-		if len(turn) >= minEcho && 2*len(coveredOf(prim, turn)) >= len(turn) {
-			hits = append(hits, cov)
+	blank := func(turn []string) {
+		for _, i := range echoed(prim, turn) {
+			out[i] = gone
 		}
 	}
-	if len(hits) >= 2 {
-		for _, c := range context {
-			for _, i := range echoed(prim, Normalize(c.Text)) {
-				out[i] = gone
-			}
+	if req := Normalize(request); readBack(req) {
+		blank(req)
+	}
+	var read [][]string
+	for _, c := range context {
+		if turn := Normalize(c.Text); readBack(turn) {
+			read = append(read, turn)
+		}
+	}
+	if len(read) >= 2 {
+		for _, turn := range read {
+			blank(turn)
 		}
 	}
 	return out
@@ -227,9 +235,6 @@ func echoed(resp, src []string) []int {
 	return out
 }
 
-// coveredOf are the positions of src inside a common run of at least minEcho tokens with resp.
-func coveredOf(resp, src []string) []int { return echoed(src, resp) }
-
 // negate blanks what a negation word denies: after the negation word (and any function
 // words), the next token, and when it is a number the whole quantity (numbers, units,
 // "and") that follows.
@@ -246,12 +251,16 @@ func negate(toks []string) []string {
 		if j >= len(out) {
 			break
 		}
-		quantity := isNumber(primary(out[j]))
+		first := primary(out[j])
+		quantity := isNumber(first) && !strings.HasSuffix(first, "th")
 		out[j] = gone
-		for j++; quantity && j < len(out); j++ {
+		for j++; j < len(out); j++ {
 			p := primary(out[j])
-			if !(isNumber(p) || unitWords[p] || isDurationUnit(p) || p == "and" || p == "a" || p == "half") {
+			if quantity && !(isNumber(p) || unitWords[p] || isDurationUnit(p) || measureWord(p) || p == "and" || p == "a" || p == "half" || p == "oh" || p == "o") {
 				break
+			}
+			if !quantity && negationStops[p] {
+				break // "not Tom but Sarah", "it isn't the fifth one, its Kitchen Lights"
 			}
 			out[j] = gone
 		}
@@ -259,6 +268,10 @@ func negate(toks []string) []string {
 	}
 	return out
 }
+
+// negationStops end what a negation denies of a phrase that is not a number: the next
+// clause ("not Tom but Sarah", "it isn't the fifth one, it's Kitchen Lights").
+var negationStops = set([]string{"but", "its", "it", "thats", "instead", "rather", "actually", "so", "because", "which", "who", "theyre", "hes", "shes", "were", "im"})
 
 // polarity of a yes/no reply: +1 (yes), -1 (no), 0 (says neither), or 2 (says both "yes"
 // and "no" outright: no answer).
@@ -330,6 +343,9 @@ func durationUnit(w string) (sec, mon float64, ok bool) {
 	return 0, 0, false
 }
 
+// durationFillers may stand between a number and its unit of time.
+var durationFillers = set([]string{"working", "business", "calendar", "school", "full", "whole", "more", "extra", "clear"})
+
 // nextSmaller is the unit a bare number after a duration unit counts in: "13 minutes 40"
 // is 40 seconds, "one hour thirty-five" 35 minutes.
 var nextSmaller = map[string]string{"year": "month", "decade": "year", "week": "day", "fortnight": "day", "day": "hour", "night": "hour", "hour": "minute", "hr": "minute", "minute": "second", "min": "second"}
@@ -342,8 +358,9 @@ func durations(toks []string, clockAsDuration bool) []quantity {
 	var out []quantity
 	for i := 0; i < len(toks); i++ {
 		if clockAsDuration {
-			if m, s, ok := clock(primary(toks[i])); ok {
-				out = append(out, quantity{sec: float64(m*60 + s)})
+			if a, b, ok := clock(primary(toks[i])); ok {
+				// "13:40" is 13 min 40 s, or 13 h 40 min: both readings
+				out = append(out, quantity{sec: float64(a*60 + b)}, quantity{sec: float64(a*3600 + b*60)})
 				continue
 			}
 		}
@@ -363,6 +380,9 @@ func durationAt(toks []string, i int) (q quantity, end int, ok bool) {
 	v, n := amountAt(toks, i)
 	if n == 0 || i+n >= len(toks) {
 		return q, i, false
+	}
+	if durationFillers[primary(toks[i+n])] && i+n+1 < len(toks) {
+		n++ // "eight working days"
 	}
 	unit := primary(toks[i+n])
 	s, m, isUnit := durationUnit(unit)
@@ -416,8 +436,9 @@ func durationAt(toks []string, i int) (q quantity, end int, ok bool) {
 	return q, j, true
 }
 
-// sums reads every sum of money a text states, in hundredths: "0.4 dollar" (from $0.40)
-// 40, "40 cent" 40, "a pound 70" 170, "70 pence" 70.
+// sums reads every sum of money a text states, in hundredths: "0.4 dollar" (from $0.40,
+// or "forty cents" joined by normalize) 40, "40 cent" 40, "1.7 pound" (from "a pound
+// seventy") 170, "70 pence" 70.
 func sums(toks []string) []quantity {
 	var out []quantity
 	for i := 0; i < len(toks); i++ {
@@ -427,28 +448,9 @@ func sums(toks []string) []quantity {
 		}
 		u := primary(toks[i+n])
 		if cur, ok := CurrencyMajor[u]; ok {
-			q := quantity{sec: v * 100, currency: []string{cur}}
-			j := i + n + 1
-			k := j
-			if k < len(toks) && primary(toks[k]) == "and" {
-				k++
-			}
-			if k < len(toks) {
-				if c, ok := intToken(toks[k]); ok && c > 0 && c < 100 && v == math.Trunc(v) {
-					q.sec += float64(c)
-					j = k + 1
-					if j < len(toks) {
-						if _, minor := CurrencyMinor[primary(toks[j])]; minor {
-							j++
-						}
-					}
-				}
-			}
-			out = append(out, q)
-			i = j - 1
-			continue
-		}
-		if curs, ok := CurrencyMinor[u]; ok {
+			out = append(out, quantity{sec: v * 100, currency: []string{cur}})
+			i += n
+		} else if curs, ok := CurrencyMinor[u]; ok {
 			out = append(out, quantity{sec: v, currency: curs})
 			i += n
 		}
@@ -457,6 +459,16 @@ func sums(toks []string) []quantity {
 }
 
 // goldQuantity is the quantity the gold states, or else the first its variants state.
+// goldDuration is the duration the gold states with units ("1 hour 35 minutes"), or the
+// first its variants state so; else the gold's clock token read as minutes and seconds
+// ("13:40" is 820 s).
+func goldDuration(gold string, accepted []string) (quantity, bool) {
+	if q, ok := goldQuantity(func(t []string) []quantity { return durations(t, false) }, gold, accepted); ok {
+		return q, true
+	}
+	return goldQuantity(func(t []string) []quantity { return durations(t, true) }, gold, accepted)
+}
+
 func goldQuantity(read func([]string) []quantity, gold string, accepted []string) (quantity, bool) {
 	for _, f := range append([]string{gold}, accepted...) {
 		if qs := read(Normalize(f)); len(qs) > 0 {
@@ -489,15 +501,155 @@ func halves(toks []string) (am, pm bool) {
 	return am, pm
 }
 
-// measures are the MeasureUnits a text puts after a number.
-func measures(toks []string) []string {
+// MeasureSize is the size of each MeasureUnits unit in its dimension's base unit (metre,
+// gram, litre, degree, percent).
+var MeasureSize = map[string]float64{
+	"length:mile": 1609.344, "length:km": 1000, "length:m": 1, "length:cm": 0.01, "length:mm": 0.001,
+	"length:inch": 0.0254, "length:foot": 0.3048, "length:yard": 0.9144,
+	"mass:kg": 1000, "mass:g": 1, "mass:lb": 453.59237, "mass:oz": 28.349523125, "mass:stone": 6350.29318,
+	"mass:ton": 1e6, "mass:tonne": 1e6,
+	"volume:l": 1, "volume:ml": 0.001, "volume:gallon": 3.785411784, "volume:pint": 0.473176473, "volume:cup": 0.2365882365,
+	"temperature:c": 1, "temperature:f": 1, "ratio:percent": 1,
+}
+
+// measure is a stated amount of a MeasureUnits unit: its dimension ("length", "area" for
+// a square length, ...), its size in base units, and per, the seconds of the unit of time
+// it is a rate of ("7 centimetres a week"), 0 when it is no rate.
+type measure struct {
+	dim        string
+	value, per float64
+	perDim     string // what per is of: "time", or a measure's dimension ("miles per gallon")
+}
+
+// measures reads every measure a text states: a number, optionally "square" or "cubic",
+// a MeasureUnits unit, and optionally "a"/"per"/"each"/"every" and a unit of time.
+func measures(toks []string) []measure {
+	var out []measure
+	for i := 0; i+1 < len(toks); i++ {
+		v, n := amountAt(toks, i)
+		if n == 0 || !isNumber(primary(toks[i])) {
+			continue
+		}
+		j := i + n
+		power := 1.0
+		switch primary(toks[j]) {
+		case "square":
+			power, j = 2, j+1
+		case "cubic":
+			power, j = 3, j+1
+		}
+		if j >= len(toks) {
+			continue
+		}
+		u, ok := MeasureUnits[primary(toks[j])]
+		if !ok {
+			continue
+		}
+		m := measure{dim: dimension(u), value: v * math.Pow(MeasureSize[u], power)}
+		switch {
+		case u == "temperature:f":
+			m.dim = u // Fahrenheit is no scaled Celsius
+		case power == 2:
+			m.dim = "area:" + m.dim
+		case power == 3:
+			m.dim = "cubic:" + m.dim
+		}
+		if j+2 < len(toks) {
+			switch primary(toks[j+1]) {
+			case "a", "an", "per", "each", "every":
+				if s, mo, ok := durationUnit(primary(toks[j+2])); ok {
+					m.per, m.perDim = s+mo*30.436875*86400, "time"
+				} else if pu, ok := MeasureUnits[primary(toks[j+2])]; ok {
+					m.per, m.perDim = MeasureSize[pu], dimension(pu)
+				}
+			}
+		}
+		out = append(out, m)
+		i = j
+	}
+	return out
+}
+
+// sameMeasure: r answers g when both are rates of the same size, or r is no rate and has
+// g's size; a rate does not answer a plain amount when some form of the gold is a rate
+// (rated): "1.5 cm per second" is not "1.5 cm" when the gold also says "1.5 cm per day".
+func sameMeasure(r, g measure, rated bool) bool {
+	if r.dim != g.dim {
+		return false
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(math.Abs(a), math.Abs(b)) }
+	switch {
+	case r.per > 0 && g.per > 0:
+		return r.perDim == g.perDim && near(r.value/r.per, g.value/g.per)
+	case r.per > 0 && rated:
+		return false
+	}
+	return near(r.value, g.value)
+}
+
+// blankDurations blanks every number with a unit of time after it, and the unit: in an
+// answer that is a time of day, "eighteen seconds past five" says no 5:18.
+func blankDurations(toks []string) []string {
+	out := slices.Clone(toks)
+	for i := 0; i+1 < len(out); i++ {
+		if isNumber(primary(out[i])) && isDurationUnit(primary(out[i+1])) {
+			out[i], out[i+1] = gone, gone
+			i++
+		}
+	}
+	return out
+}
+
+// ratios reads every ratio a text states ("2.74 to 1", "3 out of 4") as one number.
+func ratios(toks []string) []float64 {
+	var out []float64
+	for i := 0; i+2 < len(toks); i++ {
+		a, ok1 := number(toks[i])
+		j := i + 1
+		switch {
+		case primary(toks[j]) == "to":
+			j++
+		case primary(toks[j]) == "out" && j+2 < len(toks) && primary(toks[j+1]) == "of":
+			j += 2
+		default:
+			continue
+		}
+		if b, ok2 := number(toks[j]); ok1 && ok2 {
+			out = append(out, a/b) // "30 to 0" is +Inf: a ratio still, not the gold's
+			i = j
+		}
+	}
+	return out
+}
+
+func number(t string) (float64, bool) {
+	p := primary(t)
+	if !isNumber(p) || strings.HasSuffix(p, "th") || strings.Contains(p, ":") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(p, 64)
+	return f, err == nil
+}
+
+// perUnits are the units a text makes a rate of ("£1.70 a litre" has litre): a measure
+// or time unit after "a"/"per"/"each"/"every" that follows a number or a unit.
+func perUnits(toks []string) []string {
 	var out []string
-	for i := 1; i < len(toks); i++ {
-		if u, ok := MeasureUnits[primary(toks[i])]; ok && isNumber(primary(toks[i-1])) {
+	for i := 2; i < len(toks); i++ {
+		switch primary(toks[i-1]) {
+		case "a", "an", "per", "each", "every":
+		default:
+			continue
+		}
+		u := primary(toks[i])
+		_, measure := MeasureUnits[u]
+		if (measure || isDurationUnit(u)) && perWord(toks[i-2]) && primary(toks[i-2]) != "half" {
 			out = append(out, u)
 		}
 	}
 	return out
 }
+
+func measureWord(w string) bool { _, ok := MeasureUnits[w]; return ok }
 
 func dimension(u string) string { return u[:strings.IndexByte(u, ':')] }

@@ -79,6 +79,11 @@ func tokenize(text string) []string {
 			if !strings.Contains(raw, ".") && j+2 < len(rs) && rs[j] == ':' && isDigit(rs[j+1]) && isDigit(rs[j+2]) && (j+3 == len(rs) || !isDigit(rs[j+3])) {
 				num = clockToken(num, int(rs[j+1]-'0')*10+int(rs[j+2]-'0'))
 				j += 3
+			} else if !strings.Contains(raw, ".") && j+1 < len(rs) && rs[j] == ':' && isDigit(rs[j+1]) {
+				// "30:1" is no clock time but a ratio: "30 to 1"
+				out = append(out, num, "to")
+				i = j + 1
+				continue
 			} else if alt := decimalTime(raw); alt != "" {
 				// "3.30" is the decimal 3.3 and, as ASR writes "three thirty", the time 3:30:
 				// the second reading travels with the token (see readings).
@@ -224,7 +229,7 @@ func parseNumber(toks []string, i int) (num string, used int, ordinal bool) {
 			var b strings.Builder
 			k := j + 1
 			for k < len(toks) && isDigitWord(toks[k]) {
-				b.WriteString(strconv.Itoa(ones[toks[k]]))
+				b.WriteString(strconv.Itoa(ones[toks[k]])) // "oh" is not in ones: 0
 				k++
 			}
 			return canonicalNumber(strconv.Itoa(total+group) + "." + b.String()), k - i, false
@@ -239,7 +244,8 @@ func parseNumber(toks []string, i int) (num string, used int, ordinal bool) {
 	return strconv.Itoa(total + group), j - i, false
 }
 
-func isDigitWord(w string) bool { _, ok := ones[w]; return ok }
+// isDigitWord: a digit said after "point"; "oh" and "o" are 0 ("four point oh eight").
+func isDigitWord(w string) bool { _, ok := ones[w]; return ok || w == "oh" || w == "o" }
 
 func isSmallNumberWord(w string) bool {
 	_, a := ones[w]
@@ -274,15 +280,19 @@ var currencyUnits = map[string]bool{"dollar": true, "dollars": true, "euro": tru
 func joinMinorUnits(toks []string) []string {
 	var out []string
 	for i := 0; i < len(toks); i++ {
-		if i+2 < len(toks) && isInteger(toks[i]) && currencyUnits[toks[i+1]] {
+		whole := toks[i]
+		if whole == "a" || whole == "one" {
+			whole = "1" // "a pound seventy"
+		}
+		if i+2 < len(toks) && isInteger(whole) && currencyUnits[toks[i+1]] {
 			j := i + 2
 			if toks[j] == "and" && j+1 < len(toks) {
 				j++
 			}
-			if minor, err := strconv.Atoi(toks[j]); err == nil && isInteger(toks[j]) && minor > 0 && minor < 100 {
-				out = append(out, canonicalNumber(fmt.Sprintf("%s.%02d", toks[i], minor)), toks[i+1])
+			if minor, err := strconv.Atoi(toks[j]); err == nil && isInteger(toks[j]) && minor > 0 && minor < 100 && minorFits(toks, j, toks[i+1]) {
+				out = append(out, canonicalNumber(fmt.Sprintf("%s.%02d", whole, minor)), toks[i+1])
 				i = j
-				if i+1 < len(toks) && (toks[i+1] == "cent" || toks[i+1] == "cents" || toks[i+1] == "pence") {
+				if i+1 < len(toks) && minorUnits[toks[i+1]] {
 					i++
 				}
 				continue
@@ -291,6 +301,24 @@ func joinMinorUnits(toks []string) []string {
 		out = append(out, toks[i])
 	}
 	return out
+}
+
+// minorUnits are the words of a hundredth of a currency.
+var minorUnits = map[string]bool{"cent": true, "cents": true, "pence": true, "penny": true, "p": true}
+
+// minorFits: the number at toks[j] can be the minor part of the major unit: no unit
+// follows it, or the minor unit of that currency ("nine dollars fifty cents", not "nine
+// dollars fifty pence" nor "nine dollars and fifty dollars").
+func minorFits(toks []string, j int, major string) bool {
+	if j+1 >= len(toks) {
+		return true
+	}
+	next := toks[j+1]
+	if !minorUnits[next] {
+		return !currencyUnits[next] && !unitWords[singular(next)]
+	}
+	pound := strings.HasPrefix(major, "pound")
+	return pound == (next == "pence" || next == "penny" || next == "p")
 }
 
 func isInteger(t string) bool {
@@ -329,9 +357,28 @@ func normalize(text string) []string {
 			i++
 			continue
 		}
+		if (t == "a" || t == "an") && i+1 < len(toks) && countedUnit(singular(toks[i+1])) && (i == 0 || !perWord(toks[i-1])) {
+			t = "1" // "an hour" is 1 hour; "a pound" 1 pound; not "7 cm a week"
+		}
 		out = append(out, singular(t))
 	}
 	return out
+}
+
+// countedUnit: a unit "a"/"an" counts one of (time, money).
+func countedUnit(w string) bool {
+	_, maj := CurrencyMajor[w]
+	return isDurationUnit(w) || maj
+}
+
+// perWord: after this token an "a" means "per" ("7 centimetres a week") or is part of a
+// quantity ("half an hour").
+func perWord(t string) bool {
+	t = singular(primary(t))
+	_, measure := MeasureUnits[t]
+	_, maj := CurrencyMajor[t]
+	_, minor := CurrencyMinor[t]
+	return t == "half" || isNumber(t) || measure || maj || minor || isDurationUnit(t) || unitWords[t]
 }
 
 func isNumber(t string) bool { return t != "" && unicode.IsDigit(rune(t[0])) }

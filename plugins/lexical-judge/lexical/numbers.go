@@ -119,6 +119,50 @@ func spokenForms(toks []string) []string {
 				}
 				continue
 			}
+		case next(1) == "and" && next(2) == "a" && next(3) == "quarter":
+			if n, ok := intToken(t); ok {
+				out = append(out, strconv.Itoa(n)+".25")
+				i += 3
+				continue
+			}
+		case next(1) == "and" && (next(2) == "a" || next(2) == "1" || next(2) == "2") && (next(3) == "third" || next(3) == "thirds"):
+			if n, ok := intToken(t); ok {
+				k := 1.0
+				if next(2) == "2" {
+					k = 2
+				}
+				out = append(out, strconv.FormatFloat(float64(n)+k/3, 'f', -1, 64))
+				i += 3
+				continue
+			}
+		case isMinutes(t) && (next(1) == "past" || (next(1) == "to" || next(1) == "till") && roundMinutes[primary(t)]) ||
+			isMinutes(t) && (next(1) == "minute" || next(1) == "minutes") && (next(2) == "past" || next(2) == "to" || next(2) == "till"):
+			// "eighteen minutes past five" -> 5:18, "twenty-four minutes to ten" -> 9:36,
+			// "twenty to ten" -> 9:40 (but "30 to 1" stays a ratio)
+			k := 1
+			if next(1) == "minute" || next(1) == "minutes" {
+				k = 2
+			}
+			if h, ok := hourAt(i + k + 1); ok {
+				m, _ := intToken(t)
+				if next(k) == "past" {
+					out = append(out, strconv.Itoa(h)+":"+twoDigits(m))
+				} else {
+					h--
+					if h == 0 {
+						h = 12
+					}
+					out = append(out, strconv.Itoa(h)+":"+twoDigits(60-m))
+				}
+				i += k + 1
+				continue
+			}
+		case next(1) == "and" && next(2) == "3" && (next(3) == "quarter" || next(3) == "quarters"):
+			if n, ok := intToken(t); ok {
+				out = append(out, strconv.Itoa(n)+".75")
+				i += 3
+				continue
+			}
 		case next(1) == "and" && next(2) == "a" && next(3) == "half":
 			if n, ok := intToken(t); ok {
 				out = append(out, strconv.Itoa(n)+".5")
@@ -143,6 +187,15 @@ func spokenForms(toks []string) []string {
 		out = append(out, t)
 	}
 	return out
+}
+
+// roundMinutes are the minutes said "to" an hour without the word "minutes".
+var roundMinutes = map[string]bool{"5": true, "10": true, "20": true, "25": true}
+
+// isMinutes: a whole number of minutes a clock time can be past or to an hour (1-59).
+func isMinutes(t string) bool {
+	n, ok := intToken(t)
+	return ok && n >= 1 && n <= 59 && !strings.Contains(t, altSep)
 }
 
 // readings are the tokens a response offers a gold answer: every token as written, its
