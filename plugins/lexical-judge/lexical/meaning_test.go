@@ -1,0 +1,158 @@
+package lexical
+
+import (
+	"testing"
+
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+// Without answer_type, the type comes from the gold and its variants (open v1's forms).
+func TestInferType(t *testing.T) {
+	cases := []struct {
+		gold     string
+		accepted []string
+		want     string
+	}{
+		{"yes", []string{"it will fit"}, sdk.AnswerYesNo},
+		{"No, it won't", nil, sdk.AnswerYesNo},
+		{"$0.40", []string{"forty cents"}, sdk.AnswerMoney},
+		{"£1.70", nil, sdk.AnswerMoney},
+		{"13:40", []string{"13 minutes 40 seconds"}, sdk.AnswerDuration},
+		{"14", []string{"fourteen nights", "two weeks"}, sdk.AnswerDuration},
+		{"60 minutes", []string{"an hour"}, sdk.AnswerDuration},
+		{"1:00 am", []string{"one in the morning"}, sdk.AnswerClock},
+		{"5:18", []string{"eighteen minutes past five", "5:18 pm"}, sdk.AnswerClock},
+		{"7:15", nil, sdk.AnswerClock},
+		{"1.5 cm", []string{"1.5 centimetres per day"}, sdk.AnswerNumber},
+		{"30 to 1", nil, sdk.AnswerNumber},
+		{"21st", nil, sdk.AnswerDate},
+		{"March 3", nil, sdk.AnswerDate},
+		{"Omar", nil, sdk.AnswerText},
+	}
+	for _, c := range cases {
+		if got := InferType(c.gold, c.accepted); got != c.want {
+			t.Errorf("InferType(%q, %q) = %s, want %s", c.gold, c.accepted, got, c.want)
+		}
+	}
+}
+
+// The scenario's answer_type decides how "13:40" reads: a time of day is answered by
+// "one forty" (twenty to two in the afternoon), a duration of 13 min 40 s is not.
+func TestAnswerTypeDecides(t *testing.T) {
+	q := sdk.AnswerQuery{GoldAnswer: "13:40", Response: "one forty", AnswerType: sdk.AnswerClock}
+	if d := Decide(q); !d.Correct || d.Type != sdk.AnswerClock {
+		t.Errorf("clock time: %+v", d)
+	}
+	q.AnswerType = sdk.AnswerDuration
+	if d := Decide(q); d.Correct {
+		t.Errorf("duration: %+v", d)
+	}
+	q.Response = "thirteen minutes and forty seconds"
+	if d := Decide(q); !d.Correct || d.Rule != "duration" {
+		t.Errorf("duration said in units: %+v", d)
+	}
+	q.AnswerType = "colour" // a type this judge does not know: inferred instead
+	if d := Decide(q); d.Type != sdk.AnswerClock {
+		t.Errorf("unknown type: judged as %s", d.Type)
+	}
+}
+
+// Meaning by type: what each rule refuses and what it still accepts.
+func TestDecideReadsMeaning(t *testing.T) {
+	fits := []string{"yes, it fits", "it will fit"}
+	hour35 := []string{"an hour and thirty-five minutes", "ninety-five minutes", "one hour thirty-five"}
+	boarding := "Aria, boarding's at four fifty and it's three fifty-five now, how many minutes is that?"
+	options := "Aria, is it the red one or the blue one we ordered?"
+	ctx := []sdk.DialogueTurn{
+		{Speaker: "A", Text: "The code for the gate is four four seven one."},
+		{Speaker: "B", Text: "And the alarm takes thirty seconds to arm."},
+		{Speaker: "C", Text: "Right, I'll write both down later."},
+	}
+	cases := []struct {
+		gold     string
+		accepted []string
+		request  string
+		response string
+		ok       bool
+	}{
+		// yes/no polarity
+		{"yes", fits, "", "No, it won't fit", false},
+		{"yes", fits, "", "It won't fit.", false},
+		{"yes", fits, "", "Yes and no.", false},
+		{"yes", fits, "", "Yes, it will.", true},
+		{"yes", fits, "", "It'll fit.", true},
+		{"no", []string{"it won't fit"}, "", "No, it's too wide.", true},
+		{"no", []string{"it won't fit"}, "", "It fits.", false},
+		// durations: units, compounds, halves
+		{"60 minutes", []string{"an hour"}, "", "Two hours.", false},
+		{"60 minutes", []string{"an hour"}, "", "About an hour.", true},
+		{"1 hour 35 minutes", hour35, "", "thirty-five minutes", false},
+		{"1 hour 35 minutes", hour35, "", "an hour and 35 minutes", true},
+		{"1 hour 35 minutes", hour35, "", "5700 seconds", true},
+		{"14", []string{"fourteen nights", "two weeks"}, "", "two days", false},
+		{"14", []string{"fourteen nights", "two weeks"}, "", "a fortnight", true},
+		{"14 months", []string{"a year and two months"}, "", "two months", false},
+		{"14 months", []string{"a year and two months"}, "", "one year and two months", true},
+		{"90 seconds", []string{"a minute and a half"}, "", "Half a minute.", false},
+		{"90 seconds", []string{"a minute and a half"}, "", "One and a half minutes.", true},
+		// money: scale and currency
+		{"$0.40", []string{"40 cents"}, "", "Forty dollars.", false},
+		{"$0.40", []string{"40 cents"}, "", "forty pence", false},
+		{"$0.40", []string{"40 cents"}, "", "Forty cents each.", true},
+		{"£1.70", []string{"a pound seventy"}, "", "Seventy pence.", false},
+		{"£1.70", []string{"a pound seventy"}, "", "one pound seventy", true},
+		{"£1.70", []string{"a pound seventy"}, "", "170 pence", true},
+		{"$9.50", nil, "", "nine dollars and fifty pence", false},
+		// clock times: whole hours, halves of the day; Whisper's renderings still read
+		{"1:00 am", []string{"one in the morning"}, "", "one thirty", false},
+		{"1:00 am", []string{"one in the morning"}, "", "1 pm", false},
+		{"1:00 am", []string{"one in the morning"}, "", "13:00", false},
+		{"1:00 am", []string{"one in the morning"}, "", "At one.", true},
+		{"3:30", nil, "", "3.30", true},
+		{"3:30", nil, "", "330", true},
+		{"5:18", []string{"eighteen minutes past five"}, "", "eighteen seconds past five", false},
+		{"5:18", []string{"eighteen minutes past five"}, "", "It's eighteen minutes past five.", true},
+		// numbers with units, ratios
+		{"120 km", nil, "", "120 miles", false},
+		{"1,120 grams", []string{"1.12 kilos"}, "", "1,120 kilograms", false},
+		{"1,120 grams", []string{"1.12 kilos"}, "", "about 1.12 kilograms", true},
+		{"7 cm", []string{"7 centimetres a week"}, "", "1 centimetre a day", true},
+		{"7 cm", []string{"7 centimetres a week"}, "", "7 centimetres a day", false},
+		{"30 to 1", nil, "", "30:2", false},
+		{"30 to 1", nil, "", "thirty to one", true},
+		// negation
+		{"55 minutes", nil, "", "Not 55 minutes.", false},
+		{"Sarah", nil, "", "Not Tom but Sarah.", true},
+		{"Sarah", nil, "", "It isn't Sarah.", false},
+		{"Kitchen Lights", nil, "", "It isn't the fifth one, it's Kitchen Lights.", true},
+		// reading back the request or the conversation
+		{"55 minutes", []string{"fifty-five"}, boarding, "Boarding's at four fifty and it's three fifty-five now, how many minutes is that?", false},
+		{"55 minutes", []string{"fifty-five"}, boarding, "Boarding's at four fifty and it's three fifty-five now, so fifty-five minutes.", true},
+		{"the blue one", nil, options, "The blue one.", true},
+		{"the blue one", nil, options, "Is it the red one or the blue one we ordered?", false},
+		{"4471", []string{"four four seven one"}, "", "The code for the gate is four four seven one.", true},
+		{"4471", []string{"four four seven one"}, "", "The code for the gate is four four seven one. And the alarm takes thirty seconds to arm.", false},
+	}
+	for _, c := range cases {
+		q := sdk.AnswerQuery{GoldAnswer: c.gold, GoldAccepted: c.accepted, Request: c.request, Response: c.response}
+		if c.gold == "4471" {
+			q.Context = ctx
+		}
+		if d := Decide(q); d.Correct != c.ok {
+			t.Errorf("gold %q, response %q: correct = %v (%s, rule %q: %s), want %v", c.gold, c.response, d.Correct, d.Type, d.Rule, d.Why, c.ok)
+		}
+	}
+}
+
+// Decide never panics, whatever the response and gold.
+func FuzzDecide(f *testing.F) {
+	f.Add("1 hour 35 minutes", "an hour and a half and", "not a", "duration")
+	f.Add("$0.40", "a pound and 70 pence a", "half a", "money")
+	f.Add("yes", "no not never yes", "it", "")
+	f.Add("30 to 1", "30:", "3:", "number")
+	f.Add("1:00 am", "eighteen minutes past", "twenty to", "clock_time")
+	f.Fuzz(func(t *testing.T, gold, response, request, typ string) {
+		Decide(sdk.AnswerQuery{GoldAnswer: gold, GoldAccepted: []string{response, request}, Request: request, Response: response, AnswerType: typ,
+			Context: []sdk.DialogueTurn{{Text: request}, {Text: response}}})
+	})
+}
