@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/score/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/stats"
 )
 

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
-	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/score/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/stats"
 )
 
