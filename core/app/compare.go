@@ -112,11 +112,12 @@ func Compare(dirs []string) (*Comparison, error) {
 			}
 			return keys[i][1] < keys[j][1]
 		})
+		scored := score.MeasureKeys(true)
 		for _, k := range keys {
 			g := groups[k]
 			row := CompareRow{B: bi, Model: k[0], Condition: k[1], Shared: len(g.a), OnlyA: g.onlyA, OnlyB: g.onlyB}
-			for mi, m := range score.ScoredMeasures {
-				cmp := score.CompareItems(k[1], m, a.Dir, b.Dir, g.a, g.b, p, score.DefaultSeed+uint64(len(c.Rows)*len(score.ScoredMeasures)+mi))
+			for mi, m := range scored {
+				cmp := score.CompareItems(k[1], m, a.Dir, b.Dir, g.a, g.b, p, score.DefaultSeed+uint64(len(c.Rows)*len(scored)+mi))
 				row.Measures = append(row.Measures, cmp)
 			}
 			c.Rows = append(c.Rows, row)
