@@ -165,6 +165,8 @@ func readSide(dir string) (*Side, error) {
 type PruneResult struct {
 	Removed int
 	Kept    int // the items of the current plan on disk
+	// Rerendered: the run directory had a report, written again without the removed items.
+	Rerendered bool
 }
 
 // Prune removes the items of earlier plans from a run directory: those its manifest's
@@ -198,5 +200,11 @@ func Prune(dir string) (*PruneResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &PruneResult{Removed: len(stale), Kept: len(ids)}, nil
+	res := &PruneResult{Removed: len(stale), Kept: len(ids)}
+	// The report showed the run as it stands already, but its viewer pages of the
+	// removed items would stay: render it again so that nothing links to them.
+	if res.Rerendered, err = report.Rerender(dir); err != nil {
+		return res, err
+	}
+	return res, nil
 }
