@@ -272,5 +272,10 @@ func writeExplainText(w io.Writer, r explain.Result) {
 			fmt.Fprintf(w, "        active at deadline %s: %s; observed until %s: %s%s\n",
 				explain.Seconds(v.Deadline), yesNo(v.Yield == score.YieldFailStillVoicing), explain.Seconds(v.ObserveEnd), v.Yield, again)
 		}
+		if ev != nil {
+			if ms := score.Memberships(*ev); len(ms) > 0 {
+				fmt.Fprintf(w, "        in the measures: %s\n", score.MembershipsText(ms))
+			}
+		}
 	}
 }

@@ -226,6 +226,22 @@ func Memberships(ev Event) []MeasureMembership {
 	return out
 }
 
+// MembershipsText is an event's Memberships in words, for explain and the viewer:
+// "fresh onset: success; accuracy: failure (incorrect)".
+func MembershipsText(ms []MeasureMembership) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = MeasureTitle(m.Measure) + ": success"
+		if !m.Success {
+			parts[i] = MeasureTitle(m.Measure) + ": failure"
+			if m.Reason != "" {
+				parts[i] += " (" + m.Reason + ")"
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // MeasureMembership is a Membership with the measure it is in.
 type MeasureMembership struct {
 	Measure string

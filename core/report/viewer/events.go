@@ -259,25 +259,9 @@ func rule(v Event, p protocol.Params) []string {
 		}
 	}
 	if ms := score.Memberships(ev); len(ms) > 0 {
-		out = append(out, "In the measures: "+membershipsText(ms)+".")
+		out = append(out, "In the measures: "+score.MembershipsText(ms)+".")
 	}
 	return out
-}
-
-// membershipsText is the event's place in each measure that counts it, from
-// score.MeasureTable: "fresh onset: success; accuracy: failure (incorrect)".
-func membershipsText(ms []score.MeasureMembership) string {
-	parts := make([]string, len(ms))
-	for i, m := range ms {
-		parts[i] = score.MeasureTitle(m.Measure) + ": success"
-		if !m.Success {
-			parts[i] = score.MeasureTitle(m.Measure) + ": failure"
-			if m.Reason != "" {
-				parts[i] += " (" + m.Reason + ")"
-			}
-		}
-	}
-	return strings.Join(parts, "; ")
 }
 
 // onsetWindow is the T turn's onset window on the conversation's clock.
