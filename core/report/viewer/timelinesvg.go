@@ -264,7 +264,8 @@ func drawTimeline(c *Conv, events []Event, p protocol.Params) timelineFigure {
 				wcol = colourPass
 			}
 			ly := y["T"]
-			b.f(`<a href="%s"><rect x="%.2f" y="%.1f" width="%.2f" height="6" fill="%s"><title>%s</title></rect></a>`, href, x(ev.End), ly, w(ev.End, ev.End+p.TOnsetWindow), wcol,
+			lo, hi := score.OnsetWindow(ev.End, p)
+			b.f(`<a href="%s"><rect x="%.2f" y="%.1f" width="%.2f" height="6" fill="%s"><title>%s</title></rect></a>`, href, x(lo), ly, w(lo, hi), wcol,
 				esc(fmt.Sprintf("onset window %s: %s", onsetWindow(ev.End, p), t.Outcome)))
 			if t.Onset != nil {
 				b.f(`<path d="M%.2f %.1f l-5 -7 h10 z" fill="%s"><title>onset at %s</title></path>`, x(*t.Onset), ly+tlLane, colourModel, tsec(*t.Onset))
