@@ -112,11 +112,12 @@ func Compare(dirs []string) (*Comparison, error) {
 			}
 			return keys[i][1] < keys[j][1]
 		})
+		scored := score.MeasureKeys(true)
 		for _, k := range keys {
 			g := groups[k]
 			row := CompareRow{B: bi, Model: k[0], Condition: k[1], Shared: len(g.a), OnlyA: g.onlyA, OnlyB: g.onlyB}
-			for mi, m := range score.ScoredMeasures {
-				cmp := score.CompareItems(k[1], m, a.Dir, b.Dir, g.a, g.b, p, score.DefaultSeed+uint64(len(c.Rows)*len(score.ScoredMeasures)+mi))
+			for mi, m := range scored {
+				cmp := score.CompareItems(k[1], m, a.Dir, b.Dir, g.a, g.b, p, score.DefaultSeed+uint64(len(c.Rows)*len(scored)+mi))
 				row.Measures = append(row.Measures, cmp)
 			}
 			c.Rows = append(c.Rows, row)
@@ -164,6 +165,8 @@ func readSide(dir string) (*Side, error) {
 type PruneResult struct {
 	Removed int
 	Kept    int // the items of the current plan on disk
+	// Rerendered: the run directory had a report, written again without the removed items.
+	Rerendered bool
 }
 
 // Prune removes the items of earlier plans from a run directory: those its manifest's
@@ -197,5 +200,11 @@ func Prune(dir string) (*PruneResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &PruneResult{Removed: len(stale), Kept: len(ids)}, nil
+	res := &PruneResult{Removed: len(stale), Kept: len(ids)}
+	// The report showed the run as it stands already, but its viewer pages of the
+	// removed items would stay: render it again so that nothing links to them.
+	if res.Rerendered, err = report.Rerender(dir); err != nil {
+		return res, err
+	}
+	return res, nil
 }

@@ -369,7 +369,7 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 		ui.Planned(play)
 	}
 
-	job := scoreJob{ev: ev, st: st, det: det, asr: asr, judge: judge, ds: ds, file: s.File}
+	job := scoreJob{ev: ev, st: st, det: det, asr: asr, judge: judge, ds: ds, file: s.File, partial: pl.Partial}
 	// Scoring overlaps playing: each conversation is scored as soon as it is saved,
 	// and the scoring after playing reuses those verdicts and does the rest.
 	var early *evaluate.Early

@@ -21,6 +21,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/reference"
 	"github.com/duplexmpe/duplexmpe/core/report"
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"github.com/duplexmpe/duplexmpe/core/rundir"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/store"
@@ -169,7 +170,7 @@ func Score(ctx context.Context, req ScoreRequest, ui UI) (*ScoreResult, error) {
 		return nil, err
 	}
 	defer det.Close()
-	job := scoreJob{ev: ev, st: st, det: det, asr: asr, judge: judgeP, ds: ds, file: f}
+	job := scoreJob{ev: ev, st: st, det: det, asr: asr, judge: judgeP, ds: ds, file: f, partial: info.Partial}
 	if req.Out != "" && !sameDir(req.Out, st.Dir()) {
 		job.out = req.Out
 		view, err := rundir.Acquire(req.Out, rundir.Options{Create: true})
@@ -194,6 +195,9 @@ type scoreJob struct {
 	// early is what scoring while playing did (Evaluate): its items are counted as
 	// scored now, not reused.
 	early *evaluate.EarlyResult
+	// partial is the part of the dataset a `run --limit N` played (run.json, read once
+	// by the caller); nil for the whole.
+	partial *Partial
 }
 
 // records are the provenance records of j's asr and judge, as they describe
@@ -377,8 +381,8 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 		res.Meta.Missing = append(res.Meta.Missing, e.Name())
 	}
 	res.Meta.StaleItems = res.Stale
-	if info, err := ReadRunInfo(j.st.Dir()); err == nil && info.Partial != nil {
-		res.Meta.Partial = info.Partial.String()
+	if j.partial != nil {
+		res.Meta.Partial = j.partial.String()
 	}
 	res.Meta.ReferenceDir = ReferenceDirFor(j.file, ev, ui)
 	if b := j.file.Dataset(ev.Dataset); b != nil {
@@ -390,7 +394,14 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 	if err := report.Save(dir, res.Summary, res.Meta); err != nil {
 		return nil, err
 	}
-	findings, err := report.Write(dir, res.Summary, res.Meta)
+	// The report gets the run as one value: the summary, the items of the current plan
+	// read once with their verdicts (from dir, where they were just written), the
+	// reference; items of earlier plans are not in it.
+	run, err := report.NewRun(res.Summary, res.Meta, viewer.ReadOf(dir, report.PlanSet(plan)))
+	if err != nil {
+		return nil, err
+	}
+	findings, err := run.Write(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -2,13 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/duplexmpe/duplexmpe/core/app"
-	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
+	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/score/textfmt"
 )
 
 func newCompareCmd(st *State) *cobra.Command {
@@ -85,7 +87,8 @@ func newPruneCmd(st *State) *cobra.Command {
 		Long: "A run directory keeps the items of earlier plans (a model dropped from the run file,\n" +
 			"a model whose identity or config changed, a rebuilt scenario): they are never counted,\n" +
 			"and `run` and `score` say how many there are. prune removes them; the items of the\n" +
-			"current plan stay. Do not prune a directory that a shard is still playing into.",
+			"current plan stay, and a report in the directory is rendered again without them. Do not\n" +
+			"prune a directory that a shard is still playing into.",
 		Example: examples(
 			"duplexmpe prune runs/bench",
 		),
@@ -96,6 +99,9 @@ func newPruneCmd(st *State) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(st.Stdout, "removed %d items of earlier plans from %s; %d items of the current plan kept\n", res.Removed, args[0], res.Kept)
+			if res.Rerendered {
+				fmt.Fprintf(st.Stdout, "report rendered again without them: %s\n", filepath.Join(args[0], report.HTMLFile))
+			}
 			return nil
 		},
 	}

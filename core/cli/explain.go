@@ -238,8 +238,9 @@ func writeExplainText(w io.Writer, r explain.Result) {
 				onset = explain.Seconds(*v.Onset)
 			}
 			fmt.Fprintf(w, "fresh_onset=%s presence=%s outcome=%s\n", yesNo(v.FreshOnset), yesNo(v.Presence), v.Outcome)
-			fmt.Fprintf(w, "        active at tE=%s: %s; first onset in (%s, %s]: %s; answer audio [%s, %s)\n",
-				explain.Seconds(t.End), yesNo(v.ActiveAtEnd), explain.Seconds(t.End), explain.Seconds(t.End+r.Protocol.TOnsetWindow), onset, explain.Seconds(v.AnswerSpan.Start), explain.Seconds(v.AnswerSpan.End))
+			lo, hi := score.OnsetWindow(t.End, r.Protocol)
+			fmt.Fprintf(w, "        active at tE=%s: %s; first onset in %s: %s; answer audio [%s, %s)\n",
+				explain.Seconds(t.End), yesNo(v.ActiveAtEnd), score.OpenClosed(lo, hi, explain.Seconds), onset, explain.Seconds(v.AnswerSpan.Start), explain.Seconds(v.AnswerSpan.End))
 		case ev.Silence != nil:
 			v := ev.Silence
 			fmt.Fprintf(w, "silence=%s\n", t.Silence)
@@ -256,8 +257,8 @@ func writeExplainText(w io.Writer, r explain.Result) {
 		case ev.N4 != nil:
 			v := ev.N4
 			fmt.Fprintf(w, "window_response=%s yield=%s\n", yesNo(v.WindowResponse), t.Yield)
-			fmt.Fprintf(w, "        spoke during question [%s, %s): %s; onset in (%s, %s]: %s; active at r=%s: %s\n",
-				explain.Seconds(v.Question.Start), explain.Seconds(v.Question.End), yesNo(v.SpokeDuringQuestion), explain.Seconds(v.Question.End), explain.Seconds(v.Resolution),
+			fmt.Fprintf(w, "        spoke during question [%s, %s): %s; onset in %s: %s; active at r=%s: %s\n",
+				explain.Seconds(v.Question.Start), explain.Seconds(v.Question.End), yesNo(v.SpokeDuringQuestion), score.OpenClosed(v.Question.End, v.Resolution, explain.Seconds),
 				yesNo(v.OnsetInGap), explain.Seconds(v.Resolution), yesNo(v.ActiveAtResolution))
 			again := ""
 			if v.Yield == score.YieldFailResumed {
@@ -270,6 +271,11 @@ func writeExplainText(w io.Writer, r explain.Result) {
 			}
 			fmt.Fprintf(w, "        active at deadline %s: %s; observed until %s: %s%s\n",
 				explain.Seconds(v.Deadline), yesNo(v.Yield == score.YieldFailStillVoicing), explain.Seconds(v.ObserveEnd), v.Yield, again)
+		}
+		if ev != nil {
+			if ms := score.Memberships(*ev); len(ms) > 0 {
+				fmt.Fprintf(w, "        in the measures: %s\n", score.MembershipsText(ms))
+			}
 		}
 	}
 }

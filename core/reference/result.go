@@ -10,7 +10,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
-	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
+	"github.com/duplexmpe/duplexmpe/core/score/textfmt"
 )
 
 // File names written by Write.

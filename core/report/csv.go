@@ -94,8 +94,8 @@ func csvBytes(s score.Summary, m Meta) ([]byte, error) {
 		add(newRow(SecMeta).set("measure", kv[0]).set("group", kv[1]))
 	}
 	for _, e := range s.Entries {
-		for _, mi := range measures {
-			add(newRow(SecRate).entry(e).set("measure", mi.key).rate(mi.rate(e), ""))
+		for _, mi := range score.MeasureTable {
+			add(newRow(SecRate).entry(e).set("measure", mi.Key).rate(e.Rate(mi.Key), ""))
 		}
 		for _, x := range []struct {
 			group string
@@ -152,10 +152,11 @@ func csvBytes(s score.Summary, m Meta) ([]byte, error) {
 	add(newRow(SecFamily).set("measure", "comparisons").set("value", strconv.Itoa(s.Family.Comparisons)))
 	add(newRow(SecFamily).set("measure", "spearman_entries").set("value", strconv.Itoa(s.Family.SpearmanEntries)))
 	for _, pr := range s.Paired {
-		for _, x := range []struct {
-			measure string
-			m       score.McNemar
-		}{{score.MeasurePresence, pr.Presence}, {score.MeasureFreshOnset, pr.FreshOnset}} {
+		for _, pm := range score.PairedMeasureTable() {
+			x := struct {
+				measure string
+				m       score.McNemar
+			}{pm.Key, pr.Test(pm.Key)}
 			add(newRow(SecPaired).set("model", pr.Model).set("condition", protocol.Explicit+"-"+protocol.Implicit).
 				set("measure", x.measure).set("pairs", strconv.Itoa(pr.Pairs)).set("n", strconv.Itoa(x.m.Units)).
 				set("value", strconv.Itoa(pr.Lost)).
@@ -191,12 +192,11 @@ func csvBytes(s score.Summary, m Meta) ([]byte, error) {
 }
 
 func measureRows(section string, e score.Entry, group string, ms score.Measures) []csvRow {
-	return []csvRow{
-		newRow(section).entry(e).set("group", group).set("measure", score.MeasureFreshOnset).rate(ms.FreshOnset, ""),
-		newRow(section).entry(e).set("group", group).set("measure", score.MeasureAccuracy).rate(ms.Accuracy, ""),
-		newRow(section).entry(e).set("group", group).set("measure", score.MeasureSilence).rate(ms.Silence, ""),
-		newRow(section).entry(e).set("group", group).set("measure", score.MeasureYield).rate(ms.Yield, ""),
+	var rows []csvRow
+	for _, mi := range score.ScoredMeasureTable() {
+		rows = append(rows, newRow(section).entry(e).set("group", group).set("measure", mi.Key).rate(ms.Rate(mi.Key), ""))
 	}
+	return rows
 }
 
 // repeatRows are an entry's run-to-run rows (section 6.5); none for a single play.

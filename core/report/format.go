@@ -5,37 +5,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/score/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/stats"
 )
 
-// measureInfo names a measure for people and says what its denominator is.
-type measureInfo struct {
-	key, title, short, denominator string
-	diagnostic                     bool
-	rate                           func(score.Entry) score.Rate
-}
-
-// measures are the six measures of protocol.md section 5 in report order: four scored,
-// then the two diagnostics.
-var measures = []measureInfo{
-	{score.MeasureFreshOnset, "Fresh-onset response rate", "fresh onset", "every T turn", false, func(e score.Entry) score.Rate { return e.FreshOnset }},
-	{score.MeasureAccuracy, "Conditional answer accuracy", "accuracy", "T turns with response presence", false, func(e score.Entry) score.Rate { return e.Accuracy }},
-	{score.MeasureSilence, "Silence preservation", "silence", "every N1, N2, N3 window", false, func(e score.Entry) score.Rate { return e.Silence }},
-	{score.MeasureYield, "Answering-window yield", "yield", "eligible N4 events", false, func(e score.Entry) score.Rate { return e.Yield }},
-	{score.MeasurePresence, "Response presence (diagnostic)", "presence (diag.)", "every T turn", true, func(e score.Entry) score.Rate { return e.Presence }},
-	{score.MeasureWindowResponse, "Window response (diagnostic)", "window resp. (diag.)", "every N4 event", true, func(e score.Entry) score.Rate { return e.WindowResponse }},
-}
-
-func measureTitle(key string) string {
-	for _, m := range measures {
-		if m.key == key {
-			return m.short
-		}
-	}
-	return key
-}
+func measureTitle(key string) string { return score.MeasureTitle(key) }
 
 // countText is a count out of a total with its share: "12/20 (0.600)".
 func countText(k, n int) string {

@@ -133,9 +133,9 @@ var n4OutcomeByTitle = map[string]string{
 
 // measureByShort is the measure a column title names, or "".
 func measureByShort(h string) string {
-	for _, m := range measures {
-		if h == m.short {
-			return m.key
+	for _, m := range score.MeasureTable {
+		if h == m.Short {
+			return m.Key
 		}
 	}
 	return ""
@@ -160,8 +160,8 @@ var shortNames = func() map[string]string {
 // measureNames are the explorer's measure choices, in report order.
 func measureNames() [][2]string {
 	out := [][2]string{}
-	for _, m := range measures {
-		out = append(out, [2]string{m.key, m.short})
+	for _, m := range score.MeasureTable {
+		out = append(out, [2]string{m.Key, m.Short})
 	}
 	out = append(out, [2]string{viewer.MeasureN4Events, "N4 events (yielded passes)"})
 	for _, thr := range score.SweepThresholdsMS {

@@ -58,18 +58,18 @@ func charts(kind string, s score.Summary) []chart {
 	switch kind {
 	case chartMeasures:
 		models, conds := modelsAndConditions(s)
-		for _, mi := range measures {
+		for _, mi := range score.MeasureTable {
 			rates := make([][]score.Rate, len(conds))
 			for ci, c := range conds {
 				rates[ci] = make([]score.Rate, len(models))
 				for mj, m := range models {
 					if e, ok := findEntry(s, m, c); ok {
-						rates[ci][mj] = mi.rate(e)
+						rates[ci][mj] = e.Rate(mi.Key)
 					}
 				}
 			}
-			p, fix := barChart(mi.title, "rate", models, conds, rates)
-			add("Denominator: "+mi.denominator+". Whiskers: Wilson 95% interval; n/a: no events, or yield below min_eligible.", p, 380, 250, fix)
+			p, fix := barChart(mi.Title, "rate", models, conds, rates)
+			add("Denominator: "+mi.Denominator+". Whiskers: Wilson 95% interval; n/a: no events, or yield below min_eligible.", p, 380, 250, fix)
 		}
 	case chartTOutcomes:
 		outcomes := []string{score.OutcomeFreshOnset, score.OutcomeAlreadySpeaking, score.OutcomeSilent}

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
-	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/score/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/stats"
 )
 
@@ -111,12 +111,12 @@ func TestMarkdownEveryRateShowsCountsAndInterval(t *testing.T) {
 		if len(rows) != 1 {
 			t.Fatalf("main table rows for %s %s: %d, want 1", e.Model, e.Condition, len(rows))
 		}
-		for i, mi := range measures {
+		for i, mi := range score.MeasureTable {
 			minN := 0
-			if mi.key == score.MeasureYield {
+			if mi.Key == score.MeasureYield {
 				minN = 30
 			}
-			checkRateCell(t, e.Model+"/"+e.Condition+"/"+mi.key, rows[0][4+i], mi.rate(e), minN)
+			checkRateCell(t, e.Model+"/"+e.Condition+"/"+mi.Key, rows[0][4+i], e.Rate(mi.Key), minN)
 		}
 		// Breakdowns by T position and third: every cell a rate with k/n or n/a.
 		for _, pos := range []string{"early-middle", "middle", "late-middle"} {
@@ -267,8 +267,8 @@ func TestCSVParsesBackToTheSummary(t *testing.T) {
 		}
 	}
 	for _, e := range s.Entries {
-		for _, mi := range measures {
-			checkRate(key{SecRate, e.Model, "", e.Condition, mi.key, ""}, mi.rate(e), "")
+		for _, mi := range score.MeasureTable {
+			checkRate(key{SecRate, e.Model, "", e.Condition, mi.Key, ""}, e.Rate(mi.Key), "")
 		}
 		for group, n := range map[string]int{"scored": e.Items, "failed": e.Failed, "unscored": e.Unscored} {
 			if r := get(key{SecConversations, e.Model, "", e.Condition, "", group}); r[idx["value"]] != strconv.Itoa(n) {

@@ -8,8 +8,8 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/reference"
-	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/score/textfmt"
 )
 
 // table is one rendered table; Markdown and HTML render the same tables, so the two
@@ -143,21 +143,20 @@ func sections(s score.Summary, m Meta, ref *reference.Result) []section {
 
 func mainSection(s score.Summary) section {
 	t := table{Header: []string{"model", "role", "condition", "conversations"}}
-	for _, mi := range measures {
-		t.Header = append(t.Header, mi.short)
+	for _, mi := range score.MeasureTable {
+		t.Header = append(t.Header, mi.Short)
 	}
 	for _, e := range s.Entries {
 		row := []string{e.Model, roleText(e), e.Condition, convsText(e)}
-		for _, mi := range measures {
-			row = append(row, textfmt.Rate(mi.rate(e)))
+		for _, mi := range score.MeasureTable {
+			row = append(row, textfmt.Rate(e.Rate(mi.Key)))
 		}
 		t.add(row...)
 	}
-	intro := fmt.Sprintf("Per model and condition, never one aggregate. Each cell: rate (successes/denominator) [Wilson 95%% interval]. "+
-		"Denominators: fresh onset and presence, every T turn; accuracy, T turns with response presence; silence, every N1/N2/N3 window; "+
-		"yield, eligible N4 events (shown as n/a (n=eligible) below min_eligible = %d); window response, every N4 event. "+
-		"Presence and window response are diagnostics, not scored. Conversations: those in the denominators; failed conversations (the model failed) "+
-		"and unscored ones (the ASR or judge failed) are left out of every rate and counted in brackets. "+scheduleText(s.Protocol)+" "+familyText(s)+repeatsText(s), s.Protocol.MinEligible)
+	intro := "Per model and condition, never one aggregate. Each cell: rate (successes/denominator) [Wilson 95% interval]. " +
+		"Denominators: " + score.DenominatorsText(s.Protocol) + ". " +
+		"Measures marked diag. are diagnostics, not scored. Conversations: those in the denominators; failed conversations (the model failed) " +
+		"and unscored ones (the ASR or judge failed) are left out of every rate and counted in brackets. " + scheduleText(s.Protocol) + " " + familyText(s) + repeatsText(s)
 	return section{ID: "main", Title: "Main results", Intro: intro, Tables: []table{t}, Charts: []string{chartMeasures}}
 }
 
@@ -203,10 +202,11 @@ func repeatSection(s score.Summary) section {
 func pairedSection(s score.Summary) section {
 	t := table{Header: []string{"model", "measure", "pairs", "lost pairs", "explicit", "implicit", "b (explicit only)", "c (implicit only)", "difference", "p (exact McNemar)"}}
 	for _, pr := range s.Paired {
-		for _, x := range []struct {
-			name string
-			m    score.McNemar
-		}{{measureTitle(score.MeasurePresence), pr.Presence}, {measureTitle(score.MeasureFreshOnset), pr.FreshOnset}} {
+		for _, pm := range score.PairedMeasureTable() {
+			x := struct {
+				name string
+				m    score.McNemar
+			}{pm.Short, pr.Test(pm.Key)}
 			t.add(pr.Model, x.name, strconv.Itoa(pr.Pairs), strconv.Itoa(pr.Lost),
 				textfmt.Paired(x.m.RateFirst, x.m.Units), textfmt.Paired(x.m.RateSecond, x.m.Units),
 				strconv.Itoa(x.m.B), strconv.Itoa(x.m.C), textfmt.Signed(x.m.Difference), textfmt.P(x.m.P))
@@ -238,7 +238,7 @@ func tOutcomeSection(s score.Summary) section {
 		t.add(row...)
 	}
 	return section{ID: "t-outcomes", Title: "T outcome partition",
-		Intro:  "Every T turn is exactly one of: a fresh onset within t_onset_window, already speaking when T ended, or silent.",
+		Intro:  "Every T turn is exactly one of: a fresh onset (silent at tE, the end of T, and an onset in " + score.OnsetWindowRule + "), already speaking when T ended, or silent.",
 		Tables: []table{t}, Charts: []string{chartTOutcomes}}
 }
 
@@ -351,13 +351,16 @@ func yieldSection(s score.Summary, p protocol.Params) section {
 }
 
 func measureRow(prefix []string, ms score.Measures) []string {
-	return append(prefix, textfmt.Rate(ms.FreshOnset), textfmt.Rate(ms.Accuracy), textfmt.Rate(ms.Silence), textfmt.Rate(ms.Yield))
+	for _, mi := range score.ScoredMeasureTable() {
+		prefix = append(prefix, textfmt.Rate(ms.Rate(mi.Key)))
+	}
+	return prefix
 }
 
 func scoredHeader(first ...string) []string {
 	h := append([]string{}, first...)
-	for _, mi := range measures[:4] {
-		h = append(h, mi.short)
+	for _, mi := range score.ScoredMeasureTable() {
+		h = append(h, mi.Short)
 	}
 	return h
 }
@@ -420,7 +423,7 @@ func sweepSection(s score.Summary) section {
 		t.add(row...)
 	}
 	return section{ID: "sweep", Title: "Silence preservation by duration threshold",
-		Intro:  "Robustness check without a judge: a window fails when the model speech in it totals more than the threshold.",
+		Intro:  "Robustness check without a judge: " + score.SweepRule + ".",
 		Tables: []table{t}, Charts: []string{chartSweep}}
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/duplexmpe/duplexmpe/core/report/textfmt"
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/score/textfmt"
 )
 
 // MainTable prints the main results as aligned plain text: one block per model and
@@ -16,15 +16,15 @@ import (
 func MainTable(w io.Writer, s score.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"model", "role", "condition", "convs"}
-	for _, mi := range measures {
-		head = append(head, mi.short)
+	for _, mi := range score.MeasureTable {
+		head = append(head, mi.Short)
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 	for _, e := range s.Entries {
 		top := []string{e.Model, roleText(e), e.Condition, convsText(e)}
 		bottom := []string{"", "", "", ""}
-		for _, mi := range measures {
-			r := mi.rate(e)
+		for _, mi := range score.MeasureTable {
+			r := e.Rate(mi.Key)
 			if !r.Available {
 				top = append(top, textfmt.Rate(r))
 				bottom = append(bottom, "")

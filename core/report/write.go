@@ -3,9 +3,10 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"os"
 	"path/filepath"
+
+	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/reference"
@@ -41,12 +42,21 @@ type Findings struct {
 	NoSpeech []NoSpeech
 }
 
-// Write is WriteAll, and returns the Findings.
+// Write is WriteAll, and returns the Findings: the Run of the summary, the meta and the
+// current items of dir (NewRun, CurrentItems), written into dir.
 func Write(dir string, s score.Summary, meta Meta) (Findings, error) {
-	ref, err := loadReference(meta.ReferenceDir)
+	r, err := NewRun(s, meta, CurrentItems(dir))
 	if err != nil {
 		return Findings{}, err
 	}
+	return r.Write(dir)
+}
+
+// Write renders the run's report.md, results.json, results.csv and report.html into
+// dir (created if needed), and with items the viewer's pages (viewer/), as WriteAll
+// describes; item links are relative to dir.
+func (r Run) Write(dir string) (Findings, error) {
+	s, meta, ref, convs := r.Summary, r.Meta, r.Reference, r.Items
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Findings{}, fmt.Errorf("report: %w", err)
 	}
@@ -58,7 +68,6 @@ func Write(dir string, s score.Summary, meta Meta) (Findings, error) {
 	if err != nil {
 		return Findings{}, fmt.Errorf("report: %s: %w", filepath.Join(dir, CSVFile), err)
 	}
-	convs := viewer.Read(dir)
 	var (
 		audio map[string]viewer.AudioInfo
 		pages map[string]string

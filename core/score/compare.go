@@ -38,7 +38,7 @@ func compareModels(groups map[groupKey][]Scored, keys []groupKey, family map[str
 		sort.Strings(models)
 		for i := range models {
 			for j := i + 1; j < len(models); j++ {
-				for _, m := range ScoredMeasures {
+				for _, m := range MeasureKeys(true) {
 					// A distinct, fixed stream per comparison keeps each reproducible on
 					// its own and independent of how the work is scheduled.
 					jobs = append(jobs, job{cond, m, models[i], models[j], seed + uint64(len(jobs))*1000003})

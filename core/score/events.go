@@ -67,7 +67,7 @@ type Event struct {
 // TVerdict is what section 5.2 measures on the T turn. tE is the end of T.
 type TVerdict struct {
 	ActiveAtEnd bool `json:"active_at_end"` // active(tE)
-	// Onset is the first episode start in (tE, tE + t_onset_window], if any.
+	// Onset is the first episode start in the onset window (OnsetWindowRule), if any.
 	Onset      *float64 `json:"onset,omitempty"`
 	FreshOnset bool     `json:"fresh_onset"` // not active(tE) and an onset in the window
 	Presence   bool     `json:"presence"`    // active(tE) or an onset in the window
@@ -219,7 +219,8 @@ func overlapping(eps []timeline.Episode, a, b float64) []Span {
 func tVerdict(turn timeline.Turn, next float64, hasNext bool, duration float64, eps []timeline.Episode, p protocol.Params) *TVerdict {
 	tE := turn.End
 	v := &TVerdict{ActiveAtEnd: timeline.Active(eps, tE)}
-	if s, ok := timeline.FirstOnset(eps, tE, tE+p.TOnsetWindow); ok {
+	lo, hi := OnsetWindow(tE, p)
+	if s, ok := timeline.FirstOnset(eps, lo, hi); ok {
 		v.Onset = &s
 	}
 	v.FreshOnset = !v.ActiveAtEnd && v.Onset != nil

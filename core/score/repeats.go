@@ -107,7 +107,7 @@ func repeatability(items []Scored, conversations, repeats int, p protocol.Params
 	r.Compared = len(compared)
 	r.Incomplete = conversations - len(compared)
 
-	for _, m := range AllMeasures {
+	for _, m := range MeasureKeys(false) {
 		rm := RepeatMeasure{Measure: m}
 		for _, id := range compared {
 			// The events every repeat has, by turn; each repeat's decision on them.

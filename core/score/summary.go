@@ -8,17 +8,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/stats"
 )
 
-// Measure names. The first four are scored, the last two diagnostics (section 5). No
-// aggregate across measures exists, by design.
-const (
-	MeasureFreshOnset     = "fresh_onset"     // every T
-	MeasureAccuracy       = "accuracy"        // T with response presence
-	MeasureSilence        = "silence"         // every N1, N2, N3 window
-	MeasureYield          = "yield"           // eligible N4 events
-	MeasurePresence       = "presence"        // every T (diagnostic)
-	MeasureWindowResponse = "window_response" // every N4 event (diagnostic)
-)
-
 // Roles a model plays in a run (section 6.3). Only models under test form the statistics
 // family: comparisons, Bonferroni and Spearman run over them; baselines and references
 // calibrate the measures and are reported beside them.
@@ -28,21 +17,18 @@ const (
 	RoleReference = protocol.RoleReference
 )
 
-// ScoredMeasures are the four scored measures, in report order.
-var ScoredMeasures = []string{MeasureFreshOnset, MeasureAccuracy, MeasureSilence, MeasureYield}
+// ScoredMeasures are the keys of the built-in scored measures, in report order; code
+// that must see every row of MeasureTable reads MeasureKeys(true).
+var ScoredMeasures = MeasureKeys(true)
 
-// AllMeasures are the scored measures, then the two diagnostics.
-var AllMeasures = []string{MeasureFreshOnset, MeasureAccuracy, MeasureSilence, MeasureYield, MeasurePresence, MeasureWindowResponse}
+// AllMeasures are the keys of the built-in measures (MeasureKeys(false) at start).
+var AllMeasures = MeasureKeys(false)
 
 // Confidence of every interval (section 6: Wilson 95%).
 const Confidence = 0.95
 
 // DefaultSeed seeds the model-comparison bootstrap when none is given.
 const DefaultSeed uint64 = 20260601
-
-// SweepThresholdsMS are the silence-preservation duration thresholds of section 6: a
-// window fails when its speech totals more than the threshold.
-var SweepThresholdsMS = []float64{0, 100, 200, 300, 500}
 
 // Rate is k successes out of n with its Wilson 95% interval. Available is false when
 // n = 0, or for yield when fewer than min_eligible events are eligible; Text then reads
@@ -70,12 +56,14 @@ func newRate(k, n, minN int) Rate {
 	return r
 }
 
-// Measures holds the four scored measures for one slice of the events.
+// Measures holds the scored measures of MeasureTable for one slice of the events; a
+// measure without a field here is in Other, under its key (Measures.Rate reads both).
 type Measures struct {
-	FreshOnset Rate `json:"fresh_onset"`
-	Accuracy   Rate `json:"accuracy"`
-	Silence    Rate `json:"silence"`
-	Yield      Rate `json:"yield"`
+	FreshOnset Rate            `json:"fresh_onset"`
+	Accuracy   Rate            `json:"accuracy"`
+	Silence    Rate            `json:"silence"`
+	Yield      Rate            `json:"yield"`
+	Other      map[string]Rate `json:"other_measures,omitempty"`
 }
 
 // Entry is everything reported for one (model, condition).
@@ -91,13 +79,15 @@ type Entry struct {
 	Failed   int `json:"failed"`
 	Unscored int `json:"unscored"`
 
-	// Scored measures (section 5) and diagnostics.
-	FreshOnset     Rate `json:"fresh_onset"`
-	Accuracy       Rate `json:"accuracy"`
-	Silence        Rate `json:"silence"`
-	Yield          Rate `json:"yield"`
-	Presence       Rate `json:"presence"`
-	WindowResponse Rate `json:"window_response"`
+	// Scored measures (section 5) and diagnostics: one rate per row of MeasureTable,
+	// those without a field here in Other, under their key (Entry.Rate reads both).
+	FreshOnset     Rate            `json:"fresh_onset"`
+	Accuracy       Rate            `json:"accuracy"`
+	Silence        Rate            `json:"silence"`
+	Yield          Rate            `json:"yield"`
+	Presence       Rate            `json:"presence"`
+	WindowResponse Rate            `json:"window_response"`
+	Other          map[string]Rate `json:"other_measures,omitempty"`
 
 	// TOutcomes partitions the T turns: fresh-onset, already-speaking, silent.
 	TOutcomes map[string]int `json:"t_outcomes"`
@@ -159,6 +149,8 @@ type Paired struct {
 	Lost       int     `json:"lost_pairs"`
 	Presence   McNemar `json:"presence"`
 	FreshOnset McNemar `json:"fresh_onset"`
+	// Other holds the tests of paired measures (Measure.PairedRank) without a field here.
+	Other map[string]McNemar `json:"other_measures,omitempty"`
 }
 
 // Correlation is Spearman's rho between two rates across model x condition entries.
@@ -253,47 +245,22 @@ func itemUnits(it Scored, measure string) []unit {
 	return us
 }
 
-// units extracts one measure from an item's events.
+// units extracts one measure from an item's events: its row of MeasureTable decides
+// each event's membership.
 func units(events []Event, measure string) []unit {
+	m, ok := MeasureByKey(measure)
+	if !ok {
+		return nil
+	}
 	var out []unit
 	for _, ev := range events {
-		u := unit{turn: ev.Turn, third: ev.Third, counted: true}
-		switch {
-		case ev.T != nil && measure == MeasureFreshOnset:
-			u.success = ev.T.FreshOnset
-		case ev.T != nil && measure == MeasurePresence:
-			u.success = ev.T.Presence
-		case ev.T != nil && measure == MeasureAccuracy:
-			// Conditional: only T turns with response presence are in the denominator.
-			u.counted = ev.T.Presence
-			u.success, u.failure = judged(ev.T.Answer)
-		case ev.Silence != nil && measure == MeasureSilence:
-			u.success = ev.Silence.Pass()
-			if !u.success {
-				_, u.failure = judged(ev.Silence.Judgement)
-			}
-		case ev.N4 != nil && measure == MeasureYield:
-			u.counted = ev.N4.Eligible
-			u.success, u.failure = ev.N4.Yield == YieldPass, ev.N4.Yield
-		case ev.N4 != nil && measure == MeasureWindowResponse:
-			u.success = ev.N4.WindowResponse
-		default:
+		mb, ok := m.Of(ev)
+		if !ok {
 			continue
 		}
-		out = append(out, u)
+		out = append(out, unit{turn: ev.Turn, third: ev.Third, counted: mb.Counted, success: mb.Success, failure: mb.Reason})
 	}
 	return out
-}
-
-func judged(j *Judgement) (bool, string) {
-	switch {
-	case j == nil:
-		return false, FailNotJudged
-	case j.OK:
-		return true, ""
-	default:
-		return false, j.Failure
-	}
 }
 
 func tally(us []unit, keep func(unit) bool) (k, n int) {
@@ -311,10 +278,8 @@ func tally(us []unit, keep func(unit) bool) (k, n int) {
 // minN is the smallest denominator for which the measure has a rate (section 5: yield is
 // n/a below min_eligible eligible events; the other measures need one unit).
 func minN(measure string, p protocol.Params) int {
-	if measure == MeasureYield {
-		return p.MinEligible
-	}
-	return 0
+	m, _ := MeasureByKey(measure)
+	return m.minN(p)
 }
 
 // measureRate is the rate of one measure over units (those keep keeps, all when nil).
@@ -468,19 +433,15 @@ func summarizeEntry(model, cond string, items []Scored, p protocol.Params) Entry
 		if byPos[it.TPosition] == nil {
 			byPos[it.TPosition] = map[string][]unit{}
 		}
-		for _, m := range AllMeasures {
+		for _, m := range MeasureKeys(false) {
 			us := units(it.Events, m)
 			all[m] = append(all[m], us...)
 			byPos[it.TPosition][m] = append(byPos[it.TPosition][m], us...)
 		}
 	}
-	rate := func(m string, keep func(unit) bool) Rate { return measureRate(m, all[m], keep, p) }
-	e.FreshOnset = rate(MeasureFreshOnset, nil)
-	e.Accuracy = rate(MeasureAccuracy, nil)
-	e.Silence = rate(MeasureSilence, nil)
-	e.Yield = rate(MeasureYield, nil)
-	e.Presence = rate(MeasurePresence, nil)
-	e.WindowResponse = rate(MeasureWindowResponse, nil)
+	for _, m := range MeasureTable {
+		e.setRate(m, measureRate(m.Key, all[m.Key], nil, p))
+	}
 
 	for _, u := range all[MeasureAccuracy] {
 		if u.counted && !u.success {
@@ -520,7 +481,7 @@ func summarizeEntry(model, cond string, items []Scored, p protocol.Params) Entry
 			}
 			sweepN++
 			for i, thr := range SweepThresholdsMS {
-				if ev.Silence.SpeechMS <= thr+1e-6 {
+				if SweepPass(ev.Silence.SpeechMS, thr) {
 					sweepK[i]++
 				}
 			}
@@ -540,8 +501,11 @@ func summarizeEntry(model, cond string, items []Scored, p protocol.Params) Entry
 	}
 
 	measures := func(src map[string][]unit, keep func(unit) bool) Measures {
-		r := func(m string) Rate { return measureRate(m, src[m], keep, p) }
-		return Measures{r(MeasureFreshOnset), r(MeasureAccuracy), r(MeasureSilence), r(MeasureYield)}
+		var ms Measures
+		for _, m := range ScoredMeasureTable() {
+			ms.setRate(m, measureRate(m.Key, src[m.Key], keep, p))
+		}
+		return ms
 	}
 	for pos, src := range byPos {
 		if pos == "" {
@@ -599,34 +563,31 @@ func pairedTests(items []Scored, groups map[groupKey][]Scored, keys []groupKey) 
 		}
 		attempted[it.Model][k][it.Condition] = true
 	}
-	byModel := map[string]map[string]map[pairOf]*TVerdict{} // model -> cond -> (pair, repeat) -> T
+	byModel := map[string]map[string]map[pairOf]Scored{} // model -> cond -> (pair, repeat) -> item with a T
 	var models []string
 	for _, k := range keys {
 		if byModel[k.model] == nil {
-			byModel[k.model] = map[string]map[pairOf]*TVerdict{}
+			byModel[k.model] = map[string]map[pairOf]Scored{}
 			models = append(models, k.model)
 		}
 		for _, it := range groups[k] {
 			if byModel[it.Model][it.Condition] == nil {
-				byModel[it.Model][it.Condition] = map[pairOf]*TVerdict{}
+				byModel[it.Model][it.Condition] = map[pairOf]Scored{}
 			}
-			byModel[it.Model][it.Condition][pairOf{it.PairID, it.Repeat}] = firstT(it)
+			if firstT(it) != nil {
+				byModel[it.Model][it.Condition][pairOf{it.PairID, it.Repeat}] = it
+			}
 		}
 	}
+	paired := PairedMeasureTable()
 	var out []Paired
 	for _, m := range models {
 		ex, im := byModel[m][protocol.Explicit], byModel[m][protocol.Implicit]
 		var pairs []pairOf
-		for id, t := range ex {
-			if u := im[id]; t != nil && u != nil {
+		for id := range ex {
+			if _, ok := im[id]; ok {
 				pairs = append(pairs, id)
 			}
-		}
-		var pb, pc, pe, pi, fb, fc, fe, fi int
-		for _, id := range pairs {
-			e, i := ex[id], im[id]
-			pb, pc, pe, pi = count(e.Presence, i.Presence, pb, pc, pe, pi)
-			fb, fc, fe, fi = count(e.FreshOnset, i.FreshOnset, fb, fc, fe, fi)
 		}
 		// Every pair the model has an item of and is not in the test is lost: a version
 		// that failed, is unscored or is missing (a failed conversation the scoring loop
@@ -634,13 +595,28 @@ func pairedTests(items []Scored, groups map[groupKey][]Scored, keys []groupKey) 
 		if len(attempted[m]) == 0 {
 			continue
 		}
-		out = append(out, Paired{
-			Model: m, Pairs: len(pairs), Lost: len(attempted[m]) - len(pairs),
-			Presence:   newMcNemar(pb, pc, len(pairs), pe, pi),
-			FreshOnset: newMcNemar(fb, fc, len(pairs), fe, fi),
-		})
+		pr := Paired{Model: m, Pairs: len(pairs), Lost: len(attempted[m]) - len(pairs)}
+		for _, pm := range paired {
+			var b, c, k1, k2 int
+			for _, id := range pairs {
+				b, c, k1, k2 = count(pairedSuccess(ex[id], pm.Key), pairedSuccess(im[id], pm.Key), b, c, k1, k2)
+			}
+			pr.setTest(pm, newMcNemar(b, c, len(pairs), k1, k2))
+		}
+		out = append(out, pr)
 	}
 	return out
+}
+
+// pairedSuccess is a paired measure's outcome on a conversation: its one counted event a
+// success (a paired measure has one event per conversation, the T turn).
+func pairedSuccess(it Scored, measure string) bool {
+	for _, u := range units(it.Events, measure) {
+		if u.counted {
+			return u.success
+		}
+	}
+	return false
 }
 
 // count adds one paired outcome to the discordant counts b, c and the success counts.

@@ -29,7 +29,8 @@ func Overlapping(eps []Episode, a, b float64) []Episode {
 }
 
 // Presence is response presence on a T turn that ended at tE (section 5.2): active(tE),
-// or an onset in (tE, tE + window]. It looks at no episode starting after tE + window.
+// or an onset in the onset window after tE (score.OnsetWindowRule states it). It looks at
+// no episode starting after tE + window.
 func Presence(eps []Episode, tE, window float64) bool {
 	if Active(eps, tE) {
 		return true

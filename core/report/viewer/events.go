@@ -23,9 +23,10 @@ func SweepKey(thr float64) string { return "sweep_" + strconv.FormatFloat(thr, '
 
 const MeasureN4Events = "n4_events"
 
-// eventView is one scored event as the report's explorer and the conversation page show
-// it. Its memberships follow score.Summarize's definitions exactly (tested against it),
-// so that the events a table cell links to are the cell's denominator.
+// Event is one scored event as the report's explorer and the conversation page show it.
+// Its memberships are score.Memberships (the rows of score.MeasureTable that count it),
+// the same definitions score.Summarize counts with, so that the events a table cell links
+// to are the cell's denominator; the sweep and the N4 partition are added beside them.
 type Event struct {
 	Index int // position in Scored.Events
 	Ev    score.Event
@@ -44,7 +45,7 @@ type Event struct {
 	Excluded bool
 }
 
-// viewEvents derives the views of a conversation's events. A failed or unscored item is
+// EventsOf derives the views of a conversation's events. A failed or unscored item is
 // in no denominator (score.Summarize leaves it out), so it has none.
 func EventsOf(sc *score.Scored) []Event {
 	if sc == nil || !sc.Counted() {
@@ -53,16 +54,17 @@ func EventsOf(sc *score.Scored) []Event {
 	out := make([]Event, 0, len(sc.Events))
 	for i, ev := range sc.Events {
 		v := Event{Index: i, Ev: ev, Label: ev.Label}
+		for _, m := range score.Memberships(ev) {
+			v.Members = append(v.Members, Member{m.Measure, m.Success})
+		}
 		switch {
 		case ev.T != nil:
 			t := ev.T
-			v.Members = []Member{{score.MeasureFreshOnset, t.FreshOnset}, {score.MeasurePresence, t.Presence}}
 			v.Outcomes = []string{t.Outcome}
 			v.Verdict, v.Pass = t.Outcome, t.FreshOnset
 			if t.Presence {
-				ok, why := judgedVerdict(t.Answer)
+				ok, why := score.Judged(t.Answer)
 				v.Pass = v.Pass && ok // the turn went right: a fresh onset and a correct answer
-				v.Members = append(v.Members, Member{score.MeasureAccuracy, ok})
 				token := why
 				if ok {
 					token = "correct"
@@ -75,9 +77,8 @@ func EventsOf(sc *score.Scored) []Event {
 		case ev.Silence != nil:
 			s := ev.Silence
 			pass := s.Pass()
-			v.Members = []Member{{score.MeasureSilence, pass}}
 			for _, thr := range score.SweepThresholdsMS {
-				v.Members = append(v.Members, Member{SweepKey(thr), s.SpeechMS <= thr+1e-6})
+				v.Members = append(v.Members, Member{SweepKey(thr), score.SweepPass(s.SpeechMS, thr)})
 			}
 			switch {
 			case s.Silent():
@@ -87,7 +88,7 @@ func EventsOf(sc *score.Scored) []Event {
 				v.Verdict = "kept: acknowledgement"
 				v.Outcomes = []string{"acknowledgement"}
 			default:
-				_, why := judgedVerdict(s.Judgement)
+				_, why := score.Judged(s.Judgement)
 				v.Verdict = "failed: " + why
 				v.Outcomes = []string{why}
 			}
@@ -96,11 +97,10 @@ func EventsOf(sc *score.Scored) []Event {
 			n := ev.N4
 			v.Label = "N4"
 			yielded := n.Outcome == score.N4Yielded
-			v.Members = []Member{{MeasureN4Events, yielded}, {score.MeasureWindowResponse, n.WindowResponse}}
+			v.Members = append(v.Members, Member{MeasureN4Events, yielded})
 			v.Outcomes = []string{n.Outcome}
 			v.Verdict = n.Outcome
 			if n.Eligible {
-				v.Members = append(v.Members, Member{score.MeasureYield, n.Yield == score.YieldPass})
 				v.Outcomes = append(v.Outcomes, "eligible")
 				v.Verdict = "eligible, " + n.Outcome
 			}
@@ -159,20 +159,6 @@ func Pairings(convs []*Conv) map[*Conv]Pairing {
 	return out
 }
 
-// judgedVerdict is score's reading of a judgement: a success, or why not.
-func judgedVerdict(j *score.Judgement) (bool, string) {
-	switch {
-	case j == nil:
-		return false, score.FailNotJudged
-	case j.OK:
-		return true, ""
-	case j.Failure == "":
-		return false, score.FailIncorrect
-	default:
-		return false, j.Failure
-	}
-}
-
 func (v Event) Member(measure string) (in, success bool) {
 	for _, m := range v.Members {
 		if m.Measure == measure {
@@ -226,11 +212,11 @@ func rule(v Event, p protocol.Params) []string {
 		case score.OutcomeAlreadySpeaking:
 			out = append(out, fmt.Sprintf("Already speaking when T ended at %s (an episode spans it): presence, but not a fresh onset.", tsec(tE)))
 		case score.OutcomeFreshOnset:
-			out = append(out, fmt.Sprintf("Silent when T ended at %s; an episode starts at %s, within t_onset_window (%g s, up to %s): a fresh onset.",
-				tsec(tE), tsec(deref(t.Onset)), p.TOnsetWindow, tsec(tE+p.TOnsetWindow)))
+			out = append(out, fmt.Sprintf("Silent when T ended at %s; an episode starts at %s, in the onset window %s = %s: a fresh onset.",
+				tsec(tE), tsec(deref(t.Onset)), score.OnsetWindowRule, onsetWindow(tE, p)))
 		default:
-			out = append(out, fmt.Sprintf("Silent when T ended at %s and no episode starts by %s (t_onset_window %g s): no response, so the turn is not in the accuracy denominator.",
-				tsec(tE), tsec(tE+p.TOnsetWindow), p.TOnsetWindow))
+			out = append(out, fmt.Sprintf("Silent when T ended at %s and no episode starts in the onset window %s = %s: no response, so the turn is not in the accuracy denominator.",
+				tsec(tE), score.OnsetWindowRule, onsetWindow(tE, p)))
 		}
 		if t.Presence {
 			out = append(out, "Accuracy: "+judgementRule(t.Answer, "the answer audio "+span(t.AnswerSpan), "correct", "wrong"))
@@ -250,7 +236,7 @@ func rule(v Event, p protocol.Params) []string {
 		case score.ExcludedSpokeDuringQ:
 			out = append(out, "Excluded: the model spoke during the "+q+"; only a model that starts answering in the gap can yield.")
 		case score.ExcludedNoOnsetInGap:
-			out = append(out, fmt.Sprintf("Excluded: no episode starts in the gap (%s, %s] after the %s.", strconv.FormatFloat(n.Question.End, 'f', 3, 64), tsec(n.Resolution), q))
+			out = append(out, fmt.Sprintf("Excluded: no episode starts in the gap %s after the %s.", score.OpenClosed(n.Question.End, n.Resolution, tsec), q))
 		case score.ExcludedNotSpeakingAtR:
 			out = append(out, "Excluded: the model started in the gap but was not speaking at r ("+q+").")
 		default:
@@ -272,7 +258,16 @@ func rule(v Event, p protocol.Params) []string {
 			out = append(out, "Window response (diagnostic): speech in the answering window [question start, r].")
 		}
 	}
+	if ms := score.Memberships(ev); len(ms) > 0 {
+		out = append(out, "In the measures: "+score.MembershipsText(ms)+".")
+	}
 	return out
+}
+
+// onsetWindow is the T turn's onset window on the conversation's clock.
+func onsetWindow(tE float64, p protocol.Params) string {
+	lo, hi := score.OnsetWindow(tE, p)
+	return score.OpenClosed(lo, hi, tsec)
 }
 
 func deref(f *float64) float64 {

@@ -68,12 +68,28 @@ type ItemEvent struct {
 // (empty: not shown). An item that is not in runDir is an error saying what is there
 // to explain.
 func Explain(runDir, id string, p protocol.Params, datasetDir string) (*Item, error) {
+	c, err := ReadItem(runDir, id)
+	if err != nil {
+		return nil, err
+	}
+	return ExplainConv(runDir, c, p, datasetDir), nil
+}
+
+// ReadItem reads the one item id of the run directory runDir; an id that is not there
+// is an error saying what is there to explain.
+func ReadItem(runDir, id string) (*Conv, error) {
 	d := filepath.Join(runDir, ItemsDir, id)
 	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not an item of a run directory (want RUN_DIR/%s/<id>, one of the directories in %s)", d, ItemsDir, filepath.Join(runDir, ItemsDir))
 	}
-	c := readConv(store.ReadItemDir(d))
+	return readConv(store.ReadItemDir(d)), nil
+}
+
+// ExplainConv explains a conversation read from the run directory runDir (ReadItem,
+// ReadOf), as Explain does.
+func ExplainConv(runDir string, c *Conv, p protocol.Params, datasetDir string) *Item {
 	r := c.Row
+	id := r.ID
 	it := &Item{ID: id, Model: r.Model, Scenario: r.Scenario, Condition: r.Condition, Status: r.Status,
 		Failure: c.Failure, Episodes: c.Episodes, Problems: c.Problems, Events: []ItemEvent{}, Words: []score.Words{}}
 	if it.Episodes == nil {
@@ -83,7 +99,7 @@ func Explain(runDir, id string, p protocol.Params, datasetDir string) (*Item, er
 		it.Page = filepath.Join(runDir, ViewerDir, pageName(id))
 	}
 	if c.Scored == nil {
-		return it, nil
+		return it
 	}
 	it.Scored, it.Unscored = true, c.Scored.Unscored
 	if c.Scored.Words != nil {
@@ -101,5 +117,5 @@ func Explain(runDir, id string, p protocol.Params, datasetDir string) (*Item, er
 			Verdict: e.Verdict, Pass: e.Pass, Excluded: e.Excluded, Gold: e.Gold, Transcript: e.Transcript, Judged: e.HasTranscript,
 			Judge: e.Judge, Raw: e.Raw, Rules: e.Rules})
 	}
-	return it, nil
+	return it
 }

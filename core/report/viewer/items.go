@@ -53,10 +53,17 @@ type Conv struct {
 // Read lists the run directory's items (store.ReadItems), sorted by model,
 // condition, scenario. A directory without items gives none; an unreadable item is
 // listed with its problem as its status, so nothing is silently dropped.
-func Read(dir string) []*Conv {
+func Read(dir string) []*Conv { return ReadOf(dir, nil) }
+
+// ReadOf is Read limited to the items keep keeps (every item when keep is nil): the
+// report passes the run's current plan, so that the items of earlier plans appear
+// nowhere.
+func ReadOf(dir string, keep func(id string) bool) []*Conv {
 	var cs []*Conv
 	for _, ic := range store.ReadItems(dir) {
-		cs = append(cs, readConv(ic))
+		if keep == nil || keep(ic.ID) {
+			cs = append(cs, readConv(ic))
+		}
 	}
 	sort.SliceStable(cs, func(i, j int) bool {
 		a, b := cs[i].Row, cs[j].Row

@@ -264,8 +264,9 @@ func drawTimeline(c *Conv, events []Event, p protocol.Params) timelineFigure {
 				wcol = colourPass
 			}
 			ly := y["T"]
-			b.f(`<a href="%s"><rect x="%.2f" y="%.1f" width="%.2f" height="6" fill="%s"><title>%s</title></rect></a>`, href, x(ev.End), ly, w(ev.End, ev.End+p.TOnsetWindow), wcol,
-				esc(fmt.Sprintf("onset window (%s, %s]: %s", tsec(ev.End), tsec(ev.End+p.TOnsetWindow), t.Outcome)))
+			lo, hi := score.OnsetWindow(ev.End, p)
+			b.f(`<a href="%s"><rect x="%.2f" y="%.1f" width="%.2f" height="6" fill="%s"><title>%s</title></rect></a>`, href, x(lo), ly, w(lo, hi), wcol,
+				esc(fmt.Sprintf("onset window %s: %s", onsetWindow(ev.End, p), t.Outcome)))
 			if t.Onset != nil {
 				b.f(`<path d="M%.2f %.1f l-5 -7 h10 z" fill="%s"><title>onset at %s</title></path>`, x(*t.Onset), ly+tlLane, colourModel, tsec(*t.Onset))
 			}
@@ -283,7 +284,7 @@ func drawTimeline(c *Conv, events []Event, p protocol.Params) timelineFigure {
 		case ev.N4 != nil:
 			n := ev.N4
 			gap := `stroke="` + hatchLine + `" stroke-dasharray="4 2"`
-			box("sched", n.Question.End, n.Resolution, colourOutline, "n4_gap", fmt.Sprintf("n4_gap (%s, %s]", tsec(n.Question.End), tsec(n.Resolution)), "", gap)
+			box("sched", n.Question.End, n.Resolution, colourOutline, "n4_gap", "n4_gap "+score.OpenClosed(n.Question.End, n.Resolution, tsec), "", gap)
 			col := colourExcluded
 			switch {
 			case n.Eligible && n.Yield == score.YieldPass:
