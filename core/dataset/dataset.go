@@ -67,6 +67,11 @@ type Turn struct {
 	// an ordinary turn; absent on T, N4_Q and the last turn, whose silences the protocol
 	// fixes.
 	GapAfterS float64 `json:"gap_after_s,omitempty"`
+
+	// v2 fields (issue 28; optional, so open v1 validates unchanged): see v2.go.
+	// Tags mark a hard negative (TurnTags): an N1 that addresses Aria and asks nothing,
+	// an N2 to a device that mentions Aria, ...
+	Tags []string `json:"tags,omitempty"`
 }
 
 // Scenario is one version (explicit or implicit) of a scenario pair.
@@ -90,6 +95,16 @@ type Scenario struct {
 	// ContextTurns are the indices of earlier turns, by someone other than the asker,
 	// whose facts the gold answer needs (non-addressed speech supplying context).
 	ContextTurns []int `json:"context_turns,omitempty"`
+
+	// v2 fields (issue 28; optional, so open v1 validates unchanged): see v2.go.
+	// Task is the kind of request T makes (Tasks), the same in both versions.
+	Task string `json:"task,omitempty"`
+	// CueText is the words of the implicit version that carry its cue, as they stand in
+	// one of its turns up to T; implicit versions only.
+	CueText string `json:"cue_text,omitempty"`
+	// Addressing is where and how the explicit T names Aria (Addressings); explicit
+	// versions only.
+	Addressing string `json:"addressing,omitempty"`
 }
 
 // TIndex is the index of the first T turn, or -1.
