@@ -171,7 +171,9 @@ func Run(dev, test, all []dataset.Scenario, opts Options) *Report {
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
 func textCheck(sc Score, phrases, evidence int) Check {
-	pass := !(sc.Recall() > TextMaxRecall && sc.FalseAlarmRate() <= TextMaxFalseAlarm)
+	// The false-alarm rate is fixed where the labeller is tuned (dev); its recall on test
+	// at that setting is what the check bounds.
+	pass := sc.Recall() <= TextMaxRecall
 	return Check{
 		Name:  "text",
 		Value: fmt.Sprintf("finds %d/%d (%s), FA %s", sc.Found, sc.Implicit, pct(sc.Recall()), pct(sc.FalseAlarmRate())),
@@ -352,21 +354,23 @@ func pauseCheck(all []dataset.Scenario) (Check, []PauseAt) {
 	for th := PauseFrom; th <= PauseTo+1e-9; th += PauseStep {
 		var t, tHit, neg, negHit, q, qHit int
 		for _, w := range wins {
-			heard := w.pause >= th-1e-9
+			// Speech th after the end of a turn is inside T's onset window (tE, tE +
+			// t_onset_window] and before N4_R when it comes at or before the pause's end;
+			// inside an N1-N3 window only when it starts before the window ends.
 			switch {
 			case w.label == protocol.LabelT:
 				t++
-				if heard {
+				if w.pause >= th-1e-9 {
 					tHit++
 				}
 			case w.label == protocol.LabelN4Q:
 				q++
-				if heard {
+				if w.pause >= th-1e-9 {
 					qHit++
 				}
 			case isNegative(w.label):
 				neg++
-				if heard {
+				if w.pause > th+1e-9 {
 					negHit++
 				}
 			}
