@@ -21,7 +21,8 @@ func newDatasetCmd(st *State) *cobra.Command {
 			"synthesised), or a bare scenarios .jsonl file. See docs/dataset.md.",
 	}
 	cmd.AddCommand(newDatasetValidateCmd(st), newDatasetStatsCmd(st), newDatasetGenerateCmd(st),
-		newDatasetCompileCmd(st), newDatasetLintCmd(st), newDatasetVerifyCmd(st), newDatasetReviewCmd(st))
+		newDatasetCompileCmd(st), newDatasetLintCmd(st), newDatasetVerifyCmd(st), newDatasetReviewCmd(st),
+		newDatasetAuditCmd(st))
 	return cmd
 }
 

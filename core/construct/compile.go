@@ -43,6 +43,12 @@ type PairSource struct {
 
 	// AnswerType is the gold answer's kind (dataset.Scenario.AnswerType); optional.
 	AnswerType string `json:"answer_type,omitempty"`
+
+	// v2 fields (issue 28; optional, docs/dataset.md): the request kind, the implicit
+	// version's cue words and the explicit version's addressing form.
+	Task       string `json:"task,omitempty"`
+	CueText    string `json:"cue_text,omitempty"`
+	Addressing string `json:"addressing,omitempty"`
 }
 
 // SourceTurn is one turn of a pair source: Text for every turn but T, which has Explicit
@@ -54,6 +60,8 @@ type SourceTurn struct {
 	Addressee string `json:"addressee,omitempty"`
 	Explicit  string `json:"explicit,omitempty"`
 	Implicit  string `json:"implicit,omitempty"`
+	// Tags are the turn's hard-negative tags (v2, dataset.TurnTags).
+	Tags []string `json:"tags,omitempty"`
 }
 
 // Cue types of an implicit T (docs/protocol.md section 2.3).
@@ -63,6 +71,9 @@ var CueTypes = []string{"role", "capability", "setup", "assistant-term"}
 type CompileSpec struct {
 	// GapSeed draws the natural gaps (NaturalGap); the same seed gives the same gaps.
 	GapSeed int64
+	// LapseShare is the share of ordinary turns followed by a lapse (NaturalLapse); 0,
+	// as in open v1, draws no lapse and leaves every gap as NaturalGap draws it.
+	LapseShare float64
 }
 
 // SourceError is a problem with one pair source line.
@@ -210,7 +221,7 @@ func CompilePair(p *PairSource, spec CompileSpec) (e, im dataset.Scenario, err e
 					text = t.Implicit
 				}
 			}
-			out[i] = dataset.Turn{Speaker: t.Speaker, Text: text, Label: t.Label, Addressee: t.Addressee}
+			out[i] = dataset.Turn{Speaker: t.Speaker, Text: text, Label: t.Label, Addressee: t.Addressee, Tags: t.Tags}
 			if implicit && i == ti-1 && p.ImplicitPrevious != nil {
 				out[i].Text = *p.ImplicitPrevious
 				if p.ImplicitPreviousLabel != "" {
@@ -218,7 +229,7 @@ func CompilePair(p *PairSource, spec CompileSpec) (e, im dataset.Scenario, err e
 				}
 			}
 			if ordinaryTurn(p.Turns, i) {
-				out[i].GapAfterS = NaturalGap(spec.GapSeed, p.PairID, i)
+				out[i].GapAfterS = spec.Gap(p.PairID, i)
 			}
 		}
 		return out
@@ -226,12 +237,13 @@ func CompilePair(p *PairSource, spec CompileSpec) (e, im dataset.Scenario, err e
 	base := dataset.Scenario{
 		PairID: p.PairID, Attributes: p.Attributes, Speakers: spk,
 		GoldAnswer: p.GoldAnswer, TPosition: bucket, GoldAccepted: p.GoldAccepted,
-		Names: p.Names, ContextTurns: p.ContextTurns,
+		Names: p.Names, ContextTurns: p.ContextTurns, Task: p.Task,
 	}
 	base.AnswerType = p.AnswerType
 	e, im = base, base
 	e.Condition, e.ScenarioID, e.Turns = protocol.Explicit, p.PairID+"-explicit", turns(false)
 	im.Condition, im.ScenarioID, im.Turns, im.Cue = protocol.Implicit, p.PairID+"-implicit", turns(true), p.Cue
+	e.Addressing, im.CueText = p.Addressing, p.CueText
 	return e, im, nil
 }
 
@@ -301,4 +313,41 @@ func NaturalGap(seed int64, pair string, i int) float64 {
 		g = math.Min(math.Max(g, NaturalGapMin), NaturalLongMin)
 	}
 	return math.Round(g*1000) / 1000
+}
+
+// Lapses (docs/protocol.md section 3.3): a lapse is a silence of NaturalLapseMin to
+// NaturalLapseMax seconds after an ordinary turn, when nobody takes the floor because
+// the people are busy with the activity (Hoey 2015). A release declares the share of
+// ordinary turns followed by one (lapse_share); its length is uniform in the range.
+const (
+	NaturalLapseMin = 3.0
+	NaturalLapseMax = 8.0
+)
+
+// Gap is the natural silence after ordinary turn i of a pair under spec: with
+// probability LapseShare a lapse (NaturalLapse), otherwise NaturalGap. The lapse is
+// drawn from a stream of its own, so a spec without lapses gives NaturalGap's gaps byte
+// for byte (open v1's stored gaps do not change).
+func (spec CompileSpec) Gap(pair string, i int) float64 {
+	if g, ok := NaturalLapse(spec.GapSeed, pair, i, spec.LapseShare); ok {
+		return g
+	}
+	return NaturalGap(spec.GapSeed, pair, i)
+}
+
+// NaturalLapse draws whether turn i of a pair is followed by a lapse (with probability
+// share) and its length in seconds, rounded to the millisecond: a pure function of the
+// seed, the pair id, the turn index and the share.
+func NaturalLapse(seed int64, pair string, i int, share float64) (float64, bool) {
+	if share <= 0 {
+		return 0, false
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "natural-lapse\x00%s\x00%d", pair, i)
+	rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+	if rng.Float64() >= share {
+		return 0, false
+	}
+	g := NaturalLapseMin + rng.Float64()*(NaturalLapseMax-NaturalLapseMin)
+	return math.Round(g*1000) / 1000, true
 }

@@ -17,11 +17,14 @@ import (
 // ReleaseSpec is how a release is compiled from its authoring files (the file
 // datasets/open-v1/authoring/release.json): every path in it is relative to that file.
 type ReleaseSpec struct {
-	Name    string   `json:"name"`
-	Version string   `json:"version"`
-	Licence string   `json:"licence"`
-	GapSeed int64    `json:"gap_seed"`
-	Sources []string `json:"sources"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Licence string `json:"licence"`
+	GapSeed int64  `json:"gap_seed"`
+	// LapseShare is the share of ordinary turns followed by a lapse (CompileSpec); 0,
+	// absent in open v1, draws none.
+	LapseShare float64  `json:"lapse_share,omitempty"`
+	Sources    []string `json:"sources"`
 	// Dev is a file of pair ids, one a line, that make the dev split; every other pair
 	// is in test.
 	Dev string `json:"dev"`
@@ -50,6 +53,9 @@ func ReadReleaseSpec(path string) (*ReleaseSpec, error) {
 	if s.Name == "" || s.Version == "" || s.Licence == "" || len(s.Sources) == 0 || s.Dev == "" || s.Out == "" {
 		return nil, fmt.Errorf("%s: name, version, licence, sources, dev and out are required", path)
 	}
+	if !(s.LapseShare >= 0 && s.LapseShare < 1) {
+		return nil, fmt.Errorf("%s: lapse_share %g is a share of turns: at least 0, below 1", path, s.LapseShare)
+	}
 	dir := filepath.Dir(path)
 	for i := range s.Sources {
 		s.Sources[i] = filepath.Join(dir, s.Sources[i])
@@ -75,7 +81,7 @@ func CompileRelease(spec *ReleaseSpec) (*ReleaseFiles, error) {
 		lines []int
 		errs  SourceErrors
 	)
-	rel := &dataset.Release{Name: spec.Name, Version: spec.Version, Licence: spec.Licence, GapSeed: spec.GapSeed}
+	rel := &dataset.Release{Name: spec.Name, Version: spec.Version, Licence: spec.Licence, GapSeed: spec.GapSeed, LapseShare: spec.LapseShare}
 	for _, f := range spec.Sources {
 		raw, err := os.ReadFile(f)
 		if err != nil {
@@ -93,7 +99,7 @@ func CompileRelease(spec *ReleaseSpec) (*ReleaseFiles, error) {
 		srcs, lines = append(srcs, ps...), append(lines, ls...)
 		rel.Sources = append(rel.Sources, dataset.FileHash{File: relPath(spec.Out, f), SHA256: dataset.ContentHash(raw)})
 	}
-	scs, err := Compile(srcs, files, lines, CompileSpec{GapSeed: spec.GapSeed})
+	scs, err := Compile(srcs, files, lines, CompileSpec{GapSeed: spec.GapSeed, LapseShare: spec.LapseShare})
 	if se, ok := err.(SourceErrors); ok {
 		errs = append(errs, se...)
 	} else if err != nil {

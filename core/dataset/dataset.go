@@ -67,6 +67,11 @@ type Turn struct {
 	// an ordinary turn; absent on T, N4_Q and the last turn, whose silences the protocol
 	// fixes.
 	GapAfterS float64 `json:"gap_after_s,omitempty"`
+
+	// v2 fields (issue 28; optional, so open v1 validates unchanged): see v2.go.
+	// Tags mark a hard negative (TurnTags): an N1 that addresses Aria and asks nothing,
+	// an N2 to a device that mentions Aria, ...
+	Tags []string `json:"tags,omitempty"`
 }
 
 // Scenario is one version (explicit or implicit) of a scenario pair.
@@ -96,6 +101,16 @@ type Scenario struct {
 	// the response by that meaning; optional (open v1 has none): a judge then infers it
 	// from the gold (plugins/lexical-judge/README.md).
 	AnswerType string `json:"answer_type,omitempty"`
+
+	// v2 fields (issue 28; optional, so open v1 validates unchanged): see v2.go.
+	// Task is the kind of request T makes (Tasks), the same in both versions.
+	Task string `json:"task,omitempty"`
+	// CueText is the words of the implicit version that carry its cue, as they stand in
+	// one of its turns up to T; implicit versions only.
+	CueText string `json:"cue_text,omitempty"`
+	// Addressing is where and how the explicit T names Aria (Addressings); explicit
+	// versions only.
+	Addressing string `json:"addressing,omitempty"`
 }
 
 // TIndex is the index of the first T turn, or -1.

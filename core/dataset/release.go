@@ -25,6 +25,9 @@ type Release struct {
 	Licence string `json:"licence"`
 	// GapSeed drew the natural gaps (gap_after_s) when the sources were compiled.
 	GapSeed int64 `json:"gap_seed"`
+	// LapseShare is the share of ordinary turns the compiler gave a lapse (3-8 s of
+	// silence, docs/protocol.md section 3.3); absent (0) in releases without lapses.
+	LapseShare float64 `json:"lapse_share,omitempty"`
 	// Sources are the authoring files the splits were compiled from, relative to the
 	// release directory, with their SHA-256.
 	Sources []FileHash     `json:"sources"`

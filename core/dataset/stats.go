@@ -43,6 +43,8 @@ type Stats struct {
 	GapMean    float64 `json:"natural_gap_mean_s,omitempty"`
 	GapMedian  float64 `json:"natural_gap_median_s,omitempty"`
 	GapsOver12 int     `json:"natural_gaps_over_1_2_s"`
+	// V2 counts the v2 fields (task, addressing, cue_text, tags); nil when none is given.
+	V2 *V2Counts `json:"v2,omitempty"`
 }
 
 // ComputeStats counts a set's scenarios along every axis of the protocol.
@@ -56,7 +58,9 @@ func ComputeStats(d *Dataset) Stats {
 	st.Attributes = map[string]map[string]int{"setting": {}, "activity": {}, "relationship": {}, "devices": {}, "register": {}}
 	st.Cues = map[string]int{}
 	var gaps []float64
+	var v2 V2Counts
 	for _, s := range d.Scenarios {
+		v2.add(&s)
 		if s.Condition == protocol.Explicit {
 			a := s.Attributes
 			for k, v := range map[string]string{"setting": a.Setting, "activity": a.Activity, "relationship": a.Relationship, "devices": a.Devices, "register": a.Register} {
@@ -117,6 +121,9 @@ func ComputeStats(d *Dataset) Stats {
 		}
 	}
 	st.Pairs = len(pairs)
+	if !v2.empty() {
+		st.V2 = &v2
+	}
 	if st.Gaps = len(gaps); st.Gaps > 0 {
 		sort.Float64s(gaps)
 		for _, g := range gaps {
@@ -184,6 +191,9 @@ func (st Stats) Print(w io.Writer) {
 	if st.Gaps > 0 {
 		fmt.Fprintf(w, "natural gaps   %d turns (explicit versions), mean %.3f s, median %.3f s, %d (%.1f%%) over 1.2 s\n",
 			st.Gaps, st.GapMean, st.GapMedian, st.GapsOver12, 100*float64(st.GapsOver12)/float64(st.Gaps))
+	}
+	if st.V2 != nil {
+		st.V2.print(w, st.Pairs, st.Conditions[protocol.Implicit])
 	}
 	for _, axis := range []string{"setting", "activity", "relationship", "devices", "register"} {
 		if m := st.Attributes[axis]; len(m) > 0 {

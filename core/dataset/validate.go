@@ -126,6 +126,7 @@ func hygiene(s *Scenario, add func(turn int, rule Rule, hint, format string, arg
 		check(i, "addressee", t.Addressee, false, MaxIDLength)
 		check(i, "clip", t.Clip, false, 4096)
 	}
+	hygieneV2(s, check)
 }
 
 // Violation is one broken rule. Turn is the 0-based turn index, or -1 when the rule is
@@ -321,6 +322,7 @@ func ValidateScenario(s *Scenario) []Violation {
 			}
 		}
 	}
+	validateV2(s, add)
 	return vs
 }
 
@@ -397,6 +399,7 @@ func comparePair(e, im *Scenario) []Violation {
 		add(turn, rule, hint, format, args...)
 		vs[len(vs)-1].Warning = true
 	}
+	comparePairV2(e, im, add)
 	if e.GoldAnswer != im.GoldAnswer {
 		add(-1, RulePairGold, "both versions ask the same thing", "gold answer %q differs from the explicit version's %q", im.GoldAnswer, e.GoldAnswer)
 	}
@@ -481,7 +484,7 @@ func sameN4(a, b *Scenario) bool {
 		return false
 	}
 	for i := range x {
-		if x[i] != y[i] {
+		if x[i].Speaker != y[i].Speaker || x[i].Text != y[i].Text || x[i].Label != y[i].Label {
 			return false
 		}
 	}

@@ -305,17 +305,12 @@ func (s *scheduler) plan() {
 	last := len(s.conv.Turns) - 1
 	for i, t := range s.conv.Turns {
 		s.segs = append(s.segs, segment{kind: segAudio, samples: s.toInput(t.Audio), turn: i})
-		switch {
-		case t.Label == protocol.LabelT:
-			// Rule 3: the closed-loop wait replaces turn_gap.
+		switch secs, wait := pauseAfter(p, &s.conv, s.opts.Seed, i); {
+		case wait:
 			s.segs = append(s.segs, segment{kind: segWaitAfterT})
-		case i == last:
-		case t.Label == protocol.LabelN4Q:
-			// Rule 4: exactly n4_gap, then N4_R whatever the model does.
-			s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(p.N4Gap)})
+		case i == last: // the tail follows
 		default:
-			// Rule 2, or the timing-cue control's pad (section 3.6).
-			s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(s.ordinaryGap(i))})
+			s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(secs)})
 		}
 	}
 	// Rule 5: tail, then the end.
@@ -323,20 +318,47 @@ func (s *scheduler) plan() {
 	s.tl.Turns = make([]timeline.Turn, 0, len(s.conv.Turns))
 }
 
+// pauseAfter is what the schedule plays after turn i (section 3.3): after T the
+// closed-loop wait (wait true; for a model that stays silent it ends at t_onset_window,
+// section 3.5), after the last turn the tail, after N4_Q exactly n4_gap, after any other
+// turn the ordinary gap.
+func pauseAfter(p protocol.Params, conv *Conversation, seed int64, i int) (seconds float64, wait bool) {
+	switch t := conv.Turns[i]; {
+	case t.Label == protocol.LabelT:
+		return p.TOnsetWindow, true // rule 3: the closed-loop wait replaces turn_gap
+	case i == len(conv.Turns)-1:
+		return p.Tail, false // rule 5
+	case t.Label == protocol.LabelN4Q:
+		return p.N4Gap, false // rule 4: exactly n4_gap, then N4_R whatever the model does
+	default:
+		return ordinaryGap(p, conv, seed, i), false // rule 2, or the timing-cue control's pad
+	}
+}
+
+// SilentPauses is the silence after each turn of conv as the schedule plays it to a
+// model that never speaks (pauseAfter): what a responder that acts on pause length alone
+// hears (`dataset audit`'s pause check, core/audit).
+func SilentPauses(p protocol.Params, conv Conversation, seed int64) []float64 {
+	out := make([]float64, len(conv.Turns))
+	for i := range conv.Turns {
+		out[i], _ = pauseAfter(p, &conv, seed, i)
+	}
+	return out
+}
+
 // ordinaryGap is the silence after ordinary turn i (not T, N4_Q or the last turn):
 // turn_gap, under gap_profile "natural" the turn's own recorded gap, or with timing_control one of the conversation's request gaps (t_onset_window
 // for its T, n4_gap for each N4_Q), drawn from the seed, the pair and the turn's position
 // so that both versions of a pair get the same pads (section 3.6).
-func (s *scheduler) ordinaryGap(i int) float64 {
-	p := s.opts.Params
+func ordinaryGap(p protocol.Params, conv *Conversation, seed int64, i int) float64 {
 	if p.Natural() {
-		return s.conv.Turns[i].GapAfterS
+		return conv.Turns[i].GapAfterS
 	}
 	if !p.TimingControl {
 		return p.TurnGap
 	}
 	var gaps []float64
-	for _, t := range s.conv.Turns {
+	for _, t := range conv.Turns {
 		switch t.Label {
 		case protocol.LabelT:
 			gaps = append(gaps, p.TOnsetWindow)
@@ -347,12 +369,12 @@ func (s *scheduler) ordinaryGap(i int) float64 {
 	if len(gaps) == 0 {
 		return p.TurnGap
 	}
-	pair := s.conv.PairID
+	pair := conv.PairID
 	if pair == "" {
-		pair = s.conv.ID
+		pair = conv.ID
 	}
 	h := fnv.New64a()
-	fmt.Fprintf(h, "timing-control\x00%d\x00%s\x00%d", s.opts.Seed, pair, i)
+	fmt.Fprintf(h, "timing-control\x00%d\x00%s\x00%d", seed, pair, i)
 	return math.Max(p.TurnGap, gaps[h.Sum64()%uint64(len(gaps))])
 }
 

@@ -664,3 +664,40 @@ func TestBadConversation(t *testing.T) {
 		t.Errorf("err = %v, want it to name preamble sample 7", err)
 	}
 }
+
+// SilentPauses is the schedule itself: the silences a silent model hears between the
+// turns of a played session are the ones it lists (the wait after T up to one frame late,
+// section 3.3), under each gap profile and the timing-cue control.
+func TestSilentPausesAreWhatTheSchedulePlays(t *testing.T) {
+	f := sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 1600}
+	for _, mode := range []string{protocol.GapPaper, protocol.GapNatural, "timing-control"} {
+		opts := testOptions()
+		opts.Seed = 7
+		if mode == "timing-control" {
+			opts.Params.TimingControl = true
+		} else {
+			opts.Params.GapProfile = mode
+		}
+		conv := conversation(16000, 0.35, sixTurns)
+		conv.PairID = "p1"
+		for i, g := range []float64{1.731, 0, 0.212, 0, 6.4, 0} {
+			conv.Turns[i].GapAfterS = g
+		}
+		want := SilentPauses(opts.Params, conv, opts.Seed)
+		if want[1] != opts.Params.TOnsetWindow || want[3] != opts.Params.N4Gap || want[5] != opts.Params.Tail {
+			t.Errorf("%s: pauses %v: want t_onset_window after T, n4_gap after N4_Q, tail last", mode, want)
+		}
+		rec := run(t, &scripted{format: f}, conv, opts)
+		tl := rec.Timeline.Turns
+		for i := 0; i+1 < len(tl); i++ {
+			got := tl[i+1].Start - tl[i].End
+			late := 0.0
+			if conv.Turns[i].Label == protocol.LabelT {
+				late = 0.1 // the wait ends at a frame boundary: up to one frame late
+			}
+			if got < want[i]-1e-9 || got > want[i]+late+1e-9 {
+				t.Errorf("%s: after turn %d (%s) the schedule played %.4f s, SilentPauses says %.4f", mode, i, conv.Turns[i].Label, got, want[i])
+			}
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/duplexmpe/duplexmpe/core/audit"
+	"github.com/duplexmpe/duplexmpe/core/fault"
+)
+
+func newDatasetAuditCmd(st *State) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "audit PATH",
+		Short: "Measure how far shortcuts (a text labeller, the name, the voice, the pause) get on a set; exit 3 if one passes for understanding",
+		Long: "Measure the shortcuts of issue 28 on a scenario set (docs/dataset.md, Audit): a rule-based text\n" +
+			"labeller tuned on dev and scored on test, repeated 3-word phrases in implicit requests, cue_text,\n" +
+			"a responder to \"Aria\" plus a question mark, who asks by speaker letter, and a responder to\n" +
+			"pauses under the natural gap profile. PATH is a release directory or a set. Exit 3 when a check\n" +
+			"misses its goal.",
+		Example: examples("duplexmpe dataset audit datasets/open-v1", "duplexmpe dataset audit --json datasets/open-v1"),
+		Args:    exactArgs(1, "a release directory, a dataset directory or a scenarios .jsonl file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := audit.Path(resolvePath(st, args[0]), audit.Options{})
+			if err != nil {
+				return fault.Deterministic(err)
+			}
+			if err := printOrJSON(st.Stdout, asJSON, rep, rep.Print); err != nil {
+				return err
+			}
+			if n := rep.Failed(); n > 0 {
+				fmt.Fprintf(st.Stderr, "%s: %d shortcut checks fail\n", args[0], n)
+				return fault.Deterministic(ErrReported)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
