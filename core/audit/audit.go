@@ -61,8 +61,9 @@ type Options struct {
 	// Answers is the hook for the answers check (issue 28 item 1: a family of wrong
 	// answers derived from every gold is accepted by the shipped judge for 0 pairs). It is
 	// built beside the lexical judge (CheckAnswers) and wired by the caller; nil leaves
-	// the check marked not run.
-	Answers func(d *dataset.Dataset) []Check
+	// the check marked not run. An error (the judge failed) stops the audit: it is the
+	// judge's failure, not a finding about the set.
+	Answers func(all []dataset.Scenario) ([]Check, error)
 }
 
 // Report is what an audit found.
@@ -140,14 +141,17 @@ func Path(path string, opts Options) (*Report, error) {
 		dev, test, all = d.Scenarios, d.Scenarios, d.Scenarios
 		scope = "no dev split: text labeller tuned and scored on the same set (flattering it); other checks on the set"
 	}
-	rep := Run(dev, test, all, opts)
+	rep, err := Run(dev, test, all, opts)
+	if err != nil {
+		return nil, err
+	}
 	rep.Set, rep.Scope = path, scope
 	return rep, nil
 }
 
 // Run audits: the text labeller is tuned on dev and scored on test; every other check
 // runs on all.
-func Run(dev, test, all []dataset.Scenario, opts Options) *Report {
+func Run(dev, test, all []dataset.Scenario, opts Options) (*Report, error) {
 	rep := &Report{Pairs: dataset.CountOf(all).Pairs}
 	rep.Labeller = Tune(dev)
 	rep.TextScore = rep.Labeller.ScoreOn(test)
@@ -157,15 +161,19 @@ func Run(dev, test, all []dataset.Scenario, opts Options) *Report {
 	var pc Check
 	pc, rep.Pause = pauseCheck(all)
 	rep.Checks = append(rep.Checks, pc)
-	// ANSWERS HOOK (issue 28 item 1, "answers"): the wrong-answer family against the
-	// shipped judge is CheckAnswers, beside the lexical judge; the caller wires it.
+	// The answers check (the wrong-answer family against a judge: core/audit/answers)
+	// needs a judge plugin, which the caller starts (app.AuditDataset).
 	if opts.Answers != nil {
-		rep.Checks = append(rep.Checks, opts.Answers(&dataset.Dataset{Scenarios: all})...)
+		cs, err := opts.Answers(all)
+		if err != nil {
+			return nil, err
+		}
+		rep.Checks = append(rep.Checks, cs...)
 	} else {
 		rep.Checks = append(rep.Checks, Check{Name: "answers", Value: "not run", Goal: "0 pairs accept a wrong answer", NotRun: true,
-			Detail: "the answers check is not wired in this build (audit.Options.Answers)"})
+			Detail: "no judge was given to put the wrong answers to"})
 	}
-	return rep
+	return rep, nil
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }

@@ -6,12 +6,16 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/audit"
+	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
 // dataset audit prints every check with its goal and exits 3 when one fails (open v1
-// fails them all); --json carries the same checks; a missing path is exit 3 with the path.
+// fails all but the answers check, which puts the wrong answers to the real lexical judge
+// started as a plugin); --json carries the same checks; --no-judge leaves the answers
+// check not run; a missing path or judge is exit 3 naming it.
 func TestDatasetAudit(t *testing.T) {
-	code, stdout, stderr := runDatasetCLI(".", "dataset", "audit", "../../datasets/open-v1")
+	judge := plugintest.BuildGo(t, "../../plugins/lexical-judge")
+	code, stdout, stderr := runDatasetCLI(".", "dataset", "audit", "--no-judge", "../../datasets/open-v1")
 	if code != ExitDeterministic {
 		t.Fatalf("exit %d, want %d: %s", code, ExitDeterministic, stderr)
 	}
@@ -23,10 +27,24 @@ func TestDatasetAudit(t *testing.T) {
 	if !strings.Contains(stderr, "shortcut checks fail") {
 		t.Errorf("stderr %q", stderr)
 	}
-	code, stdout, _ = runDatasetCLI(".", "dataset", "audit", "--json", "../../datasets/open-v1")
+	code, stdout, _ = runDatasetCLI(".", "dataset", "audit", "--json", "--judge", judge, "../../datasets/open-v1")
 	var r audit.Report
-	if code != ExitDeterministic || json.Unmarshal([]byte(stdout), &r) != nil || len(r.Checks) != 9 || r.Failed() != 8 {
-		t.Fatalf("--json: exit %d, %d checks, %d failed", code, len(r.Checks), r.Failed())
+	if code != ExitDeterministic || json.Unmarshal([]byte(stdout), &r) != nil || len(r.Checks) != 10 || r.Failed() != 9 {
+		t.Fatalf("--json: exit %d, %d checks, %d failed:\n%s", code, len(r.Checks), r.Failed(), stdout)
+	}
+	// The wrong answers pass the judge (rules-4) in no pair; v1's six yes/no golds (5 yes,
+	// 1 no) are unbalanced.
+	for _, c := range r.Checks {
+		if c.Name == "answers" && (!c.Pass || c.NotRun || !strings.HasPrefix(c.Value, "0 of 430 pairs")) {
+			t.Errorf("answers check: %+v", c)
+		}
+		if c.Name == "answers: yes/no golds" && (c.Pass || !strings.Contains(c.Value, "5 yes, 1 no")) {
+			t.Errorf("yes/no check: %+v", c)
+		}
+	}
+	code, _, stderr = runDatasetCLI(".", "dataset", "audit", "--judge", "no-such-judge", "../../datasets/open-v1")
+	if code != ExitDeterministic || !strings.Contains(stderr, "no-such-judge") || !strings.Contains(stderr, "--judge") {
+		t.Fatalf("missing judge: exit %d, %q", code, stderr)
 	}
 	code, _, stderr = runDatasetCLI(".", "dataset", "audit", "../../datasets/no-such-set")
 	if code != ExitDeterministic || !strings.Contains(stderr, "no-such-set") {
