@@ -173,6 +173,9 @@ func Score(ctx context.Context, req ScoreRequest, ui UI) (*ScoreResult, error) {
 	job := scoreJob{ev: ev, st: st, det: det, asr: asr, judge: judgeP, ds: ds, file: f, partial: info.Partial}
 	if req.Out != "" && !sameDir(req.Out, st.Dir()) {
 		job.out = req.Out
+		if err := rundir.CheckOut(req.Out, "--out"); err != nil {
+			return nil, err
+		}
 		view, err := rundir.Acquire(req.Out, rundir.Options{Create: true})
 		if err != nil {
 			return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/app"
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/termsafe"
+	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
 // Exit codes are stable: scripts and schedulers depend on them (README, docs/scale.md).
@@ -136,8 +137,9 @@ func Run(st *State) int {
 	case errors.Is(err, ErrReported):
 		return failureCode(err)
 	default:
-		// An error carries data (scenario ids, plugin messages): shown, never obeyed.
-		fmt.Fprintf(st.Stderr, "Error: %s\n", termsafe.String(err.Error()))
+		// An error carries data (scenario ids, plugin messages): shown, never obeyed, and
+		// a URL's secrets (user:password@, ?key=) redacted.
+		fmt.Fprintf(st.Stderr, "Error: %s\n", termsafe.String(sdk.RedactURLs(err.Error())))
 		return failureCode(err)
 	}
 }

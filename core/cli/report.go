@@ -44,6 +44,11 @@ rest in item order; the pages of the others play the model's stored audible outp
 			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 				return fault.Deterministicf("%s does not exist: give the run directory a run wrote (its `out`)", args[0])
 			}
+			if out != "" {
+				if err := rundir.CheckOut(resolvePath(st, out), "--out"); err != nil {
+					return err
+				}
+			}
 			s, meta, err := report.Load(dir)
 			if err != nil {
 				return err

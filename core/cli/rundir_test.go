@@ -145,3 +145,61 @@ func playedFixture(t *testing.T) (dir, runFile string, src []byte) {
 	}
 	return dir, runFile, src
 }
+
+// Issue 31: `report --out DIR` and `score --out DIR` overwrote a user's report.md,
+// results.json and summary.json (exit 0) and deleted dotfiles named like old temporary
+// files. A folder that is not this project's output is refused (exit 3) and nothing in it
+// changes; a truncated manifest.json is deterministic (exit 3), not "retry" (1).
+func TestOutFolderOfReportAndScoreAndDamagedManifest(t *testing.T) {
+	dir, _, _ := playedFixture(t)
+	runDir := filepath.Join(dir, "runs", "e")
+	user := filepath.Join(dir, "mine")
+	keep := map[string]string{"report.md": "my report", "results.json": "{}", "summary.json": "{}", ".draft.1.tmp": "draft", ".x.tmp-12": "x"}
+	if err := os.MkdirAll(user, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for n, v := range keep {
+		if err := os.WriteFile(filepath.Join(user, n), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"report", "--out", user, runDir}, {"score", "--out", user, runDir}} {
+		code, out, errs := runCLI(t, dir, args...)
+		if code != ExitDeterministic || !strings.Contains(errs, "not this project's output") {
+			t.Errorf("duplexmpe %s: exit %d, want %d with the reason\n%s\n%s", strings.Join(args, " "), code, ExitDeterministic, out, errs)
+		}
+	}
+	ents, _ := os.ReadDir(user)
+	if len(ents) != len(keep) {
+		t.Errorf("the refused commands left %d entries in the folder, want the user's %d", len(ents), len(keep))
+	}
+	for n, v := range keep {
+		if b, err := os.ReadFile(filepath.Join(user, n)); err != nil || string(b) != v {
+			t.Errorf("%s changed: %q, %v", n, b, err)
+		}
+	}
+	// A new folder is this project's from then on: report writes there, and again.
+	if code, out, errs := runCLI(t, dir, "score", runDir); code != ExitOK {
+		t.Fatalf("score: exit %d\n%s\n%s", code, out, errs)
+	}
+	fresh := filepath.Join(dir, "view")
+	for i := 0; i < 2; i++ {
+		if code, out, errs := runCLI(t, dir, "report", "--out", fresh, runDir); code != ExitOK {
+			t.Fatalf("report --out a new folder (%d): exit %d\n%s\n%s", i, code, out, errs)
+		}
+	}
+	manifest := filepath.Join(runDir, "manifest.json")
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(manifest, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"score", runDir}} { // report reads summary.json only
+		code, out, errs := runCLI(t, dir, args...)
+		if code != ExitDeterministic || !strings.Contains(errs, "manifest.json") {
+			t.Errorf("duplexmpe %s on a truncated manifest: exit %d, want %d naming it\n%s\n%s", strings.Join(args, " "), code, ExitDeterministic, out, errs)
+		}
+	}
+}

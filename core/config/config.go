@@ -267,7 +267,13 @@ func WriteDiagnostics(w io.Writer, sources map[string]*hcl.File, diags hcl.Diagn
 	if len(diags) == 0 {
 		return nil
 	}
-	return hcl.NewDiagnosticTextWriter(w, sources, width, color).WriteDiagnostics(diags)
+	dw := &diagWriter{w: w, files: sources, width: width, color: color, starts: map[string][]int{}}
+	for _, d := range diags {
+		if err := dw.write(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func secondsToDuration(s float64) time.Duration {

@@ -32,6 +32,14 @@ func Load(path string, opts Options) (*File, hcl.Diagnostics) {
 			Severity: hcl.DiagError, Summary: "Cannot read the run file", Detail: err.Error() + "; check the path.",
 		}}
 	}
+	return parse(parser, src, path, opts)
+}
+
+// parse checks the nesting before the (recursive) parser reads src.
+func parse(parser *hclparse.Parser, src []byte, path string, opts Options) (*File, hcl.Diagnostics) {
+	if diags := checkNesting(src, path); diags.HasErrors() {
+		return &File{Path: path, Sources: map[string]*hcl.File{path: {Bytes: src}}, Locals: map[string]cty.Value{}}, diags
+	}
 	hf, diags := parser.ParseHCL(src, path)
 	return load(path, parser, hf, diags, opts)
 }
@@ -56,9 +64,7 @@ func readRunFile(path string) ([]byte, error) {
 // Parse is Load for a run file already in memory; filename names it in diagnostics and
 // its directory is the one relative paths resolve against.
 func Parse(src []byte, filename string, opts Options) (*File, hcl.Diagnostics) {
-	parser := hclparse.NewParser()
-	hf, diags := parser.ParseHCL(src, filename)
-	return load(filename, parser, hf, diags, opts)
+	return parse(hclparse.NewParser(), src, filename, opts)
 }
 
 func load(path string, parser *hclparse.Parser, hf *hcl.File, diags hcl.Diagnostics, opts Options) (*File, hcl.Diagnostics) {
@@ -71,6 +77,11 @@ func load(path string, parser *hclparse.Parser, hf *hcl.File, diags hcl.Diagnost
 		return f, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot resolve the run file's directory", Detail: err.Error()})
 	}
 	f.Dir = dir
+	if b, ok := hf.Body.(*hclsyntax.Body); ok {
+		if over := countBlocks(b, path); over.HasErrors() {
+			return f, append(diags, over...)
+		}
+	}
 	if b, ok := hf.Body.(*hclsyntax.Body); ok && len(b.Blocks) == 0 && len(b.Attributes) == 0 {
 		r := b.SrcRange
 		return f, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Empty run file",
@@ -299,7 +310,7 @@ func (l *loader) variables(blocks []*hcl.Block) {
 			v.Description, _ = l.d.str(a)
 		}
 		if a := content.Attributes["default"]; a != nil {
-			val, diags := a.Expr.Value(defaultsCtx)
+			val, diags := l.d.eval(a.Expr, defaultsCtx)
 			l.d.add(diags...)
 			if diags.HasErrors() {
 				val = cty.DynamicVal
@@ -457,7 +468,7 @@ func (l *loader) locals(blocks []*hcl.Block) {
 				continue
 			}
 			done[name], progress = true, true
-			v, diags := p.attr.Expr.Value(l.d.ctx)
+			v, diags := l.d.eval(p.attr.Expr, l.d.ctx)
 			l.d.add(diags...)
 			if diags.HasErrors() {
 				v = cty.DynamicVal // later uses fail quietly instead of repeating this error

@@ -20,13 +20,15 @@ type decoder struct {
 	ctx   *hcl.EvalContext
 	dir   string
 	diags hcl.Diagnostics
+	// expanded is the size of every value evaluated so far (eval, maxExpandedBytes).
+	expanded int64
 }
 
 func (d *decoder) add(diags ...*hcl.Diagnostic) { d.diags = append(d.diags, diags...) }
 
 // value evaluates attr and converts it to ty.
 func (d *decoder) value(attr *hcl.Attribute, ty cty.Type) (cty.Value, bool) {
-	v, diags := attr.Expr.Value(d.ctx)
+	v, diags := d.eval(attr.Expr, d.ctx)
 	d.add(diags...)
 	if diags.HasErrors() {
 		return cty.NilVal, false
@@ -129,7 +131,7 @@ func (d *decoder) boolean(attr *hcl.Attribute) (bool, bool) {
 // duration reads "800ms", "2s", "1m30s" or a number of seconds; negative durations are
 // refused.
 func (d *decoder) duration(attr *hcl.Attribute) (time.Duration, bool) {
-	v, diags := attr.Expr.Value(d.ctx)
+	v, diags := d.eval(attr.Expr, d.ctx)
 	d.add(diags...)
 	if diags.HasErrors() {
 		return 0, false

@@ -368,7 +368,7 @@ const durationTolerance = 0.0015
 // reports whether it synthesised.
 func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, lufs float64, job *clipJob) (bool, error) {
 	path := filepath.Join(out, filepath.FromSlash(job.rel))
-	c, err := dataset.CheckClip(path, rate, job.recordedSum)
+	c, err := dataset.CheckClip(out, path, rate, job.recordedSum)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -412,7 +412,7 @@ func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, lufs float
 	if err := audio.WriteWAV(path, pcm); err != nil {
 		return false, fmt.Errorf("build: writing clip: %w", err)
 	}
-	if c, err = dataset.CheckClip(path, rate, ""); err != nil {
+	if c, err = dataset.CheckClip(out, path, rate, ""); err != nil {
 		return false, fmt.Errorf("build: the clip just written does not read back: %w", err)
 	}
 	job.duration, job.sum = c.Info.Duration(), c.Sum

@@ -112,7 +112,7 @@ func builtDataset(t *testing.T) *Dataset {
 		if err := audio.WriteWAV(path, p); err != nil {
 			t.Fatal(err)
 		}
-		c, err := CheckClip(path, 16000, "")
+		c, err := CheckClip(dir, path, 16000, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -608,7 +608,7 @@ func (c *clipChecker) check(rel string) clipResult {
 		return r
 	}
 	var r clipResult
-	cc, err := CheckClip(c.d.ClipPath(rel), c.rate, c.sums[rel])
+	cc, err := CheckClip(c.d.Dir, c.d.ClipPath(rel), c.rate, c.sums[rel])
 	r.info = cc.Info
 	var ce *ClipError
 	switch {

@@ -69,10 +69,27 @@ type ClipCheck struct {
 // a complete WAV, content other than the recorded SHA-256 (wantSum, when not empty), or
 // not the format a build writes (16-bit PCM, mono, at rate, when rate > 0). A clip of
 // other provenance (rate 0) must decode with finite samples.
-func CheckClip(path string, rate int, wantSum string) (ClipCheck, error) {
-	raw, err := os.ReadFile(path)
+// The file is opened with OpenClipFile (dir is the dataset's folder): a link out of it,
+// a FIFO, a device or a file past MaxClipBytes is refused unread, and so is a header
+// whose data chunk the file does not hold.
+func CheckClip(dir, path string, rate int, wantSum string) (ClipCheck, error) {
+	f, size, err := OpenClipFile(dir, path)
 	if err != nil {
 		return ClipCheck{}, err
+	}
+	defer f.Close()
+	if _, err := readWAVHeader(f, size); err != nil {
+		return ClipCheck{}, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return ClipCheck{}, err
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, size+1))
+	if err != nil {
+		return ClipCheck{}, err
+	}
+	if int64(len(raw)) != size {
+		return ClipCheck{}, fmt.Errorf("changed while being read (%d bytes, then %d)", size, len(raw))
 	}
 	sum := sha256.Sum256(raw)
 	c := ClipCheck{Sum: hex.EncodeToString(sum[:])}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 )
 
 // CallCache keeps the answers of scoring calls (a transcript, a judge's verdict) by a
@@ -51,7 +53,7 @@ func OpenCallCache(path string) (*CallCache, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("scoring cache: %w", err)
 	}
-	if c.f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+	if c.f, err = atomicfile.OpenAppend(path, false); err != nil {
 		return nil, fmt.Errorf("scoring cache: %w", err)
 	}
 	if len(raw) > 0 && raw[len(raw)-1] != '\n' {

@@ -258,7 +258,7 @@ func (h *clipHasher) hash(path, what string) (string, error) {
 	if s, ok := h.seen[path]; ok {
 		return s, nil
 	}
-	f, err := os.Open(path)
+	f, _, err := dataset.OpenClipFile(h.ds.Dir, path)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w (rebuild the dataset with duplexmpe build)", what, err)
 	}
@@ -493,7 +493,7 @@ func loadPreamble(ds *dataset.Dataset) (audio.PCM, error) {
 	if path == "" {
 		return audio.PCM{}, nil
 	}
-	p, err := audio.ReadWAV(path)
+	p, err := ds.ReadClip(ds.Manifest.Preamble.Clip)
 	if err != nil {
 		return p, fmt.Errorf("the dataset's preamble: %w", err)
 	}
@@ -670,7 +670,7 @@ func CheckGaps(ds *dataset.Dataset, p protocol.Params) error {
 func (r *runner) conversation(it Item) (session.Conversation, error) {
 	conv := session.Conversation{ID: it.Meta.ScenarioID, PairID: it.Meta.PairID, Preamble: r.preamble}
 	for i, t := range it.Scenario.Turns {
-		pcm, err := audio.ReadWAV(r.ds.ClipPath(t.Clip))
+		pcm, err := r.ds.ReadClip(t.Clip)
 		if err != nil {
 			return conv, fmt.Errorf("scenario %s turn %d: %w (rebuild the dataset with duplexmpe build)", it.Meta.ScenarioID, i, err)
 		}

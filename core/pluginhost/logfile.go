@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 )
 
 // minLogLimit keeps room for the rotation note in the smallest log.
@@ -28,7 +30,7 @@ func openLog(path string, limit int64) (*logWriter, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := atomicfile.OpenAppend(path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +78,7 @@ func (w *logWriter) rotate() {
 	if err := os.Rename(w.path, old); err != nil {
 		return
 	}
-	f, err := os.OpenFile(w.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+	f, err := atomicfile.OpenAppend(w.path, true)
 	if err != nil {
 		return
 	}

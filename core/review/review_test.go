@@ -229,3 +229,39 @@ func TestSheetCellsAreNeverFormulas(t *testing.T) {
 		}
 	}
 }
+
+// Issue 31: a scenario id starting with "=" was written into sheet.csv as a formula
+// (only the turn text, gold answer and transcript were escaped). Every column is now,
+// and the sheet reads back with the values it was written with.
+func TestEverySheetColumnIsNeutralised(t *testing.T) {
+	rows := []Row{{ID: "=1+1", Item: "+item", Model: "-model", Condition: "@cond", ScenarioID: "=HYPERLINK(\"http://x\")",
+		Turn: 2, Event: EventAnswer, TurnLabel: "=T", TurnText: "+text", GoldAnswer: "-5", Transcript: "@t",
+		JudgeLabel: "correct", Audio: "=clips/a.wav"}}
+	dir := t.TempDir()
+	if err := WriteSheet(dir, rows); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, CSVFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("records %v, %v", recs, err)
+	}
+	for i, cell := range recs[1] {
+		if cell != "" && strings.ContainsRune("=+-@", rune(cell[0])) {
+			t.Errorf("column %s: %q starts like a formula", recs[0][i], cell)
+		}
+	}
+	sh, err := ReadSheet(filepath.Join(dir, CSVFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sh.Rows[0]
+	if got.ID != rows[0].ID || got.ScenarioID != rows[0].ScenarioID || got.Model != rows[0].Model || got.Item != rows[0].Item ||
+		got.Condition != rows[0].Condition || got.Audio != rows[0].Audio {
+		t.Errorf("read back %+v; want the values written", got)
+	}
+}

@@ -46,6 +46,14 @@ func plainCell(s string) string {
 	return s
 }
 
+// unplainCell undoes plainCell: the sheet read back gives the ids it was written with.
+func unplainCell(s string) string {
+	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
+		return s[1:]
+	}
+	return s
+}
+
 // WriteSheet writes dir/sheet.csv and dir/sheet.html (which plays each row's clip).
 func WriteSheet(dir string, rows []Row) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -55,8 +63,14 @@ func WriteSheet(dir string, rows []Row) error {
 	w := csv.NewWriter(&b)
 	w.Write(Columns)
 	for _, r := range rows {
-		w.Write([]string{r.ID, r.Item, r.Model, r.Condition, r.ScenarioID, strconv.Itoa(r.Turn), r.Event, r.TurnLabel,
-			plainCell(r.TurnText), plainCell(r.GoldAnswer), plainCell(r.Transcript), r.JudgeLabel, r.Audio, ""})
+		cells := []string{r.ID, r.Item, r.Model, r.Condition, r.ScenarioID, strconv.Itoa(r.Turn), r.Event, r.TurnLabel,
+			r.TurnText, r.GoldAnswer, r.Transcript, r.JudgeLabel, r.Audio, ""}
+		// Every column: an id or a model name comes from a dataset or a run file, and a
+		// scenario id starting with "=" was a formula (issue 31).
+		for i := range cells {
+			cells[i] = plainCell(cells[i])
+		}
+		w.Write(cells)
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -142,7 +156,7 @@ func parseSheet(r io.Reader, name string) (Sheet, error) {
 	}
 	get := func(rec []string, c string) string {
 		if i, ok := col[c]; ok && i < len(rec) {
-			return strings.TrimSpace(rec[i])
+			return unplainCell(strings.TrimSpace(rec[i]))
 		}
 		return ""
 	}

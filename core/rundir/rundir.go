@@ -202,10 +202,16 @@ var debrisDirs = store.RunDirs
 
 // Sweep removes the temporary files and folders killed writers of this project left in
 // run directory dir (core/atomicfile.IsTemp names only): in dir, its items, its viewer
-// (the report's stereo recordings), its caches and logs. Call it under the lock.
+// (the report's stereo recordings), its caches and logs. The older writers' names
+// (atomicfile.IsLegacyTemp, which a user's ".draft.1.tmp" matches too) go only where
+// dir's manifest is this project's (store.OwnManifest). Call it under the lock.
 func Sweep(dir string) {
+	sweep := atomicfile.Sweep
+	if store.OwnManifest(dir) {
+		sweep = atomicfile.SweepLegacy
+	}
 	for _, d := range debrisDirs {
-		atomicfile.Sweep(filepath.Join(dir, d))
+		sweep(filepath.Join(dir, d))
 	}
 	items, err := os.ReadDir(filepath.Join(dir, store.ItemsDir))
 	if err != nil {
@@ -213,42 +219,69 @@ func Sweep(dir string) {
 	}
 	for _, e := range items {
 		if e.IsDir() {
-			atomicfile.Sweep(filepath.Join(dir, store.ItemsDir, e.Name()))
+			sweep(filepath.Join(dir, store.ItemsDir, e.Name()))
 		}
 	}
 }
 
 // CheckTarget refuses to start a run in dir when dir holds files and is not a run
-// directory (no manifest, no lock file of a run that started there): the run would
-// write its files among someone else's. A missing or empty dir is fine. The error is
-// deterministic (exit 3); allow (`run --into-existing`) lets the run in, and it still
-// removes nothing it did not write.
+// directory (no manifest this project wrote, no lock file of a run that started there):
+// the run would write its files among someone else's. A missing or empty dir is fine.
+// The error is deterministic (exit 3); allow (`run --into-existing`) lets the run in,
+// and it still removes nothing it did not write.
 func CheckTarget(dir string, allow bool) error {
+	ents, err := foreign(dir)
+	if err != nil || len(ents) == 0 || allow {
+		return err
+	}
+	return fault.Deterministicf("out = %s is not empty (%s) and is not a run directory (no %s this project wrote): a run writes many files there; give it a new or empty folder (out = \"runs/<name>\"), or pass --into-existing to write into this one (the run removes nothing it did not write)",
+		dir, someNames(ents), ManifestFile)
+}
+
+// CheckOut refuses an --out folder of `report` or `score` (flag names the flag) that
+// holds files and is not this project's output (a run directory, or a folder an
+// earlier --out wrote, which holds the lock file): the command would overwrite a
+// user's report.md or results.json. A missing or empty folder is fine. Exit 3.
+func CheckOut(dir, flag string) error {
+	ents, err := foreign(dir)
+	if err != nil || len(ents) == 0 {
+		return err
+	}
+	return fault.Deterministicf("%s %s is not empty (%s) and is not this project's output (no %s this project wrote, no %s): the command would overwrite files there; give a new or empty folder",
+		flag, dir, someNames(ents), ManifestFile, LockFile)
+}
+
+// foreign lists dir's entries when dir holds files and none of them marks it as this
+// project's (the lock file, or a manifest this project wrote); nil otherwise.
+func foreign(dir string) ([]os.DirEntry, error) {
 	ents, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil
+		return nil, nil
 	case err != nil:
 		if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
-			return fault.Deterministicf("out = %s is a file, not a folder: give the run a folder of its own", dir)
+			return nil, fault.Deterministicf("%s is a file, not a folder: give a folder of its own", dir)
 		}
-		return fmt.Errorf("run directory %s: %w", dir, err)
-	case len(ents) == 0 || allow:
-		return nil
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	for _, e := range ents {
-		if e.Name() == ManifestFile || e.Name() == LockFile {
-			return nil
+		if e.Name() == LockFile && e.Type().IsRegular() {
+			return nil, nil
 		}
 	}
+	if store.OwnManifest(dir) {
+		return nil, nil
+	}
+	return ents, nil
+}
+
+func someNames(ents []os.DirEntry) string {
 	names := make([]string, 0, 3)
 	for _, e := range ents[:min(3, len(ents))] {
 		names = append(names, e.Name())
 	}
-	more := ""
 	if len(ents) > 3 {
-		more = fmt.Sprintf(" and %d more", len(ents)-3)
+		return strings.Join(names, ", ") + fmt.Sprintf(" and %d more", len(ents)-3)
 	}
-	return fault.Deterministicf("out = %s is not empty (%s%s) and is not a run directory (no %s): a run writes many files there; give it a new or empty folder (out = \"runs/<name>\"), or pass --into-existing to write into this one (the run removes nothing it did not write)",
-		dir, strings.Join(names, ", "), more, ManifestFile)
+	return strings.Join(names, ", ")
 }

@@ -144,15 +144,15 @@ func TestNonRunFolderRefusedAndUserFilesKept(t *testing.T) {
 		}
 	}
 	run := t.TempDir()
-	if err := os.WriteFile(filepath.Join(run, ManifestFile), []byte("{}"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(run, ManifestFile), []byte(ownManifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := CheckTarget(run, false); err != nil {
 		t.Errorf("a run directory: %v", err)
 	}
-	// Own debris of every writer (atomicfile, the viewer, a merge's folder, older names).
+	// Own debris of every writer (atomicfile, the viewer, a merge's folder).
 	own := []string{atomicfile.TempPrefix + "manifest.json.12-3.tmp", "viewer/" + atomicfile.TempPrefix + "abc.wav.123.tmp",
-		"viewer/.abc.wav.4567.tmp", ".manifest.json.123.tmp", "items/" + atomicfile.TempPrefix + "0123456789abcdef.99.tmp/done"}
+		"items/" + atomicfile.TempPrefix + "0123456789abcdef.99.tmp/done"}
 	for _, n := range own {
 		p := filepath.Join(dir, n)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -180,6 +180,98 @@ func TestNonRunFolderRefusedAndUserFilesKept(t *testing.T) {
 	// The lock file marks the folder as a run's, even before a manifest.
 	if err := CheckTarget(dir, false); err != nil {
 		t.Errorf("a folder a run started in: %v", err)
+	}
+}
+
+// ownManifest is a manifest.json as this project writes it (store.OwnManifest).
+const ownManifest = `{"name": "e", "harness": {"version": "dev", "protocol_version": 1}, "plugins": []}`
+
+// Issue 31: dotfiles named like the older writers' temporary files (.draft.1.tmp,
+// .x.tmp-12) were deleted from any folder a run, a report --out or a score --out wrote
+// in, and from any folder holding some manifest.json. They go now only from a run
+// directory whose manifest this project wrote.
+func TestOlderTempNamesRemovedOnlyFromOwnRunDirectories(t *testing.T) {
+	legacy := []string{".draft.1.tmp", ".x.tmp-12", "viewer/.abc.wav.4567.tmp", ".manifest.json.123-4.tmp"}
+	write := func(dir, name, body string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, c := range map[string]struct {
+		manifest string
+		swept    bool
+	}{
+		"a user's folder":                   {"", false},
+		"a folder with some manifest.json":  {`{"version": 2, "files": ["a"]}`, false},
+		"a folder with a damaged manifest":  {`{"name": "e", "harn`, false},
+		"a run directory this project made": {ownManifest, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if c.manifest != "" {
+				write(dir, ManifestFile, c.manifest)
+			}
+			for _, n := range legacy {
+				write(dir, n, "mine")
+			}
+			l, err := Acquire(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Release()
+			for _, n := range legacy {
+				_, err := os.Stat(filepath.Join(dir, n))
+				if gone := err != nil; gone != c.swept {
+					t.Errorf("%s: removed = %v, want %v", n, gone, c.swept)
+				}
+			}
+		})
+	}
+}
+
+// Issue 31: report --out and score --out overwrote a user's report.md, results.json and
+// summary.json (exit 0). A folder that holds files and is not this project's output is
+// refused (exit 3); a run directory, a folder an earlier --out wrote (its lock file), a
+// new or empty folder are fine.
+func TestOutFolderMustBeTheProjects(t *testing.T) {
+	user := t.TempDir()
+	for _, n := range []string{"report.md", "results.json", "summary.json"} {
+		if err := os.WriteFile(filepath.Join(user, n), []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := CheckOut(user, "--out")
+	if err == nil || !fault.IsDeterministic(err) || !strings.Contains(err.Error(), "not this project's output") || !strings.Contains(err.Error(), "report.md") {
+		t.Fatalf("a user's folder: %v; want a deterministic refusal naming what it holds", err)
+	}
+	foreignManifest := t.TempDir()
+	if err := os.WriteFile(filepath.Join(foreignManifest, ManifestFile), []byte(`{"files": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckOut(foreignManifest, "--out"); err == nil {
+		t.Errorf("a folder holding someone's manifest.json was taken for a run directory")
+	}
+	if err := CheckTarget(foreignManifest, false); err == nil {
+		t.Errorf("run: a folder holding someone's manifest.json was taken for a run directory")
+	}
+	earlier := t.TempDir()
+	l, err := Acquire(earlier, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	run := t.TempDir()
+	if err := os.WriteFile(filepath.Join(run, ManifestFile), []byte(ownManifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ok := range []string{filepath.Join(t.TempDir(), "new"), t.TempDir(), earlier, run} {
+		if err := CheckOut(ok, "--out"); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
 	}
 }
 

@@ -171,7 +171,8 @@ func readManifest(dir string) (Manifest, error) {
 		return m, fmt.Errorf("store: %w", err)
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("store: %s: %v; the file is damaged: restore it or remove the run directory", path, err)
+		// Deterministic (exit 3): reading it again meets the same bytes.
+		return m, fault.Deterministicf("store: %s: %v; the file is damaged: restore it or remove the run directory", path, err)
 	}
 	return m, nil
 }

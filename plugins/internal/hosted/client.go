@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
 // Options configure a Client.
@@ -108,6 +110,9 @@ func NewClient(opts Options) *Client {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	// A secret in base_url (user:password@, ?key=...) is redacted like the API key from
+	// every message and log line (issue 31).
+	opts.Secrets = append(append([]string{}, opts.Secrets...), sdk.URLSecrets(opts.BaseURL)...)
 	return &Client{opts: opts, http: &http.Client{}, slots: make(chan struct{}, opts.Concurrency)}
 }
 
@@ -239,7 +244,7 @@ func (c *Client) send(ctx context.Context, url string, req Request) ([]byte, err
 		if wait == 0 {
 			wait = c.backoff(attempt)
 		}
-		c.opts.Logger.Warn("retrying", "url", url, "attempt", attempt+1, "wait", wait.String(), "error", c.redact(err).Error())
+		c.opts.Logger.Warn("retrying", "url", Redact(sdk.RedactURL(url), c.opts.Secrets...), "attempt", attempt+1, "wait", wait.String(), "error", c.redact(err).Error())
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -318,7 +323,7 @@ func retryAfter(v string) time.Duration {
 // redact removes every secret from an error's text.
 func (c *Client) redact(err error) error {
 	msg := err.Error()
-	clean := Redact(msg, c.opts.Secrets...)
+	clean := Redact(sdk.RedactURLs(msg), c.opts.Secrets...)
 	if clean == msg {
 		return err
 	}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 // A reply with usage, as the services send it; Parse reads the usage.
@@ -287,5 +289,31 @@ func TestReadSettings(t *testing.T) {
 	id := s.Identity("test")
 	if id["judge_prompt_version"] == "" || !strings.HasPrefix(id["judge_prompt_sha256"], "sha256:") || id["model"] != "m" {
 		t.Fatalf("identity %v", id)
+	}
+}
+
+// Issue 31: a secret inside base_url (user:password@, ?key=) was printed in errors and
+// written to the run's files through them. The client redacts it from every error and
+// log line, the URL's own form and the bare value alike.
+func TestBaseURLSecretsRedacted(t *testing.T) {
+	const pass, key = "hunter2pass", "AIzaSyA-0123456789abcdefGHIJ"
+	s := &script{replies: []func(http.ResponseWriter){status(500, `{"error":{"message":"upstream saw key `+key+`"}}`)}}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	var logs strings.Builder
+	base := strings.Replace(srv.URL, "http://", "http://alice:"+pass+"@", 1) + "/v1?key=" + key + "&lang=en"
+	cl := NewClient(Options{BaseURL: base, MaxRetries: 1, Backoff: time.Millisecond,
+		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn})})
+	_, err := cl.Do(context.Background(), req("a"))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for what, text := range map[string]string{"error": err.Error(), "log": logs.String()} {
+		if strings.Contains(text, pass) || strings.Contains(text, key) || strings.Contains(text, "alice") {
+			t.Errorf("%s holds a secret of base_url: %s", what, text)
+		}
+		if !strings.Contains(text, "REDACTED") {
+			t.Errorf("%s does not say what it redacted: %s", what, text)
+		}
 	}
 }
