@@ -61,7 +61,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"sort"
 	"sync"
@@ -295,65 +294,27 @@ func (s *scheduler) toInput(p audio.PCM) []float32 {
 	return append(out, r.Flush()...)
 }
 
-// plan lays out section 3.3 rules 1, 2, 4 and 5 as segments; rule 3 is a wait segment.
+// plan turns the conversation's layout (Lay: section 3.3 rules 1 to 5) into the segments
+// the scheduler plays, with each clip's audio at the input rate.
 func (s *scheduler) plan() {
-	p := s.opts.Params
-	// Rule 1: fresh state (Start) -> preamble -> preamble_gap.
-	s.segs = append(s.segs,
-		segment{kind: segAudio, samples: preambles.get(s.conv.Preamble, s.f.InputRate, s.toInput), turn: -1},
-		segment{kind: segSilence, n: s.samples(p.PreambleGap)})
-	last := len(s.conv.Turns) - 1
-	for i, t := range s.conv.Turns {
-		s.segs = append(s.segs, segment{kind: segAudio, samples: s.toInput(t.Audio), turn: i})
-		switch {
-		case t.Label == protocol.LabelT:
-			// Rule 3: the closed-loop wait replaces turn_gap.
+	l := Lay(ShapeOf(s.conv), s.opts.Params, s.opts.Seed, s.f.InputRate)
+	for _, seg := range l.Segments {
+		switch seg.Kind {
+		case SegClip:
+			var pcm []float32
+			if seg.Turn < 0 {
+				pcm = preambles.get(s.conv.Preamble, s.f.InputRate, s.toInput)
+			} else {
+				pcm = s.toInput(s.conv.Turns[seg.Turn].Audio)
+			}
+			s.segs = append(s.segs, segment{kind: segAudio, samples: pcm, turn: seg.Turn})
+		case SegSilence:
+			s.segs = append(s.segs, segment{kind: segSilence, n: seg.Samples})
+		case SegWait:
 			s.segs = append(s.segs, segment{kind: segWaitAfterT})
-		case i == last:
-		case t.Label == protocol.LabelN4Q:
-			// Rule 4: exactly n4_gap, then N4_R whatever the model does.
-			s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(p.N4Gap)})
-		default:
-			// Rule 2, or the timing-cue control's pad (section 3.6).
-			s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(s.ordinaryGap(i))})
 		}
 	}
-	// Rule 5: tail, then the end.
-	s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(p.Tail)})
 	s.tl.Turns = make([]timeline.Turn, 0, len(s.conv.Turns))
-}
-
-// ordinaryGap is the silence after ordinary turn i (not T, N4_Q or the last turn):
-// turn_gap, under gap_profile "natural" the turn's own recorded gap, or with timing_control one of the conversation's request gaps (t_onset_window
-// for its T, n4_gap for each N4_Q), drawn from the seed, the pair and the turn's position
-// so that both versions of a pair get the same pads (section 3.6).
-func (s *scheduler) ordinaryGap(i int) float64 {
-	p := s.opts.Params
-	if p.Natural() {
-		return s.conv.Turns[i].GapAfterS
-	}
-	if !p.TimingControl {
-		return p.TurnGap
-	}
-	var gaps []float64
-	for _, t := range s.conv.Turns {
-		switch t.Label {
-		case protocol.LabelT:
-			gaps = append(gaps, p.TOnsetWindow)
-		case protocol.LabelN4Q:
-			gaps = append(gaps, p.N4Gap)
-		}
-	}
-	if len(gaps) == 0 {
-		return p.TurnGap
-	}
-	pair := s.conv.PairID
-	if pair == "" {
-		pair = s.conv.ID
-	}
-	h := fnv.New64a()
-	fmt.Fprintf(h, "timing-control\x00%d\x00%s\x00%d", s.opts.Seed, pair, i)
-	return math.Max(p.TurnGap, gaps[h.Sum64()%uint64(len(gaps))])
 }
 
 // compose fills frame (the input of frame k, starting at sample start) from the schedule.
