@@ -16,7 +16,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 

@@ -15,8 +15,8 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/cli"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
-	"github.com/duplexmpe/duplexmpe/internal/clitest/clirun"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest/clirun"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 

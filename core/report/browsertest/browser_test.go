@@ -22,8 +22,8 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/cli"
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/report/viewer"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
-	"github.com/duplexmpe/duplexmpe/internal/clitest/clirun"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest/clirun"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
 )
 
