@@ -84,3 +84,15 @@ func TestConfigLinksNoGRPC(t *testing.T) {
 		}
 	}
 }
+
+// The viewer is given its recordings budget by its caller (the report); it does not
+// reach up into the plan for it.
+func TestViewerIsGivenItsBudget(t *testing.T) {
+	for _, p := range list(t, "./core/report/viewer") {
+		for _, imp := range p.Imports {
+			if imp == module+"core/plan" {
+				t.Errorf("core/report/viewer imports core/plan")
+			}
+		}
+	}
+}
