@@ -109,7 +109,7 @@ func TestPlanCountsTheSchedulersLayoutAndTheDiskRunChecks(t *testing.T) {
 		if got := m.AudioHours * 3600; math.Abs(got-want) > 0.01 {
 			t.Errorf("model %s: plan counts %.3f s of conversation, the protocol's layout is %.3f s", m.Model, got, want)
 		}
-		if want := plan.ItemBytes(m.Rates, want/2)*2; math.Abs(m.DiskBytesToPlay-want) > 1 || m.DiskBytesToPlay != m.DiskBytes {
+		if want := plan.ItemBytes(m.Rates, want/2) * 2; math.Abs(m.DiskBytesToPlay-want) > 1 || m.DiskBytesToPlay != m.DiskBytes {
 			t.Errorf("model %s: disk to play %.0f, store %.0f; want both %.0f", m.Model, m.DiskBytesToPlay, m.DiskBytes, want)
 		}
 	}
