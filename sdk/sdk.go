@@ -66,18 +66,18 @@ func Concurrency(caps []string) int {
 // `duplexmpe plugins --json` prints.
 type Info = contract.Info
 
-// Config field types.
+// Config field types (contract.TypeString ...).
 const (
-	TypeString     = "string"
-	TypeNumber     = "number"
-	TypeBool       = "bool"
-	TypeListString = "list(string)"
-	TypeListNumber = "list(number)"
-	TypeMapString  = "map(string)"
+	TypeString     = contract.TypeString
+	TypeNumber     = contract.TypeNumber
+	TypeBool       = contract.TypeBool
+	TypeListString = contract.TypeListString
+	TypeListNumber = contract.TypeListNumber
+	TypeMapString  = contract.TypeMapString
 	// TypePath is a string naming a file or directory. The host resolves a relative
 	// value against the run file's directory before Configure, so the plugin always
 	// gets a path that works from its own working directory.
-	TypePath = "path"
+	TypePath = contract.TypePath
 )
 
 // ConfigField describes one attribute of the plugin's config block.

@@ -16,8 +16,8 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 )
 
 func TestMain(m *testing.M) {

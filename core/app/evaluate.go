@@ -14,7 +14,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/fault"
-	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/core/progress"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
@@ -221,7 +220,7 @@ func (pl *Planned) replan() error {
 func (pl *Planned) toPlay(model string, shard store.Shard) int {
 	n := 0
 	for _, it := range pl.Plan.Items {
-		if it.Model == model && it.State != evaluate.StateDone && shard.Contains(it.ID) {
+		if it.Model == model && it.State != store.StateDone && shard.Contains(it.ID) {
 			n++
 		}
 	}
@@ -327,9 +326,13 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 			}
 		}
 	}
-	if n > 0 {
-		if err := checkDisk(ev.Out, playBytes(pl, shard), fmt.Sprintf("playing %d conversations", n)); err != nil {
-			return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+	// The estimate `run` prints is the one the disk is checked against.
+	est, estErr := pl.Estimate(PlanOptions{Shard: shard})
+	if n > 0 && estErr == nil {
+		if need := est.Estimate.Total.DiskBytesToPlay; need == need {
+			if err := checkDisk(ev.Out, uint64(need), fmt.Sprintf("playing %d conversations", n)); err != nil {
+				return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+			}
 		}
 	}
 
@@ -362,8 +365,8 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 		}
 	}
 	play := &PlayResult{Evaluation: ev.Name, Out: ev.Out, Plan: pl.Plan, Started: started, Repeats: max(ev.Repeats, 1), Partial: pl.Partial}
-	if play.Estimate, err = pl.Estimate(PlanOptions{Shard: shard}); err != nil {
-		ui.notef("warning: no cost estimate for evaluation %q: %v\n", ev.Name, err)
+	if play.Estimate = est; estErr != nil {
+		ui.notef("warning: no cost estimate for evaluation %q: %v\n", ev.Name, estErr)
 	}
 	if ui.Planned != nil {
 		ui.Planned(play)
@@ -485,26 +488,6 @@ func knowScorersNamed(ctx context.Context, s *pluginstart.Starter, ev *config.Ev
 		return nil, nil, err
 	}
 	return asr, judge, nil
-}
-
-// playBytes estimates what playing the items of shard that are not done writes: the
-// audible output as 16-bit samples at 24 kHz (audible.flac before compression; most
-// models' output rate) over each conversation's length (plan.ConversationSeconds), half
-// as much again for headroom, and 64 KiB of records per item.
-func playBytes(pl *Planned, shard store.Shard) uint64 {
-	secs := map[string]float64{}
-	ds := pl.Build.Dataset
-	for i := range ds.Scenarios {
-		sc := &ds.Scenarios[i]
-		secs[sc.ScenarioID] = plan.ConversationSeconds(sc, preambleSeconds(ds), pl.opts.Params)
-	}
-	var total float64
-	for _, it := range pl.Plan.Items {
-		if it.State != evaluate.StateDone && shard.Contains(it.ID) {
-			total += secs[it.ScenarioID]*24000*2*1.5 + 64<<10
-		}
-	}
-	return uint64(total)
 }
 
 // loadDataset loads the dataset block's built dataset.

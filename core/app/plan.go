@@ -75,7 +75,7 @@ func Plan(s *pluginstart.Starter, ev *config.Evaluation, opts PlanOptions) (*Pla
 	if ds == nil {
 		return nil, fault.Deterministicf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
 	}
-	scs, preambleS, from, built, err := planScenarios(ds)
+	scs, clips, from, built, err := planScenarios(ds)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func Plan(s *pluginstart.Starter, ev *config.Evaluation, opts PlanOptions) (*Pla
 	if err != nil {
 		return nil, fmt.Errorf("evaluation %q: %w", ev.Name, err)
 	}
-	res, err := estimate(ev, scs, preambleS, from, rp, opts)
+	res, err := estimate(ev, scs, clips, from, rp, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func Plan(s *pluginstart.Starter, ev *config.Evaluation, opts PlanOptions) (*Pla
 // `run` prints item by item: what `run` prints first.
 func (pl *Planned) Estimate(opts PlanOptions) (*PlanResult, error) {
 	ds := pl.Build.Dataset
-	return estimate(pl.Evaluation, ds.Scenarios, preambleSeconds(ds), "the built dataset "+ds.Dir, pl.Plan, opts)
+	return estimate(pl.Evaluation, ds.Scenarios, clipsOf(ds), "the built dataset "+ds.Dir, pl.Plan, opts)
 }
 
 // recalledPlan plans ev's items and states them against its run directory, with the
@@ -153,7 +153,7 @@ func recalledPlan(s *pluginstart.Starter, ev *config.Evaluation, built *dataset.
 		for i := range scs {
 			for r := range max(ev.Repeats, 1) {
 				rp.Items = append(rp.Items, evaluate.PlannedItem{PlanEntry: store.PlanEntry{Model: name, ScenarioID: scs[i].ScenarioID, Repeat: r},
-					State: evaluate.StateTodo, Why: "not known until it starts"})
+					State: store.StateTodo, Why: "not known until it starts"})
 			}
 		}
 	}
@@ -167,25 +167,48 @@ func survey(st *store.Store, items []evaluate.Item) (*evaluate.RunPlan, error) {
 	}
 	rp := &evaluate.RunPlan{}
 	for _, it := range items {
-		rp.Items = append(rp.Items, evaluate.PlannedItem{PlanEntry: it.Meta.Entry(), State: evaluate.StateTodo, Why: "new"})
+		rp.Items = append(rp.Items, evaluate.PlannedItem{PlanEntry: it.Meta.Entry(), State: store.StateTodo, Why: "new"})
 	}
 	return rp, nil
 }
 
 // estimate is the cost of the items of rp in opts.Shard: each planned item becomes a
-// plan.Item (its state, the length of its conversation: plan.ConversationSeconds), the
-// items of earlier plans are counted, not estimated, and the models' rates are
-// measured on the run directory and opts.Measured, or configured.
-func estimate(ev *config.Evaluation, scs []dataset.Scenario, preambleS float64, from string, rp *evaluate.RunPlan, opts PlanOptions) (*PlanResult, error) {
+// plan.Item (its state, the length of its conversation as the scheduler lays it out for
+// the model: plan.ConversationSeconds), the items of earlier plans are counted, not
+// estimated, and the models' rates are measured on the run directory and
+// opts.Measured, or configured.
+func estimate(ev *config.Evaluation, scs []dataset.Scenario, clips plan.Clips, from string, rp *evaluate.RunPlan, opts PlanOptions) (*PlanResult, error) {
 	shard := opts.Shard
 	if shard.Count == 0 {
 		shard = store.All
 	}
 	res := &PlanResult{Evaluation: ev.Name, Out: ev.Out, Shard: shard, Models: len(ev.Models), Repeats: max(ev.Repeats, 1),
 		Conversations: len(scs), DurationsFrom: from}
-	secs := make(map[string]float64, len(scs))
+	measured, err := plan.Measure(append([]string{ev.Out}, opts.Measured...)...)
+	if err != nil {
+		return nil, err
+	}
+	rates := map[string]plan.Rates{}
+	for _, m := range ev.Models {
+		r := opts.Rates[m]
+		if mr, ok := measured[m]; ok {
+			r = mergeRates(r, mr)
+		}
+		rates[m] = r
+		if r.RTF == 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("model %s: no measured play rate; play a few conversations first (`run` resumes them) or give one with --rtf %s=SECONDS_PER_SECOND", m, m))
+		}
+	}
+	byID := make(map[string]*dataset.Scenario, len(scs))
 	for i := range scs {
-		secs[scs[i].ScenarioID] = plan.ConversationSeconds(&scs[i], preambleS, ev.Protocol)
+		byID[scs[i].ScenarioID] = &scs[i]
+	}
+	seconds := func(e store.PlanEntry) float64 {
+		sc := byID[e.ScenarioID]
+		if sc == nil {
+			return 0
+		}
+		return plan.ConversationSeconds(sc, clips, ev.Protocol, evaluate.RepeatSeed(ev.Seed, e.Repeat), rates[e.Model].Frame)
 	}
 	order := map[string]int{}
 	for i, m := range ev.Models {
@@ -206,32 +229,17 @@ func estimate(ev *config.Evaluation, scs []dataset.Scenario, preambleS float64, 
 		} else if !shard.Contains(it.ID) {
 			continue
 		}
-		items = append(items, plan.Item{Model: it.Model, Scenario: it.ScenarioID, Status: plan.Status(it.State), AudioS: secs[it.ScenarioID]})
+		items = append(items, plan.Item{Model: it.Model, Scenario: it.ScenarioID, Status: it.State, AudioS: seconds(it.PlanEntry)})
 	}
 	for _, it := range rp.Stale {
 		if _, ok := order[it.Model]; ok {
-			items = append(items, plan.Item{Model: it.Model, Scenario: it.ScenarioID, Status: plan.Stale})
+			items = append(items, plan.Item{Model: it.Model, Scenario: it.ScenarioID, Status: store.StateStale})
 		}
 	}
 	sort.SliceStable(items, func(i, j int) bool { return order[items[i].Model] < order[items[j].Model] })
 	res.Stale = len(rp.Stale)
 	if shared {
 		res.Notes = append(res.Notes, fmt.Sprintf("shard %s is estimated as 1/%d of the items whose id is not known yet; the exact split is by item id", shard, shard.Count))
-	}
-	measured, err := plan.Measure(append([]string{ev.Out}, opts.Measured...)...)
-	if err != nil {
-		return nil, err
-	}
-	rates := map[string]plan.Rates{}
-	for _, m := range ev.Models {
-		r := opts.Rates[m]
-		if mr, ok := measured[m]; ok {
-			r = mergeRates(r, mr)
-		}
-		rates[m] = r
-		if r.RTF == 0 {
-			res.Notes = append(res.Notes, fmt.Sprintf("model %s: no measured play rate; play a few conversations first (`run` resumes them) or give one with --rtf %s=SECONDS_PER_SECOND", m, m))
-		}
 	}
 	res.Estimate = plan.EstimateItems(items, rates, plan.Defaults)
 	res.FreeBytes, _, _ = freeSpace(ev.Out)
@@ -247,36 +255,36 @@ func mergeRates(configured, measured plan.Rates) plan.Rates {
 	return out
 }
 
-// planScenarios gives the dataset's conversations and the preamble's length: a built
+// planScenarios gives the dataset's conversations and the length of its clips: a built
 // dataset's as synthesised; otherwise its scripts (generated procedurally, read from
 // its scenarios), with lengths from their words at the speaking rate of flite.
-func planScenarios(ds *config.Dataset) ([]dataset.Scenario, float64, string, *dataset.Dataset, error) {
+func planScenarios(ds *config.Dataset) ([]dataset.Scenario, plan.Clips, string, *dataset.Dataset, error) {
 	if d, err := dataset.Load(ds.Out); err == nil {
-		return d.Scenarios, preambleSeconds(d), "the built dataset " + ds.Out, d, nil
+		return d.Scenarios, clipsOf(d), "the built dataset " + ds.Out, d, nil
 	}
-	preWords := len(strings.Fields(construct.DefaultPreamble))
+	words := plan.Clips{PreambleS: float64(len(strings.Fields(construct.DefaultPreamble))) * plan.SecondsPerWord}
 	from := fmt.Sprintf("words at %.3f s each (flite, measured); build the dataset for exact lengths", plan.SecondsPerWord)
 	switch {
 	case ds.Generate == nil:
 		d, err := dataset.Load(ds.Scenarios)
 		if err != nil {
-			return nil, 0, "", nil, fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
+			return nil, plan.Clips{}, "", nil, fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
 		}
-		return withSpokenLengths(d.Scenarios), float64(preWords) * plan.SecondsPerWord, from, nil, nil
+		return withSpokenLengths(d.Scenarios), words, from, nil, nil
 	case ds.Generate.Generator == "procedural":
 		scs, err := construct.Generate(construct.GenerateSpec{Pairs: ds.Generate.Pairs, Seed: ds.Generate.Seed, FourSpeakerShare: ds.Generate.FourSpeakerShare})
 		if err != nil {
-			return nil, 0, "", nil, fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
+			return nil, plan.Clips{}, "", nil, fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
 		}
-		return withSpokenLengths(scs), float64(preWords) * plan.SecondsPerWord, from, nil, nil
+		return withSpokenLengths(scs), words, from, nil, nil
 	default:
 		// An LLM writes the scripts at build time; the procedural ones stand in for
 		// their lengths.
 		scs, err := construct.Generate(construct.GenerateSpec{Pairs: ds.Generate.Pairs, Seed: ds.Generate.Seed, FourSpeakerShare: ds.Generate.FourSpeakerShare})
 		if err != nil {
-			return nil, 0, "", nil, fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
+			return nil, plan.Clips{}, "", nil, fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
 		}
-		return withSpokenLengths(scs), float64(preWords) * plan.SecondsPerWord, "procedural scripts of the same size (an LLM writes the real ones); " + from, nil, nil
+		return withSpokenLengths(scs), words, "procedural scripts of the same size (an LLM writes the real ones); " + from, nil, nil
 	}
 }
 
@@ -292,10 +300,15 @@ func withSpokenLengths(scs []dataset.Scenario) []dataset.Scenario {
 	return scs
 }
 
-// preambleSeconds is the length of a built dataset's preamble (0 when it records none).
-func preambleSeconds(d *dataset.Dataset) float64 {
-	if d.Manifest != nil && d.Manifest.Preamble != nil {
-		return d.Manifest.Preamble.DurationS
+// clipsOf is the length of a built dataset's clips: their sample rate and the
+// preamble's length (0 when it records none).
+func clipsOf(d *dataset.Dataset) plan.Clips {
+	var c plan.Clips
+	if d.Manifest != nil {
+		c.Rate = d.Manifest.SampleRate
+		if d.Manifest.Preamble != nil {
+			c.PreambleS = d.Manifest.Preamble.DurationS
+		}
 	}
-	return 0
+	return c
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/fault"
+	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/reference"
@@ -327,7 +328,7 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 	}
 	scorers := evaluate.Scorers{Records: j.records()}
 	if todo > 0 {
-		if err := checkDisk(dir, uint64(todo)*(64<<10)+(16<<20), fmt.Sprintf("scoring %d conversations", todo)); err != nil {
+		if err := checkDisk(dir, scoreBytes(st, todo), fmt.Sprintf("scoring %d conversations", todo)); err != nil {
 			return nil, err
 		}
 		if scorers, res.Started, err = j.startScorers(ctx); err != nil {
@@ -519,4 +520,19 @@ func noteStale(ui UI, l *rundir.Lock) {
 	if l.Stale != nil {
 		ui.notef("note: %s was last locked by %s, which ended without releasing it; taken over\n", l.Dir(), l.Stale)
 	}
+}
+
+// scoreBytes is what scoring todo conversations of st writes (plan.ScoreBytes): their
+// verdicts and the report of every finished item, each as long as its session.json says.
+func scoreBytes(st *store.Store, todo int) uint64 {
+	var items int
+	var audioS float64
+	for _, ic := range store.ReadItems(st.Dir()) {
+		if ic.Marker != store.Done || ic.Session == nil || ic.Session.Format.InputRate <= 0 {
+			continue
+		}
+		items++
+		audioS += float64(ic.Session.Frames*ic.Session.Format.FrameSize) / float64(ic.Session.Format.InputRate)
+	}
+	return uint64(plan.ScoreBytes(todo, items, audioS, 0))
 }

@@ -31,6 +31,17 @@ func Resample(p PCM, rate int) PCM {
 	return PCM{Samples: out, Rate: rate}
 }
 
+// ResampledLength is how many samples n samples at rate from last at rate to, as
+// Resample and a flushed Resampler make them: ceil(n * to / from).
+func ResampledLength(n int64, from, to int) int64 {
+	if from == to {
+		return n
+	}
+	g := int64(gcd(from, to))
+	up, down := int64(to)/g, int64(from)/g
+	return (n*up + down - 1) / down
+}
+
 // Resampler converts a stream chunk by chunk. Feeding the chunks of a signal through
 // Process and then calling Flush gives exactly the samples Resample gives on the whole.
 // It is not safe for concurrent use.

@@ -11,7 +11,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/store"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 )
 
 // Concurrency is transport: the first shipped pair played one conversation at a time and

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/app"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 )
 
 // run --limit N is a smoke run: it plays the first N pairs (both conditions of each),

@@ -9,8 +9,9 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 )
 
 func copyExecutable(t *testing.T, from, to string) {
@@ -284,7 +285,7 @@ func TestPinnedExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := pluginhost.Start(context.Background(), f.Plugin("quiet").Spec, nil)
+	client, err := pluginhost.Start(context.Background(), pluginstart.HostSpec(f.Plugin("quiet")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

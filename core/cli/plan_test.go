@@ -14,8 +14,8 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/record"
 	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/core/timeline"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
 	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 )
 
 // The paper's run file: open v1's test split (389 pairs) for six models, planned without starting

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 )
 
 var (

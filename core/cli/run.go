@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/duplexmpe/duplexmpe/core/app"
-	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
@@ -140,19 +139,19 @@ func printPlanned(st *State, r *app.PlayResult) {
 		}
 	}
 	for _, m := range order {
-		done := p.Count(m, evaluate.StateDone)
+		done := p.Count(m, store.StateDone)
 		line := fmt.Sprintf("plan %s: %d conversations: %d reused", m, done+p.ToPlay(m), done)
-		if n := p.Count(m, evaluate.StateTodo); n > 0 {
+		if n := p.Count(m, store.StateTodo); n > 0 {
 			var why []string
 			for _, r := range p.Reasons(m) {
 				why = append(why, r.String())
 			}
 			line += fmt.Sprintf(", %d to play (%s)", n, strings.Join(why, "; "))
 		}
-		if n := p.Count(m, evaluate.StateFailed); n > 0 {
+		if n := p.Count(m, store.StateFailed); n > 0 {
 			line += fmt.Sprintf(", %d failed before, played again", n)
 		}
-		if n := p.Count(m, evaluate.StateDamaged); n > 0 {
+		if n := p.Count(m, store.StateDamaged); n > 0 {
 			line += fmt.Sprintf(", %d damaged, played again", n)
 		}
 		fmt.Fprintln(st.Stdout, line)

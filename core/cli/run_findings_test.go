@@ -9,7 +9,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"github.com/duplexmpe/duplexmpe/core/score"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 )
 
 // A run whose conversations failed scores and reports the rest, then exits 1: it could

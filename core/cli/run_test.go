@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/report"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 )
 
 // runFixture writes a run file over the first shipped pair, with real plugin processes:

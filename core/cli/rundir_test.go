@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 )
 
 // Before, `score` and `report` on a missing directory exited 1 (a retry might pass);

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/config"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
 )
 
 // runInDir runs a command line with dir as the working directory and env as the whole

@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 )
 
@@ -73,7 +72,10 @@ type Variable struct {
 // can only be checked once the plugin has described its schema (CheckPluginConfig).
 type PluginBlock struct {
 	Name string
-	Spec pluginhost.Spec
+	// Spec is how to run the plugin, as plain fields; core/pluginstart makes the
+	// host's spec of it (pluginstart.HostSpec), so that the run-file parser links no
+	// plugin host (gRPC, go-plugin).
+	Spec PluginSpec
 	// Config is the body of the config block; an empty body when there is none.
 	Config hcl.Body
 	// ConfigRange is the config block's header, or the plugin block's when there is none.
@@ -96,6 +98,37 @@ type PluginBlock struct {
 	UseRanges map[string]hcl.Range
 
 	ctx *hcl.EvalContext
+}
+
+// PluginSpec is how a plugin block says to run its plugin. Paths are resolved against
+// the run file's directory. The fields mean what pluginhost.Spec's of the same names do.
+type PluginSpec struct {
+	// Source is an executable path; Command an argv. Exactly one is set, unless
+	// Reattach is.
+	Source  string
+	Command []string
+	// Dir is the working directory, and for a command plugin the directory whose hash
+	// pins it; HashSkip the paths under it (relative, "/" separators) left out of that
+	// hash: run files and lock files kept there, the run's output folders.
+	Dir      string
+	HashSkip []string
+	Env      map[string]string
+	// Version, when set, must equal the version the plugin describes; Checksum pins
+	// its files ("sha256:<hex>" or "h1:<base64>").
+	Version  string
+	Checksum string
+	// Reattach is the JSON of an already running plugin to connect to.
+	Reattach string
+	// StartTimeout bounds the handshake, ConversationStartTimeout one conversation's
+	// start and FrameTimeout one step; zero means the host's defaults.
+	StartTimeout             time.Duration
+	ConversationStartTimeout time.Duration
+	FrameTimeout             time.Duration
+	// ConfigDir is where relative path-typed config values resolve: the run file's
+	// directory.
+	ConfigDir string
+	// LogLimit bounds the plugin's log file in bytes; zero means the host's default.
+	LogLimit int64
 }
 
 // Dataset is a dataset block.
@@ -258,8 +291,10 @@ func IsLockFile(path string) bool {
 // own (.duplexmpe.lock.hcl): read, with a warning, when LockPath does not exist.
 func (f *File) LegacyLockPath() string { return filepath.Join(f.Dir, LegacyLockFileName) }
 
-// LegacyLockFileName is the old lock file's name (pluginhost.LegacyLockFileName).
-const LegacyLockFileName = pluginhost.LegacyLockFileName
+// LegacyLockFileName is the one lock file per directory that `duplexmpe lock` wrote
+// before every run file had its own (LockPath names those). It is still read, with a
+// warning, until the run file is locked again.
+const LegacyLockFileName = ".duplexmpe.lock.hcl"
 
 // WriteDiagnostics prints diagnostics with the file name, line and a snippet of the
 // source. Colour is for terminals only; width 0 means no wrapping.

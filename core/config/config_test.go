@@ -151,7 +151,7 @@ evaluation "second" {
 		t.Errorf("plugin order = %v", got)
 	}
 	fl := f.Plugin("flite").Spec
-	if fl.Name != "flite" || fl.Source != filepath.Join(dir, "bin/plugins/flite") || fl.Env["CUDA_VISIBLE_DEVICES"] != "0" ||
+	if fl.Source != filepath.Join(dir, "bin/plugins/flite") || fl.Env["CUDA_VISIBLE_DEVICES"] != "0" ||
 		fl.Version != "0.1.0" || !strings.HasPrefix(fl.Checksum, "sha256:abab") || fl.Reattach != "" || fl.StartTimeout != 10*time.Minute {
 		t.Errorf("flite spec = %+v", fl)
 	}

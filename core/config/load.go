@@ -490,7 +490,6 @@ func (l *loader) locals(blocks []*hcl.Block) {
 func (l *loader) plugin(b *hcl.Block) {
 	content, once := l.content(b.Body, Spec.Block("plugin"))
 	p := &PluginBlock{Name: b.Labels[0], DeclRange: b.DefRange, AttrRanges: map[string]hcl.Range{}, ctx: l.d.ctx}
-	p.Spec.Name = p.Name
 	attrs := content.Attributes
 	for name, a := range attrs {
 		p.AttrRanges[name] = a.Range

@@ -10,18 +10,18 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/duplexmpe/duplexmpe/sdk"
+	"github.com/duplexmpe/duplexmpe/sdk/contract"
 )
 
 // configTypes maps the sdk's config field types to cty types.
 var configTypes = map[string]cty.Type{
-	sdk.TypeString:     cty.String,
-	sdk.TypeNumber:     cty.Number,
-	sdk.TypeBool:       cty.Bool,
-	sdk.TypeListString: cty.List(cty.String),
-	sdk.TypeListNumber: cty.List(cty.Number),
-	sdk.TypeMapString:  cty.Map(cty.String),
-	sdk.TypePath:       cty.String, // the host resolves a relative one against the run file (pluginhost.Spec.ConfigDir)
+	contract.TypeString:     cty.String,
+	contract.TypeNumber:     cty.Number,
+	contract.TypeBool:       cty.Bool,
+	contract.TypeListString: cty.List(cty.String),
+	contract.TypeListNumber: cty.List(cty.Number),
+	contract.TypeMapString:  cty.Map(cty.String),
+	contract.TypePath:       cty.String, // the host resolves a relative one against the run file (pluginhost.Spec.ConfigDir)
 }
 
 // CheckPluginConfig checks a plugin block's config block against the schema the plugin
@@ -29,11 +29,11 @@ var configTypes = map[string]cty.Type{
 // attributes and values outside Allowed are errors at the attribute. It returns the
 // config with defaults filled in, as JSON-compatible values (string, float64, bool,
 // []any, map[string]any), ready for Configure.
-func CheckPluginConfig(block *PluginBlock, schema []sdk.ConfigField) (map[string]any, hcl.Diagnostics) {
+func CheckPluginConfig(block *PluginBlock, schema []contract.ConfigField) (map[string]any, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	rng := block.ConfigRange
 	bs := &hcl.BodySchema{}
-	fields := map[string]sdk.ConfigField{}
+	fields := map[string]contract.ConfigField{}
 	for _, f := range schema {
 		if _, known := configTypes[f.Type]; !known {
 			diags = append(diags, errorf(rng, "Plugin describes an unsupported config type",

@@ -8,15 +8,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-// The states of an item of a run plan (RunPlan).
-const (
-	StateDone    = "done"    // finished in the store: reused
-	StateTodo    = "todo"    // not played yet (new, or its earlier plays no longer count): played
-	StateFailed  = "failed"  // played and failed: played again
-	StateDamaged = "damaged" // finished, but its files do not read back: played again
-	StateStale   = "stale"   // in the store, not in the plan: kept, never counted
-)
-
 // PlannedItem is one item of a run plan with its state in the store, and why: for a
 // todo item "new" or what changed since an earlier play of the same model and scenario
 // (a changed model identity, config or hash, scenario content or audio, schedule); for
@@ -24,8 +15,8 @@ const (
 // item replaces it, if any.
 type PlannedItem struct {
 	store.PlanEntry
-	State string `json:"state"`
-	Why   string `json:"why,omitempty"`
+	State store.ItemState `json:"state"`
+	Why   string          `json:"why,omitempty"`
 }
 
 // RunPlan is what a run consists of now and what its store holds of it: the plan as
@@ -63,31 +54,31 @@ func Survey(st *store.Store, items []Item) (*RunPlan, error) {
 		}
 		m, err := st.ReadMeta(id)
 		if err != nil || m.ID != id {
-			plan.Stale = append(plan.Stale, PlannedItem{PlanEntry: store.PlanEntry{ID: id}, State: StateStale, Why: "unreadable item.json"})
+			plan.Stale = append(plan.Stale, PlannedItem{PlanEntry: store.PlanEntry{ID: id}, State: store.StateStale, Why: "unreadable item.json"})
 			continue
 		}
 		k := play{m.Model, m.ScenarioID, m.Repeat}
 		earlier[k] = append(earlier[k], m)
-		plan.Stale = append(plan.Stale, PlannedItem{PlanEntry: m.Entry(), State: StateStale})
+		plan.Stale = append(plan.Stale, PlannedItem{PlanEntry: m.Entry(), State: store.StateStale})
 	}
 	replaced := map[string]string{} // stale id -> the current item replacing it
 	for _, it := range items {
 		p := PlannedItem{PlanEntry: it.Meta.Entry()}
 		switch st.Status(it.Meta.ID) {
 		case store.Done:
-			p.State = StateDone
+			p.State = store.StateDone
 		case store.Failed:
-			p.State = StateFailed
+			p.State = store.StateFailed
 			p.Why, _ = st.Failure(it.Meta.ID)
 		case store.Missing:
-			p.State, p.Why = StateTodo, "new"
+			p.State, p.Why = store.StateTodo, "new"
 			if prev := earlier[play{it.Meta.Model, it.Meta.ScenarioID, it.Meta.Repeat}]; len(prev) > 0 {
 				old := closest(prev, it.Meta.Key)
 				p.Why = strings.Join(it.Meta.Key.Changes(old.Key), "; ")
 				replaced[old.ID] = it.Meta.ID
 			}
 		case store.Damaged:
-			p.State, p.Why = StateDamaged, "its files do not read back"
+			p.State, p.Why = store.StateDamaged, "its files do not read back"
 			if err := st.Check(it.Meta.ID); err != nil {
 				p.Why = err.Error()
 			}
@@ -114,7 +105,7 @@ func closest(prev []store.Meta, k store.ItemKey) store.Meta {
 }
 
 // Count is how many planned items are in state, for model ("" for all).
-func (p *RunPlan) Count(model, state string) int {
+func (p *RunPlan) Count(model string, state store.ItemState) int {
 	n := 0
 	for _, it := range p.Items {
 		if it.State == state && (model == "" || it.Model == model) {
@@ -126,7 +117,7 @@ func (p *RunPlan) Count(model, state string) int {
 
 // ToPlay is how many items of model ("" for all) a run plays: todo, failed, damaged.
 func (p *RunPlan) ToPlay(model string) int {
-	return p.Count(model, StateTodo) + p.Count(model, StateFailed) + p.Count(model, StateDamaged)
+	return p.Count(model, store.StateTodo) + p.Count(model, store.StateFailed) + p.Count(model, store.StateDamaged)
 }
 
 // Reasons sums up why model's todo items are to be played: each distinct reason
@@ -134,7 +125,7 @@ func (p *RunPlan) ToPlay(model string) int {
 func (p *RunPlan) Reasons(model string) []Reason {
 	counts := map[string]int{}
 	for _, it := range p.Items {
-		if it.Model == model && it.State == StateTodo {
+		if it.Model == model && it.State == store.StateTodo {
 			counts[it.Why]++
 		}
 	}

@@ -1,8 +1,11 @@
 package plan
 
 import (
+	"math"
+
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/session"
 )
 
 // SecondsPerWord is how long flite takes to say a word of the scripts, for datasets not
@@ -32,21 +35,54 @@ var Defaults = Rates{
 	Source:        "defaults measured on the development machine (docs/scale.md)",
 }
 
-// ConversationSeconds is the nominal length of a conversation as played (protocol
-// section 3), the one formula of it: the preamble and its gap, the turns with a gap
-// after each, the wait after T (its onset window, what a model that does not answer
-// gets), N4's gap, the tail. The plan's audio hours and the disk check before playing
-// both use it.
-func ConversationSeconds(sc *dataset.Scenario, preambleS float64, p protocol.Params) float64 {
-	s := preambleS + p.PreambleGap + p.Tail
-	for _, t := range sc.Turns {
-		s += t.DurationS + p.TurnGap
-		switch t.Label {
-		case "T":
-			s += p.TOnsetWindow
-		case "N4_R":
-			s += p.N4Gap
-		}
+// Clips says how long a dataset's audio is: the sample rate of its clips (0: unknown,
+// lengths estimated from words) and the length of its preamble.
+type Clips struct {
+	Rate      int
+	PreambleS float64
+}
+
+// Frame is a model's input stream as a played item records it (session.json): its
+// input rate and frame size. The zero Frame is a model not measured yet: lengths are
+// counted on the sample at the clips' rate.
+type Frame struct {
+	InputRate int `json:"input_rate,omitempty"`
+	Size      int `json:"frame_size,omitempty"`
+}
+
+// Shape is sc as the scheduler lays it out (session.Lay): each clip DurationS long at
+// the clips' rate.
+func Shape(sc *dataset.Scenario, clips Clips) session.Shape {
+	rate := clips.Rate
+	if rate <= 0 {
+		rate = unknownRate
 	}
-	return s
+	n := func(sec float64) session.Clip {
+		return session.Clip{Samples: int64(math.Round(sec * float64(rate))), Rate: rate}
+	}
+	sh := session.Shape{ID: sc.ScenarioID, PairID: sc.PairID, Preamble: n(clips.PreambleS)}
+	for _, t := range sc.Turns {
+		sh.Turns = append(sh.Turns, session.ShapeTurn{Label: t.Label, Clip: n(t.DurationS), GapAfterS: t.GapAfterS})
+	}
+	return sh
+}
+
+// unknownRate stands for the clips' rate of a dataset not synthesised yet.
+const unknownRate = 16000
+
+// ConversationSeconds is the length of sc as the scheduler plays it (session.Lay,
+// protocol section 3.3: the preamble and its gap, the turns with the gap the profile
+// gives each, n4_gap, the tail) to a model with input stream f, every wait after T at
+// its cap (t_wait_cap; Layout.Length): the longest the conversation lasts. seed is the
+// item's (the timing-cue control's pads depend on it). The plan's audio hours and
+// disk, and the disk check before playing, all count it.
+func ConversationSeconds(sc *dataset.Scenario, clips Clips, p protocol.Params, seed int64, f Frame) float64 {
+	rate := f.InputRate
+	if rate <= 0 {
+		rate = max(clips.Rate, 0)
+	}
+	if rate <= 0 {
+		rate = unknownRate
+	}
+	return session.Lay(Shape(sc, clips), p, seed, rate).Seconds(f.Size)
 }

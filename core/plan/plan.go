@@ -25,24 +25,11 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
-// Status of an item in the run store.
-type Status string
-
-const (
-	Todo    Status = "todo"    // never played, or interrupted
-	Done    Status = "done"    // finished: reused
-	Failed  Status = "failed"  // played and failed: a resumed run plays it again
-	Damaged Status = "damaged" // its files do not read back: played again
-	// Stale is an item of an earlier plan that the run directory keeps (another model
-	// identity, config, scenario or schedule): counted apart, never estimated.
-	Stale Status = "stale"
-)
-
 // Item is one (model, conversation) of the run.
 type Item struct {
 	Model    string
 	Scenario string
-	Status   Status
+	Status   store.ItemState
 	// AudioS is the length of the conversation as played, in seconds: the preamble,
 	// the turns, the protocol's gaps and waits.
 	AudioS float64
@@ -61,6 +48,9 @@ type Rates struct {
 	DiskPerItem   float64 `json:"disk_per_item,omitempty"`
 	// ScorePerItemS is the time to score one conversation (VAD, ASR, judge).
 	ScorePerItemS float64 `json:"score_per_item_s,omitempty"`
+	// Frame is the model's input stream as its played items record it (zero: not
+	// measured): conversation lengths are counted at its frames (ConversationSeconds).
+	Frame Frame `json:"frame,omitempty"`
 	// Source says where the rates come from, e.g. "measured: 48 items of runs/x".
 	Source string `json:"source,omitempty"`
 }
@@ -77,6 +67,9 @@ func (r Rates) merge(o Rates) Rates {
 	fill(&r.DiskPerAudioS, o.DiskPerAudioS)
 	fill(&r.DiskPerItem, o.DiskPerItem)
 	fill(&r.ScorePerItemS, o.ScorePerItemS)
+	if r.Frame == (Frame{}) {
+		r.Frame = o.Frame
+	}
 	if r.Source == "" {
 		r.Source = o.Source
 	} else if o.Source != "" && o.Source != r.Source {
@@ -113,18 +106,18 @@ type Counts struct {
 // ToPlay is how many items a run plays: everything not done.
 func (c Counts) ToPlay() int { return c.Items - c.Done }
 
-func (c *Counts) add(s Status) {
-	if s == Stale {
+func (c *Counts) add(s store.ItemState) {
+	if s == store.StateStale {
 		c.Stale++
 		return
 	}
 	c.Items++
 	switch s {
-	case Done:
+	case store.StateDone:
 		c.Done++
-	case Failed:
+	case store.StateFailed:
 		c.Failed++
-	case Damaged:
+	case store.StateDamaged:
 		c.Damaged++
 	default:
 		c.Todo++
@@ -139,6 +132,7 @@ type Model struct {
 	AudioHours       float64 `json:"audio_hours"`         // every item
 	AudioHoursToPlay float64 `json:"audio_hours_to_play"` // the items a run plays
 	DiskBytes        float64 `json:"disk_bytes"`          // the run store when every item is done
+	DiskBytesToPlay  float64 `json:"disk_bytes_to_play"`  // what playing the items left writes: run's disk check
 	ReportBytes      float64 `json:"report_bytes"`        // the report's viewer/ when every item is scored
 	PlaySeconds      float64 `json:"play_s"`              // to play what is left, one conversation at a time
 	ScoreSeconds     float64 `json:"score_s"`             // to score every item from nothing
@@ -167,17 +161,18 @@ func EstimateItems(items []Item, rates map[string]Rates, defaults Rates) Estimat
 		}
 		m := &est.Models[i]
 		m.add(it.Status)
-		if it.Status == Stale {
+		if it.Status == store.StateStale {
 			continue
 		}
 		r := m.Rates
 		m.AudioHours += it.AudioS / 3600
-		m.DiskBytes += known(r.DiskPerItem, r.DiskPerAudioS) * (r.DiskPerItem + it.AudioS*r.DiskPerAudioS)
+		m.DiskBytes += ItemBytes(r, it.AudioS)
 		m.ScoreSeconds += known(r.ScorePerItemS) * r.ScorePerItemS
 		m.ReportBytes += ReportBytesPerItem
 		recordings[i] += it.AudioS * ReportBytesPerAudioS
-		if it.Status != Done {
+		if it.Status != store.StateDone {
 			m.AudioHoursToPlay += it.AudioS / 3600
+			m.DiskBytesToPlay += ItemBytes(r, it.AudioS)
 			m.PlaySeconds += known(r.RTF) * (it.AudioS*r.RTF + r.PlayOverheadS)
 		}
 	}
@@ -194,11 +189,37 @@ func EstimateItems(items []Item, rates map[string]Rates, defaults Rates) Estimat
 		t.AudioHours += m.AudioHours
 		t.AudioHoursToPlay += m.AudioHoursToPlay
 		t.DiskBytes += m.DiskBytes
+		t.DiskBytesToPlay += m.DiskBytesToPlay
 		t.ReportBytes += m.ReportBytes
 		t.PlaySeconds += m.PlaySeconds
 		t.ScoreSeconds += m.ScoreSeconds
 	}
 	return est
+}
+
+// ItemBytes is the one formula of what an item of audioS seconds takes in the run store
+// at rates r (NaN when they are unknown): its audio, growing with its length, and its
+// other files (records and verdicts).
+func ItemBytes(r Rates, audioS float64) float64 {
+	return known(r.DiskPerItem, r.DiskPerAudioS) * (r.DiskPerItem + audioS*r.DiskPerAudioS)
+}
+
+// ReportBytes is the one formula of what a report of items conversations lasting
+// audioS seconds in all adds: a page per conversation and the viewer's recordings,
+// within budget (RecordingsBudget when budget is 0).
+func ReportBytes(items int, audioS float64, budget float64) float64 {
+	if budget <= 0 {
+		budget = RecordingsBudget
+	}
+	return float64(items)*ReportBytesPerItem + min(audioS*ReportBytesPerAudioS, budget)
+}
+
+// ScoreBytes is the one formula of what scoring todo conversations of a run of items
+// conversations lasting audioS seconds in all writes: the verdicts of each conversation
+// scored (the default rates' files per item, which include them) and the report
+// written again for every item (ReportBytes, within budget; 0: RecordingsBudget).
+func ScoreBytes(todo, items int, audioS, budget float64) float64 {
+	return float64(todo)*Defaults.DiskPerItem + ReportBytes(items, audioS, budget)
 }
 
 // capRecordings adds the viewer's recordings to each model's report bytes, within
@@ -242,6 +263,7 @@ func Measure(dirs ...string) (map[string]Rates, error) {
 		audioSampledS, audioBytes float64
 		wavSampled                int
 		dirs                      []string
+		frame                     Frame
 	}
 	accs := map[string]*acc{}
 	for _, dir := range dirs {
@@ -265,6 +287,7 @@ func Measure(dirs ...string) (map[string]Rates, error) {
 				a.dirs = append(a.dirs, dir)
 			}
 			audioS := float64(s.Frames*s.Format.FrameSize) / float64(s.Format.InputRate)
+			a.frame = Frame{InputRate: s.Format.InputRate, Size: s.Format.FrameSize}
 			a.items++
 			a.audioS += audioS
 			a.computeS += s.Latency.Mean * float64(s.Latency.Frames)
@@ -301,7 +324,7 @@ func Measure(dirs ...string) (map[string]Rates, error) {
 	}
 	out := map[string]Rates{}
 	for model, a := range accs {
-		r := Rates{Source: fmt.Sprintf("measured on %d items of %v", a.items, a.dirs)}
+		r := Rates{Source: fmt.Sprintf("measured on %d items of %v", a.items, a.dirs), Frame: a.frame}
 		if a.audioS > 0 {
 			r.RTF = a.computeS / a.audioS
 		}

@@ -24,11 +24,11 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 // disk) is counted apart and costs nothing.
 func TestEstimateSumsRatesOverItems(t *testing.T) {
 	items := []Item{
-		{Model: "a", Scenario: "s1", Status: Done, AudioS: 100},
-		{Model: "a", Scenario: "s2", Status: Todo, AudioS: 80},
-		{Model: "a", Scenario: "s3", Status: Failed, AudioS: 60},
-		{Model: "b", Scenario: "s1", Status: Stale, AudioS: 100},
-		{Model: "b", Scenario: "s2", Status: Damaged, AudioS: 80},
+		{Model: "a", Scenario: "s1", Status: store.StateDone, AudioS: 100},
+		{Model: "a", Scenario: "s2", Status: store.StateTodo, AudioS: 80},
+		{Model: "a", Scenario: "s3", Status: store.StateFailed, AudioS: 60},
+		{Model: "b", Scenario: "s1", Status: store.StateStale, AudioS: 100},
+		{Model: "b", Scenario: "s2", Status: store.StateDamaged, AudioS: 80},
 	}
 	rates := map[string]Rates{"a": {RTF: 0.5, Source: "measured"}}
 	defaults := Rates{PlayOverheadS: 2, DiskPerAudioS: 1000, DiskPerItem: 10, ScorePerItemS: 3, Source: "defaults"}
@@ -72,7 +72,7 @@ func TestEstimateSumsRatesOverItems(t *testing.T) {
 func TestReportBytesAreCappedByTheRecordingsBudget(t *testing.T) {
 	var items []Item
 	for i, m := range []string{"a", "a", "b", "c"} {
-		items = append(items, Item{Model: m, Scenario: fmt.Sprint("s", i), Status: Todo, AudioS: 3 * 3600})
+		items = append(items, Item{Model: m, Scenario: fmt.Sprint("s", i), Status: store.StateTodo, AudioS: 3 * 3600})
 	}
 	est := EstimateItems(items, nil, Defaults)
 	all := 4 * 3 * 3600 * ReportBytesPerAudioS

@@ -19,11 +19,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 )
 
-// LegacyLockFileName is the one lock file per directory that `duplexmpe lock` wrote
-// before every run file had its own (core/config LockPath names those). It is still read,
-// with a warning, until the run file is locked again.
-const LegacyLockFileName = ".duplexmpe.lock.hcl"
-
 // Lock is a lock file: what each plugin resolved to when it was pinned, like
 // Terraform's .terraform.lock.hcl.
 //

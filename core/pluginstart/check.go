@@ -98,7 +98,7 @@ func (s *Starter) Check(ctx context.Context, p *config.PluginBlock, checks Check
 		r.Transient = true
 	}
 
-	hash, err := Hash(p.Spec)
+	hash, err := Hash(HostSpec(p))
 	if err != nil {
 		fail("source", "Cannot hash plugin", "%v", err)
 	}
@@ -110,7 +110,7 @@ func (s *Starter) Check(ctx context.Context, p *config.PluginBlock, checks Check
 
 	// The version pin is checked here rather than by Start, so that the error can point
 	// at the version attribute.
-	spec := p.Spec
+	spec := HostSpec(p)
 	spec.Version = ""
 	client, err := pluginhost.Start(ctx, spec, s.Opts.Logger)
 	if err != nil {

@@ -35,14 +35,14 @@ type target struct {
 }
 
 func (t target) Launch(ctx context.Context, logger hclog.Logger) (conformance.Plugin, error) {
-	hash, err := Hash(t.b.Spec)
+	hash, err := Hash(HostSpec(t.b))
 	if err != nil {
 		return nil, err
 	}
 	if err := t.s.Pins.CheckFiles(t.b, hash); err != nil {
 		return nil, err
 	}
-	spec := t.b.Spec
+	spec := HostSpec(t.b)
 	if t.s.Opts.LogDir != "" {
 		spec.LogFile = filepath.Join(t.s.Opts.LogDir, t.b.Name+".log")
 	}

@@ -101,7 +101,7 @@ func (s *Starter) Recall(b *config.PluginBlock) (*Known, error) {
 // was one.
 func (s *Starter) recall(b *config.PluginBlock) (k *Known, recorded bool, err error) {
 	// Refusals are deterministic failures (core/fault), as in Start.
-	hash, err := Hash(b.Spec)
+	hash, err := Hash(HostSpec(b))
 	if err != nil {
 		return nil, false, fault.Deterministic(err)
 	}
@@ -118,7 +118,7 @@ func (s *Starter) recall(b *config.PluginBlock) (k *Known, recorded bool, err er
 	if !ok {
 		return k, false, nil
 	}
-	if err := pluginhost.VerifyChecksum(b.Spec); err != nil {
+	if err := pluginhost.VerifyChecksum(HostSpec(b)); err != nil {
 		return nil, false, fault.Deterministic(err)
 	}
 	if err := s.Pins.CheckVersion(b, rec.Info.Version); err != nil {
@@ -214,7 +214,7 @@ func identityKey(f *config.File, b *config.PluginBlock, hash string) (string, er
 	if err != nil {
 		return "", err
 	}
-	spec := b.Spec
+	spec := HostSpec(b)
 	keyed := struct {
 		Hash    string
 		Source  string

@@ -125,7 +125,7 @@ func lockPlugin(ctx context.Context, f *config.File, p *config.PluginBlock, prev
 			pe, f.Path))
 	}
 	spec := LockSpec(p)
-	hash, err := pluginhost.SpecHash(p.Spec)
+	hash, err := pluginhost.SpecHash(HostSpec(p))
 	if err != nil {
 		return pluginhost.LockedPlugin{}, fail("Cannot hash plugin", err)
 	}
@@ -141,7 +141,7 @@ func lockPlugin(ctx context.Context, f *config.File, p *config.PluginBlock, prev
 			return pluginhost.LockedPlugin{}, differs(pe)
 		}
 	}
-	client, err := pluginhost.Start(ctx, p.Spec, opts.Logger)
+	client, err := pluginhost.Start(ctx, HostSpec(p), opts.Logger)
 	if err != nil {
 		return pluginhost.LockedPlugin{}, fail("Plugin did not start", err)
 	}
@@ -152,7 +152,7 @@ func lockPlugin(ctx context.Context, f *config.File, p *config.PluginBlock, prev
 	}
 	// Hash again after the plugin ran: a plugin that rewrites its own files while
 	// starting (a cache in its dir) cannot be pinned.
-	if again, err := pluginhost.SpecHash(p.Spec); err != nil || again != hash {
+	if again, err := pluginhost.SpecHash(HostSpec(p)); err != nil || again != hash {
 		if err == nil {
 			err = fmt.Errorf("plugin %q: its files changed while it ran (%s, then %s); move caches out of its dir", p.Name, hash, again)
 		}

@@ -96,7 +96,7 @@ func Hash(spec pluginhost.Spec) (string, error) {
 }
 
 // CheckFiles checks a plugin's source or command and hash against the lock file: it
-// passes without a lock file and for a reattached plugin. hash is Hash(b.Spec). A
+// passes without a lock file and for a reattached plugin. hash is Hash(HostSpec(b)). A
 // mismatch names the run file and the line of the plugin block, what the lock pins and
 // what the plugin is now, and the command that fixes it.
 func (p *Pins) CheckFiles(b *config.PluginBlock, hash string) error {
@@ -141,7 +141,7 @@ func PinFix(pe *pluginhost.PinError, runFile string) string {
 // LockSpec is the spec as the lock file records it: source and dir as the run file
 // wrote them, so that a committed lock file with relative paths holds on any checkout.
 func LockSpec(b *config.PluginBlock) pluginhost.Spec {
-	spec := b.Spec
+	spec := HostSpec(b)
 	spec.Source, spec.Dir = filepath.ToSlash(b.WrittenSource), filepath.ToSlash(b.WrittenDir)
 	return spec
 }
@@ -215,7 +215,7 @@ func (e *DiagnosticsError) Deterministic() bool { return true }
 // config schema is a deterministic failure (core/fault); one that cannot start or
 // answer is not.
 func (s *Starter) Start(ctx context.Context, b *config.PluginBlock) (*Plugin, error) {
-	hash, err := Hash(b.Spec)
+	hash, err := Hash(HostSpec(b))
 	if err != nil {
 		return nil, fault.Deterministic(err)
 	}
@@ -224,7 +224,7 @@ func (s *Starter) Start(ctx context.Context, b *config.PluginBlock) (*Plugin, er
 	if err := s.Pins.CheckFiles(b, hash); err != nil {
 		return nil, fault.Deterministic(err)
 	}
-	spec := b.Spec
+	spec := HostSpec(b)
 	if s.Opts.LogDir != "" {
 		spec.LogFile = filepath.Join(s.Opts.LogDir, b.Name+".log")
 	}
@@ -265,4 +265,27 @@ func configure(ctx context.Context, c *pluginhost.Client, b *config.PluginBlock,
 		return nil, err
 	}
 	return &Plugin{Client: c, Block: b, Info: info, Config: cfg, Hash: hash}, nil
+}
+
+// HostSpec is the host's spec of plugin block b: the run file's plain fields
+// (config.PluginSpec), named by the block's label. The one conversion from the run
+// file's description of a plugin to how pluginhost starts it.
+func HostSpec(b *config.PluginBlock) pluginhost.Spec {
+	s := b.Spec
+	return pluginhost.Spec{
+		Name:                     b.Name,
+		Source:                   s.Source,
+		Command:                  s.Command,
+		Dir:                      s.Dir,
+		HashSkip:                 s.HashSkip,
+		Env:                      s.Env,
+		Version:                  s.Version,
+		Checksum:                 s.Checksum,
+		Reattach:                 s.Reattach,
+		StartTimeout:             s.StartTimeout,
+		ConversationStartTimeout: s.ConversationStartTimeout,
+		FrameTimeout:             s.FrameTimeout,
+		ConfigDir:                s.ConfigDir,
+		LogLimit:                 s.LogLimit,
+	}
 }

@@ -101,7 +101,7 @@ func TestStartRefusesABadConfigBlock(t *testing.T) {
 func TestStartChecksTheLockFile(t *testing.T) {
 	f, bin := runFile(t, "")
 	s, _ := pluginstart.NewStarter(f, pluginstart.Options{})
-	hash, _ := pluginstart.Hash(f.Plugin("beeper").Spec)
+	hash, _ := pluginstart.Hash(pluginstart.HostSpec(f.Plugin("beeper")))
 	if err := s.Pins.CheckFiles(f.Plugin("beeper"), hash); err != nil {
 		t.Errorf("no lock file: %v", err)
 	}
@@ -122,7 +122,7 @@ func TestStartChecksTheLockFile(t *testing.T) {
 	if err := fh.Close(); err != nil {
 		t.Fatal(err)
 	}
-	changed, _ := pluginstart.Hash(f.Plugin("beeper").Spec)
+	changed, _ := pluginstart.Hash(pluginstart.HostSpec(f.Plugin("beeper")))
 	want := fmt.Sprintf(`%s:%d: plugin "beeper": its files hash to %s, but %s pins %s; if the change of the plugin is intended, re-pin it with `+"`duplexmpe lock --upgrade %s`",
 		f.Path, f.Plugin("beeper").DeclRange.Start.Line, changed, f.LockPath(), hash, f.Path)
 	if _, err := start(t, f); err == nil || !strings.HasPrefix(err.Error(), want) {

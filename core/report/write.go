@@ -9,6 +9,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
+	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/reference"
 	"github.com/duplexmpe/duplexmpe/core/score"
 )
@@ -73,7 +74,7 @@ func (r Run) Write(dir string) (Findings, error) {
 		pages map[string]string
 	)
 	if len(convs) > 0 {
-		if audio, pages, err = viewer.Write(dir, convs, viewer.Options{Protocol: s.Protocol, DatasetDir: meta.DatasetDir, RecordingsBudget: meta.RecordingsBudget, Report: HTMLFile}); err != nil {
+		if audio, pages, err = viewer.Write(dir, convs, viewer.Options{Protocol: s.Protocol, DatasetDir: meta.DatasetDir, RecordingsBudget: recordingsBudget(meta), Report: HTMLFile}); err != nil {
 			return Findings{}, err
 		}
 	}
@@ -117,4 +118,13 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
+}
+
+// recordingsBudget is the viewer's budget for its recordings: the report's own, or the
+// one `plan` counts (plan.RecordingsBudget).
+func recordingsBudget(meta Meta) int64 {
+	if meta.RecordingsBudget > 0 {
+		return meta.RecordingsBudget
+	}
+	return plan.RecordingsBudget
 }

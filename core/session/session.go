@@ -61,7 +61,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"sort"
 	"sync"
@@ -295,87 +294,27 @@ func (s *scheduler) toInput(p audio.PCM) []float32 {
 	return append(out, r.Flush()...)
 }
 
-// plan lays out section 3.3 rules 1, 2, 4 and 5 as segments; rule 3 is a wait segment.
+// plan turns the conversation's layout (Lay: section 3.3 rules 1 to 5) into the segments
+// the scheduler plays, with each clip's audio at the input rate.
 func (s *scheduler) plan() {
-	p := s.opts.Params
-	// Rule 1: fresh state (Start) -> preamble -> preamble_gap.
-	s.segs = append(s.segs,
-		segment{kind: segAudio, samples: preambles.get(s.conv.Preamble, s.f.InputRate, s.toInput), turn: -1},
-		segment{kind: segSilence, n: s.samples(p.PreambleGap)})
-	last := len(s.conv.Turns) - 1
-	for i, t := range s.conv.Turns {
-		s.segs = append(s.segs, segment{kind: segAudio, samples: s.toInput(t.Audio), turn: i})
-		switch secs, wait := pauseAfter(p, &s.conv, s.opts.Seed, i); {
-		case wait:
+	l := Lay(ShapeOf(s.conv), s.opts.Params, s.opts.Seed, s.f.InputRate)
+	for _, seg := range l.Segments {
+		switch seg.Kind {
+		case SegClip:
+			var pcm []float32
+			if seg.Turn < 0 {
+				pcm = preambles.get(s.conv.Preamble, s.f.InputRate, s.toInput)
+			} else {
+				pcm = s.toInput(s.conv.Turns[seg.Turn].Audio)
+			}
+			s.segs = append(s.segs, segment{kind: segAudio, samples: pcm, turn: seg.Turn})
+		case SegSilence:
+			s.segs = append(s.segs, segment{kind: segSilence, n: seg.Samples})
+		case SegWait:
 			s.segs = append(s.segs, segment{kind: segWaitAfterT})
-		case i == last: // the tail follows
-		default:
-			s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(secs)})
 		}
 	}
-	// Rule 5: tail, then the end.
-	s.segs = append(s.segs, segment{kind: segSilence, n: s.samples(p.Tail)})
 	s.tl.Turns = make([]timeline.Turn, 0, len(s.conv.Turns))
-}
-
-// pauseAfter is what the schedule plays after turn i (section 3.3): after T the
-// closed-loop wait (wait true; for a model that stays silent it ends at t_onset_window,
-// section 3.5), after the last turn the tail, after N4_Q exactly n4_gap, after any other
-// turn the ordinary gap.
-func pauseAfter(p protocol.Params, conv *Conversation, seed int64, i int) (seconds float64, wait bool) {
-	switch t := conv.Turns[i]; {
-	case t.Label == protocol.LabelT:
-		return p.TOnsetWindow, true // rule 3: the closed-loop wait replaces turn_gap
-	case i == len(conv.Turns)-1:
-		return p.Tail, false // rule 5
-	case t.Label == protocol.LabelN4Q:
-		return p.N4Gap, false // rule 4: exactly n4_gap, then N4_R whatever the model does
-	default:
-		return ordinaryGap(p, conv, seed, i), false // rule 2, or the timing-cue control's pad
-	}
-}
-
-// SilentPauses is the silence after each turn of conv as the schedule plays it to a
-// model that never speaks (pauseAfter): what a responder that acts on pause length alone
-// hears (`dataset audit`'s pause check, core/audit).
-func SilentPauses(p protocol.Params, conv Conversation, seed int64) []float64 {
-	out := make([]float64, len(conv.Turns))
-	for i := range conv.Turns {
-		out[i], _ = pauseAfter(p, &conv, seed, i)
-	}
-	return out
-}
-
-// ordinaryGap is the silence after ordinary turn i (not T, N4_Q or the last turn):
-// turn_gap, under gap_profile "natural" the turn's own recorded gap, or with timing_control one of the conversation's request gaps (t_onset_window
-// for its T, n4_gap for each N4_Q), drawn from the seed, the pair and the turn's position
-// so that both versions of a pair get the same pads (section 3.6).
-func ordinaryGap(p protocol.Params, conv *Conversation, seed int64, i int) float64 {
-	if p.Natural() {
-		return conv.Turns[i].GapAfterS
-	}
-	if !p.TimingControl {
-		return p.TurnGap
-	}
-	var gaps []float64
-	for _, t := range conv.Turns {
-		switch t.Label {
-		case protocol.LabelT:
-			gaps = append(gaps, p.TOnsetWindow)
-		case protocol.LabelN4Q:
-			gaps = append(gaps, p.N4Gap)
-		}
-	}
-	if len(gaps) == 0 {
-		return p.TurnGap
-	}
-	pair := conv.PairID
-	if pair == "" {
-		pair = conv.ID
-	}
-	h := fnv.New64a()
-	fmt.Fprintf(h, "timing-control\x00%d\x00%s\x00%d", seed, pair, i)
-	return math.Max(p.TurnGap, gaps[h.Sum64()%uint64(len(gaps))])
 }
 
 // compose fills frame (the input of frame k, starting at sample start) from the schedule.

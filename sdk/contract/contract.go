@@ -24,6 +24,20 @@ type Info struct {
 	Identity map[string]string `json:"identity,omitempty"`
 }
 
+// Config field types (ConfigField.Type).
+const (
+	TypeString     = "string"
+	TypeNumber     = "number"
+	TypeBool       = "bool"
+	TypeListString = "list(string)"
+	TypeListNumber = "list(number)"
+	TypeMapString  = "map(string)"
+	// TypePath is a string naming a file or directory. The host resolves a relative
+	// value against the run file's directory before Configure, so the plugin always
+	// gets a path that works from its own working directory.
+	TypePath = "path"
+)
+
 // ConfigField describes one attribute of the plugin's config block.
 type ConfigField struct {
 	Name        string   `json:"name"`

@@ -22,9 +22,9 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/cli"
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/report/viewer"
-	"github.com/duplexmpe/duplexmpe/internal/clitest"
-	"github.com/duplexmpe/duplexmpe/internal/clitest/clirun"
 	"github.com/duplexmpe/duplexmpe/sdk/plugintest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest"
+	"github.com/duplexmpe/duplexmpe/tools/clitest/clirun"
 )
 
 func TestMain(m *testing.M) {

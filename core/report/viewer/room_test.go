@@ -260,7 +260,7 @@ func pageOf(t *testing.T, runDir, id string) string {
 // which the VAD found no speech.
 func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
 	runDir, ds, ids, _, p := scoredViewerRun(t, nil)
-	facts := writeViewer(t, runDir, ds, p, 0)
+	facts := writeViewer(t, runDir, ds, p, 1<<30)
 	for _, id := range ids {
 		conv := pageOf(t, runDir, id)
 		for _, want := range []string{`<svg class="timeline"`, `<audio id="player"`, `src="` + id + `.wav"`, "gold answer:</b> seven", `href="../report.html#explore?`} {
@@ -287,12 +287,12 @@ func TestViewerPagesRecordingsAndTheNoSpeechDiagnostic(t *testing.T) {
 		t.Errorf("the recording is %+v (%v): %d bytes a second, plan counts %d", w, err, w.Rate*w.Channels*w.Bits/8, plan.ReportBytesPerAudioS)
 	}
 	before, _ := os.Stat(wav)
-	writeViewer(t, runDir, ds, p, 0)
+	writeViewer(t, runDir, ds, p, 1<<30)
 	if after, _ := os.Stat(wav); !after.ModTime().Equal(before.ModTime()) {
 		t.Error("an unchanged recording was made again")
 	}
 	os.RemoveAll(filepath.Join(runDir, "items", ids[1]))
-	writeViewer(t, runDir, ds, p, 0)
+	writeViewer(t, runDir, ds, p, 1<<30)
 	for _, ext := range []string{".html", ".wav", ".audio.json"} {
 		if _, err := os.Stat(filepath.Join(runDir, ViewerDir, ids[1]+ext)); err == nil {
 			t.Errorf("the viewer still has %s%s of a removed item", ids[1], ext)
@@ -329,7 +329,7 @@ func TestRecordingsBudgetGoesToFailedConversationsFirst(t *testing.T) {
 		t.Helper()
 		writeViewer(t, runDir, ds, p, budget)
 	}
-	render(0) // the default budget holds both
+	render(1 << 30) // a budget that holds both
 	sEar, sTone := size(ear), size(tone)
 	if sEar <= 44 || sTone <= 44 {
 		t.Fatalf("recordings of %d and %d bytes under the default budget", sEar, sTone)

@@ -20,7 +20,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
-	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
@@ -80,7 +79,7 @@ func pageName(id string) string { return id + ".html" }
 func infoName(id string) string { return id + ".audio.json" }
 
 // writeRecordings makes (or reuses) the stereo recordings of the conversations, in
-// parallel, within budget bytes (0: plan.RecordingsBudget), and returns what it knows of
+// parallel, within budget bytes (0: none), and returns what it knows of
 // each one's audio, by item id. The budget goes in a fixed order, so the same run gets
 // the same recordings: first the conversations with a failed decision (recordingOrder),
 // then the rest, each in item order, until one does not fit; the pages of the others play
@@ -89,9 +88,6 @@ func writeRecordings(outDir string, convs []*Conv, room *roomSource, budget int6
 	vdir := filepath.Join(outDir, ViewerDir)
 	if err := os.MkdirAll(vdir, 0o755); err != nil {
 		return nil, fmt.Errorf("viewer: %w", err)
-	}
-	if budget <= 0 {
-		budget = plan.RecordingsBudget
 	}
 	order := recordingOrder(convs)
 	spend := &budgetTurns{budget: budget}
@@ -409,8 +405,9 @@ type Options struct {
 	// DatasetDir is the dataset the run played (report.Meta.DatasetDir): the room
 	// channel is rebuilt from its clips and the gold answers shown; empty, neither.
 	DatasetDir string
-	// RecordingsBudget bounds the bytes of the stereo recordings; 0 means
-	// plan.RecordingsBudget.
+	// RecordingsBudget bounds the bytes of the stereo recordings; the caller gives it
+	// (the report: its Meta's, or the plan's default). 0 means no recordings: every
+	// page plays the item's stored audible output.
 	RecordingsBudget int64
 	// Report is the report page beside the viewer directory (report.html), which the
 	// pages link back to.

@@ -6,7 +6,7 @@
 // reports per conversation: the disk of the run directory, the host CPU (getrusage:
 // user + system of duplexmpe and the plugins it reaped, never wall time) and the peak
 // resident memory. It fails when the peak memory of the largest slice is more than 10%
-// above the smallest's. Figures go to docs/scale.md; results.json keeps them.
+// above the smallest's. Figures go to docs/scale.md; scale.json keeps them.
 package main
 
 import (
@@ -30,7 +30,7 @@ import (
 
 func main() {
 	var (
-		out      = flag.String("out", "build/bench-scale", "working directory (datasets, runs, results.json)")
+		out      = flag.String("out", "build/bench-scale", "working directory (datasets, runs, scale.json)")
 		bin      = flag.String("bin", "bin", "directory of duplexmpe and plugins/")
 		pairs    = flag.Int("pairs", 2000, "pairs the procedural generator writes")
 		slices   = flag.String("slices", "100,300,1000", "conversations per slice, growing")
@@ -76,7 +76,11 @@ type Slice struct {
 	} `json:"per_conversation"`
 }
 
-// Results is results.json.
+// resultsFile keeps the figures in the working directory (not a run directory's
+// results.json: store.ResultsJSONFile).
+const resultsFile = "scale.json"
+
+// Results is scale.json.
 type Results struct {
 	Pairs, Conversations int
 	GenerateCPUSeconds   float64 `json:"generate_cpu_s"`
@@ -194,12 +198,12 @@ func run(out, bin string, pairs int, sliceList string, conc int, synthAll bool) 
 	res.MemoryRatio = peak(last) / peak(first)
 	res.CPUPerConvRat = last.Per.PlayCPU / first.Per.PlayCPU
 	b, _ := json.MarshalIndent(res, "", "  ")
-	if err := os.WriteFile(filepath.Join(out, "results.json"), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, resultsFile), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
 	fmt.Printf("peak memory, %d vs %d conversations: %.3f (flat within 10%%: %v); play CPU per conversation: %.3f\n",
 		last.Conversations, first.Conversations, res.MemoryRatio, res.MemoryRatio <= 1.10, res.CPUPerConvRat)
-	fmt.Printf("results: %s\n", filepath.Join(out, "results.json"))
+	fmt.Printf("results: %s\n", filepath.Join(out, resultsFile))
 	if res.MemoryRatio > 1.10 {
 		return fmt.Errorf("peak memory grew by %.0f%% from %d to %d conversations", 100*(res.MemoryRatio-1), first.Conversations, last.Conversations)
 	}
@@ -323,14 +327,8 @@ func runDirSize(dir string) (total, audioBytes int64, hours float64, err error) 
 		switch d.Name() {
 		case store.AudibleFLAC, store.AudibleWAV:
 			audioBytes += info.Size()
-		case "session.json":
-			var s struct {
-				Format struct {
-					InputRate int
-					FrameSize int
-				} `json:"format"`
-				Frames int `json:"frames"`
-			}
+		case store.SessionFile:
+			var s store.SessionInfo
 			if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &s) == nil && s.Format.InputRate > 0 {
 				hours += float64(s.Frames*s.Format.FrameSize) / float64(s.Format.InputRate) / 3600
 			}

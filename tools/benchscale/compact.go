@@ -69,7 +69,7 @@ func compactCheck(src, runFile, out, bin string) error {
 		if err := fc.Save(it.Meta, it.Record); err != nil { // rewrites the item as a run writes it now
 			return err
 		}
-		if err := os.Remove(filepath.Join(fc.ItemDir(id), "verdicts.json")); err != nil && !os.IsNotExist(err) {
+		if err := os.Remove(filepath.Join(fc.ItemDir(id), store.VerdictsFile)); err != nil && !os.IsNotExist(err) {
 			return err
 		}
 		c := counts[it.Meta.Model]
@@ -202,20 +202,20 @@ func fileSize(path string) int {
 // copyRun copies a run directory's manifest and finished items, without verdicts or
 // reports.
 func copyRun(src, dst string) error {
-	if err := os.MkdirAll(filepath.Join(dst, "items"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dst, store.ItemsDir), 0o755); err != nil {
 		return err
 	}
-	for _, f := range []string{"manifest.json", "run.json"} {
-		if err := copyFile(filepath.Join(src, f), filepath.Join(dst, f)); err != nil && f == "manifest.json" {
+	for _, f := range []string{store.ManifestFile, store.RunInfoFile} {
+		if err := copyFile(filepath.Join(src, f), filepath.Join(dst, f)); err != nil && f == store.ManifestFile {
 			return err
 		}
 	}
-	ents, err := os.ReadDir(filepath.Join(src, "items"))
+	ents, err := os.ReadDir(filepath.Join(src, store.ItemsDir))
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
-		from, to := filepath.Join(src, "items", e.Name()), filepath.Join(dst, "items", e.Name())
+		from, to := filepath.Join(src, store.ItemsDir, e.Name()), filepath.Join(dst, store.ItemsDir, e.Name())
 		files, err := os.ReadDir(from)
 		if err != nil {
 			return err
@@ -224,7 +224,7 @@ func copyRun(src, dst string) error {
 			return err
 		}
 		for _, f := range files {
-			if f.Name() == "verdicts.json" || f.IsDir() {
+			if f.Name() == store.VerdictsFile || f.IsDir() {
 				continue
 			}
 			if err := copyFile(filepath.Join(from, f.Name()), filepath.Join(to, f.Name())); err != nil {

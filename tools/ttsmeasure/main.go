@@ -140,7 +140,7 @@ func run(bin string, list []string, out, python, model string, texts []string) e
 		for _, r := range results {
 			all = append(all, r.clips...)
 		}
-		args := append([]string{"internal/ttsmeasure/whisper_wer.py", model}, all...)
+		args := append([]string{"tools/ttsmeasure/whisper_wer.py", model}, all...)
 		cmd := exec.CommandContext(ctx, python, args...)
 		cmd.Stderr = os.Stderr
 		raw, err := cmd.Output()
