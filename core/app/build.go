@@ -67,11 +67,15 @@ func BuildDataset(ctx context.Context, s *pluginstart.Starter, ds *config.Datase
 			return nil, fmt.Errorf("dataset %q: preamble file %s is empty", ds.Name, ds.Preamble)
 		}
 	}
+	var pool *dataset.VoicePool
+	if ds.VoicePool != nil {
+		pool = &dataset.VoicePool{F0: ds.VoicePool, Seed: ds.VoiceSeed, MinSemitones: ds.VoiceMinSemitones}
+	}
 	build := func(synth sdk.TTS, count *progress.Counter) (*dataset.Dataset, construct.Report, error) {
 		spec := construct.BuildSpec{
 			Name: ds.Name, Out: ds.Out, Scenarios: scripts, Generator: gen,
-			TTS:      dataset.TTSInfo{Plugin: ds.TTS, Name: tts.Info.Name, Version: tts.Info.Version, Identity: tts.Info.Identity},
-			Voices:   ds.Voices,
+			TTS:    dataset.TTSInfo{Plugin: ds.TTS, Name: tts.Info.Name, Version: tts.Info.Version, Identity: tts.Info.Identity},
+			Voices: ds.Voices, VoicePool: pool,
 			Preamble: preamble,
 			// The narrator and the loudness target of the run file's dataset block.
 			PreambleVoice: ds.Narrator,

@@ -640,7 +640,7 @@ func (l *loader) checkMissing(a *hcl.Attribute, path string, wantDir bool, what,
 func (l *loader) dataset(b *hcl.Block, plugins []string) {
 	spec := Spec.Block("dataset")
 	content, once := l.content(b.Body, spec)
-	ds := &Dataset{Name: b.Labels[0], DeclRange: b.DefRange, Preamble: "default", AttrRanges: map[string]hcl.Range{}}
+	ds := &Dataset{Name: b.Labels[0], DeclRange: b.DefRange, Preamble: "default", AttrRanges: map[string]hcl.Range{}, VoiceSeed: 1, VoiceMinSemitones: 2}
 	attrs, d := content.Attributes, l.d
 	for name, a := range attrs {
 		ds.AttrRanges[name] = a.Range
@@ -657,6 +657,7 @@ func (l *loader) dataset(b *hcl.Block, plugins []string) {
 			checkVoices(d, a, voices)
 		}
 	}
+	l.voicePool(ds, attrs, b)
 	if a := attrs["preamble"]; a != nil {
 		if s, ok := d.nonEmpty(a); ok {
 			ds.Preamble = s
@@ -681,6 +682,15 @@ func (l *loader) dataset(b *hcl.Block, plugins []string) {
 					break
 				}
 			}
+			if _, in := ds.VoicePool[s]; in {
+				d.add(errorf(a.Expr.Range(), "Narrator is in the voice pool",
+					"narrator = %q is in voice_pool, so a speaker may have its voice; the preamble would sound like one of the people in the room. Choose a voice outside the pool.", s))
+			}
+		}
+	} else if ds.VoicePool != nil {
+		if a := attrs["voice_pool"]; a != nil {
+			d.add(errorf(a.Expr.Range(), "Missing narrator",
+				"Dataset %q draws its speakers' voices from voice_pool, so the preamble's voice cannot default to a speaker's: add narrator = \"...\", a voice outside the pool.", ds.Name))
 		}
 	}
 	if a := attrs["loudness"]; a != nil {
@@ -720,6 +730,55 @@ func (l *loader) dataset(b *hcl.Block, plugins []string) {
 		}
 	}
 	l.f.Datasets = append(l.f.Datasets, ds)
+}
+
+// voicePool reads voice_pool, voice_seed and voice_min_semitones; exactly one of voices
+// and voice_pool is set.
+func (l *loader) voicePool(ds *Dataset, attrs hcl.Attributes, b *hcl.Block) {
+	d := l.d
+	a := attrs["voice_pool"]
+	switch {
+	case a != nil && attrs["voices"] != nil:
+		d.add(errorf(a.Expr.Range(), "Conflicting voices", "Dataset %q sets voices and voice_pool; keep one: voices fixes each speaker's voice, voice_pool draws them per scenario.", ds.Name))
+	case a == nil && attrs["voices"] == nil:
+		d.add(errorf(b.DefRange, "Missing voices", "Dataset %q needs voices = { A = \"...\", B = \"...\", C = \"...\" } or a voice_pool = { voice = F0 in Hz, ... }.", ds.Name))
+	}
+	for _, name := range []string{"voice_seed", "voice_min_semitones"} {
+		if x := attrs[name]; x != nil && a == nil {
+			d.add(errorf(x.Expr.Range(), "Setting without voice_pool", "%s only applies to a voice_pool; dataset %q has none.", name, ds.Name))
+		}
+	}
+	if a == nil {
+		return
+	}
+	if pool, ok := d.numberMap(a); ok {
+		for _, k := range sortedNames(pool) {
+			if f := pool[k]; !(f > 20 && f < 2000) {
+				d.add(errorf(a.Expr.Range(), "Bad F0", "voice_pool[%q] = %g: give the voice's median F0 in Hz (between 20 and 2000; make measure-tts prints it).", k, f))
+			}
+			if strings.TrimSpace(k) == "" {
+				d.add(errorf(a.Expr.Range(), "Empty voice", "voice_pool has an empty voice name."))
+			}
+		}
+		if len(pool) < 4 {
+			d.add(errorf(a.Expr.Range(), "Voice pool too small", "voice_pool has %d voices; a scenario has up to four speakers, each with a voice of their own: give at least 4.", len(pool)))
+		}
+		ds.VoicePool = pool
+	}
+	if x := attrs["voice_seed"]; x != nil {
+		if n, ok := d.whole(x); ok {
+			ds.VoiceSeed = n
+		}
+	}
+	if x := attrs["voice_min_semitones"]; x != nil {
+		if v, ok := d.number(x); ok {
+			if v < 0 || v > 12 {
+				d.add(errorf(x.Expr.Range(), "voice_min_semitones out of range", "voice_min_semitones = %g; it must be between 0 and 12.", v))
+			} else {
+				ds.VoiceMinSemitones = v
+			}
+		}
+	}
 }
 
 func checkVoices(d *decoder, a *hcl.Attribute, voices map[string]string) {

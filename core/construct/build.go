@@ -55,6 +55,9 @@ type BuildSpec struct {
 	TTS       dataset.TTSInfo // identity of the synthesiser; part of every clip's key
 	// Voices maps speakers to voice ids; missing speakers take DefaultVoices.
 	Voices map[string]string
+	// VoicePool, when set, replaces Voices: each pair's speakers get voices drawn from it
+	// (DrawVoices), and PreambleVoice, a voice outside the pool, is required.
+	VoicePool *dataset.VoicePool
 	// Preamble is the duty text; empty means DefaultPreamble. PreambleVoice empty means
 	// the voice Voices gives speaker D, else speaker A, else DefaultPreambleVoice: a
 	// TTS other than flite then needs no voice named like a flite one.
@@ -150,6 +153,23 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 		preamble = DefaultPreamble
 	}
 	pvoice := preambleVoice(spec)
+	// voiceOf is the voice of a speaker of a scenario: the fixed map's, or its pair's draw.
+	voiceOf := func(s dataset.Scenario, sp string) (string, bool) { v, ok := voices[sp]; return v, ok }
+	var pairVoices map[string]map[string]string
+	if spec.VoicePool != nil {
+		if spec.PreambleVoice == "" {
+			return nil, rep, errors.New("build: a voice pool needs a narrator, a voice outside the pool")
+		}
+		if _, in := spec.VoicePool.F0[spec.PreambleVoice]; in {
+			return nil, rep, fmt.Errorf("build: the narrator %s is in the voice pool; the preamble would sound like one of the people: choose a voice outside it", spec.PreambleVoice)
+		}
+		drawn, err := DrawVoices(spec.Scenarios, *spec.VoicePool)
+		if err != nil {
+			return nil, rep, fmt.Errorf("build: %w", err)
+		}
+		pairVoices, voices = drawn, nil
+		voiceOf = func(s dataset.Scenario, sp string) (string, bool) { v, ok := pairVoices[s.PairID][sp]; return v, ok }
+	}
 	if n := utf8.RuneCountInString(preamble); n > dataset.MaxPreambleText {
 		return nil, rep, fmt.Errorf("build: the preamble has %d characters; it has at most %d: shorten it", n, dataset.MaxPreambleText)
 	}
@@ -166,7 +186,7 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 	need := map[string]string{pvoice: "the preamble"}
 	for _, s := range spec.Scenarios {
 		for _, sp := range s.Speakers {
-			v, ok := voices[sp]
+			v, ok := voiceOf(s, sp)
 			if !ok {
 				return nil, rep, fmt.Errorf("build: scenario %s: speaker %s has no voice; add %s = \"...\" to the dataset's voices", s.ScenarioID, sp, sp)
 			}
@@ -182,12 +202,15 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 			return nil, rep, fmt.Errorf("build: voice %q (for %s) is not offered by TTS %s; available: %s", v, need[v], spec.TTS.Plugin, strings.Join(ids, ", "))
 		}
 	}
-	rate := spec.SampleRate
+	rate, rateVoice := spec.SampleRate, voices["A"]
+	if spec.VoicePool != nil {
+		rateVoice = pvoice // the narrator's rate: no speaker has one voice
+	}
 	if rate == 0 {
-		rate = rates[voices["A"]]
+		rate = rates[rateVoice]
 	}
 	if rate <= 0 {
-		return nil, rep, fmt.Errorf("build: TTS %s reports no sample rate for voice %q; set the dataset's sample rate", spec.TTS.Plugin, voices["A"])
+		return nil, rep, fmt.Errorf("build: TTS %s reports no sample rate for voice %q; set the dataset's sample rate", spec.TTS.Plugin, rateVoice)
 	}
 
 	lufs := spec.Loudness
@@ -215,7 +238,11 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 	for i, s := range spec.Scenarios {
 		keys[i] = make([]string, len(s.Turns))
 		for j, t := range s.Turns {
-			keys[i][j] = addJob(voices[t.Speaker], t.Text)
+			v, ok := voiceOf(s, t.Speaker)
+			if !ok {
+				return nil, rep, fmt.Errorf("build: scenario %s turn %d: speaker %s is not among the scenario's speakers %v, so has no voice", s.ScenarioID, j, t.Speaker, s.Speakers)
+			}
+			keys[i][j] = addJob(v, t.Text)
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(spec.Out, dataset.ClipsDir), 0o755); err != nil {
@@ -260,6 +287,8 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 		TTS:        &spec.TTS,
 		Voices:     voices,
 		SampleRate: rate,
+		VoicePool:  spec.VoicePool,
+		PairVoices: pairVoices,
 		Loudness:   lufs,
 		Preamble:   &dataset.Preamble{Text: preamble, Voice: pvoice, Clip: jobs[pkey].rel, DurationS: jobs[pkey].duration},
 	}

@@ -135,6 +135,15 @@ type Preamble struct {
 	DurationS float64 `json:"duration_s,omitempty"`
 }
 
+// VoicePool is a pool of voices the speakers are drawn from: each voice's median F0 in
+// Hz (as make measure-tts measures it), the draw's seed, and the least distance in
+// semitones between the F0 medians of two speakers of one scenario.
+type VoicePool struct {
+	F0           map[string]float64 `json:"f0_hz"`
+	Seed         int64              `json:"seed"`
+	MinSemitones float64            `json:"min_semitones"`
+}
+
 // Counts summarise the set.
 type Counts struct {
 	Scenarios int `json:"scenarios"`
@@ -147,13 +156,20 @@ type Counts struct {
 
 // Manifest is dataset.json.
 type Manifest struct {
-	Name          string            `json:"name"`
-	FormatVersion string            `json:"format_version"`
-	Version       string            `json:"version,omitempty"`
-	Generator     Generator         `json:"generator"`
-	TTS           *TTSInfo          `json:"tts,omitempty"`
-	Voices        map[string]string `json:"voices,omitempty"`
-	SampleRate    int               `json:"sample_rate,omitempty"`
+	Name          string    `json:"name"`
+	FormatVersion string    `json:"format_version"`
+	Version       string    `json:"version,omitempty"`
+	Generator     Generator `json:"generator"`
+	TTS           *TTSInfo  `json:"tts,omitempty"`
+	// Voices is the fixed speaker -> voice map of a build from one; a build from a voice
+	// pool has VoicePool and PairVoices instead.
+	Voices map[string]string `json:"voices,omitempty"`
+	// VoicePool is the pool the speakers' voices were drawn from (construct.DrawVoices).
+	VoicePool *VoicePool `json:"voice_pool,omitempty"`
+	// PairVoices is each pair's speaker -> voice map, drawn from VoicePool: the same in
+	// both versions of the pair.
+	PairVoices map[string]map[string]string `json:"pair_voices,omitempty"`
+	SampleRate int                          `json:"sample_rate,omitempty"`
 	// Loudness is the integrated loudness (LUFS, BS.1770) every clip was normalised to;
 	// 0 in sets built before clips were normalised.
 	Loudness float64   `json:"loudness_lufs,omitempty"`
