@@ -106,9 +106,10 @@ type Dataset struct {
 	TTS       string    // plugin name
 	Voices    map[string]string
 	// VoicePool, when set instead of Voices, is the voices drawn per pair, each with its
-	// median F0 in Hz; VoiceSeed seeds the draw, VoiceMinSemitones keeps two speakers
-	// of a scenario apart.
+	// median F0 in Hz, and VoiceSex each one's sex ("female", "male"); VoiceSeed seeds
+	// the draw, VoiceMinSemitones keeps two speakers of a scenario apart.
 	VoicePool         map[string]float64
+	VoiceSex          map[string]string
 	VoiceSeed         int64
 	VoiceMinSemitones float64
 	Preamble          string // "default" or an absolute file path

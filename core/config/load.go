@@ -751,19 +751,36 @@ func (l *loader) voicePool(ds *Dataset, attrs hcl.Attributes, b *hcl.Block) {
 	if a == nil {
 		return
 	}
-	if pool, ok := d.numberMap(a); ok {
-		for _, k := range sortedNames(pool) {
-			if f := pool[k]; !(f > 20 && f < 2000) {
-				d.add(errorf(a.Expr.Range(), "Bad F0", "voice_pool[%q] = %g: give the voice's median F0 in Hz (between 20 and 2000; make measure-tts prints it).", k, f))
+	if groups, ok := d.numberMaps(a); ok {
+		pool, sex := map[string]float64{}, map[string]string{}
+		for _, g := range sortedNames(groups) {
+			sx, known := map[string]string{"women": "female", "men": "male"}[g]
+			if !known {
+				d.add(errorf(a.Expr.Range(), "Unknown voice group", "voice_pool has a group %q; its groups are women (speakers A and C) and men (B and D).", g))
+				continue
 			}
-			if strings.TrimSpace(k) == "" {
-				d.add(errorf(a.Expr.Range(), "Empty voice", "voice_pool has an empty voice name."))
+			if len(groups[g]) < 2 {
+				d.add(errorf(a.Expr.Range(), "Voice pool too small", "voice_pool.%s has %d voices; a scenario has two %s, each with a voice of their own: give at least 2.", g, len(groups[g]), g))
+			}
+			for _, k := range sortedNames(groups[g]) {
+				f := groups[g][k]
+				switch {
+				case strings.TrimSpace(k) == "":
+					d.add(errorf(a.Expr.Range(), "Empty voice", "voice_pool.%s has an empty voice name.", g))
+				case !(f > 20 && f < 2000):
+					d.add(errorf(a.Expr.Range(), "Bad F0", "voice_pool.%s[%q] = %g: give the voice's median F0 in Hz (between 20 and 2000; make measure-tts prints it).", g, k, f))
+				case sex[k] != "":
+					d.add(errorf(a.Expr.Range(), "Voice in both groups", "voice_pool has %q among the women and the men; keep it in one.", k))
+				}
+				pool[k], sex[k] = f, sx
 			}
 		}
-		if len(pool) < 4 {
-			d.add(errorf(a.Expr.Range(), "Voice pool too small", "voice_pool has %d voices; a scenario has up to four speakers, each with a voice of their own: give at least 4.", len(pool)))
+		for _, g := range []string{"women", "men"} {
+			if _, ok := groups[g]; !ok {
+				d.add(errorf(a.Expr.Range(), "Voice pool too small", "voice_pool has no %s; give voice_pool = { women = { voice = F0, ... }, men = { ... } }.", g))
+			}
 		}
-		ds.VoicePool = pool
+		ds.VoicePool, ds.VoiceSex = pool, sex
 	}
 	if x := attrs["voice_seed"]; x != nil {
 		if n, ok := d.whole(x); ok {

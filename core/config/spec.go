@@ -25,7 +25,7 @@ const (
 	TypePath         = "path"
 	TypeStringList   = "list(string)"
 	TypeStringMap    = "map(string)"
-	TypeNumberMap    = "map(number)"
+	TypeNumberMaps   = "map(map(number))"
 	TypeAny          = "any"
 	TypePluginRef    = "plugin.<name>"
 	TypePluginRefs   = "[plugin.<name>, ...]"
@@ -134,7 +134,7 @@ var Spec = &BlockSpec{
 				{Name: "scenarios", Type: TypePath, Doc: "A directory of scenario files."},
 				{Name: "tts", Type: TypePluginRef, Required: true, Doc: "The TTS plugin that speaks the turns and the preamble."},
 				{Name: "voices", Type: TypeStringMap, Doc: "The voice of each speaker: keys `A`, `B`, `C` (required) and `D` (needed for four-speaker scenarios). Exactly one of `voices` and `voice_pool` is set."},
-				{Name: "voice_pool", Type: TypeNumberMap, Doc: "Voices drawn per scenario instead of fixed per speaker: each voice of the pool with its median F0 in Hz (`make measure-tts` prints it; docs/datasheet.md). Each pair's speakers get voices drawn from the pool by `voice_seed`, the same in both versions of the pair, no voice twice in a scenario and no two closer than `voice_min_semitones`, balanced so every voice asks T, asks N4_Q and mentions Aria (N1) as often as its share of the turns says (docs/dataset.md). Needs `narrator`, a voice outside the pool. At least 4 voices. The draw is written in `dataset.json` (`voice_pool`, `pair_voices`)."},
+				{Name: "voice_pool", Type: TypeNumberMaps, Doc: "Voices drawn per scenario instead of fixed per speaker: `{ women = { voice = F0, ... }, men = { ... } }`, each voice with its median F0 in Hz (`make measure-tts` prints it; docs/datasheet.md). Each pair's speakers get voices drawn from the pool by `voice_seed` (A and C from the women, B and D from the men), the same in both versions of the pair, no voice twice in a scenario and no two closer than `voice_min_semitones`, balanced so every voice asks T, asks N4_Q and mentions Aria (N1) as often as its share of the turns says (docs/dataset.md). Needs `narrator`, a voice outside the pool. At least 2 voices in each group. The draw is written in `dataset.json` (`voice_pool`, `pair_voices`)."},
 				{Name: "voice_seed", Type: TypeWhole, Default: "1", Doc: "The seed of the voice draw from `voice_pool`."},
 				{Name: "voice_min_semitones", Type: TypeNumber, Default: "2", Doc: "The least distance, in semitones, between the F0 medians of two speakers of one scenario drawn from `voice_pool`; between 0 and 12."},
 				{Name: "preamble", Type: TypeString, Default: `"default"`, Doc: "The duty preamble: `\"default\"` for the built-in text, or the path of a text file."},

@@ -194,19 +194,27 @@ func (d *decoder) stringMap(attr *hcl.Attribute) (map[string]string, bool) {
 	return out, true
 }
 
-func (d *decoder) numberMap(attr *hcl.Attribute) (map[string]float64, bool) {
-	v, ok := d.value(attr, cty.Map(cty.Number))
+// numberMaps reads a map of maps of numbers ({ group = { key = number } }).
+func (d *decoder) numberMaps(attr *hcl.Attribute) (map[string]map[string]float64, bool) {
+	v, ok := d.value(attr, cty.Map(cty.Map(cty.Number)))
 	if !ok {
 		return nil, false
 	}
-	out := map[string]float64{}
-	for k, el := range v.AsValueMap() {
-		if el.IsNull() {
-			d.add(errorf(attr.Expr.Range(), "Missing value", "%s[%q] is null.", attr.Name, k))
+	out := map[string]map[string]float64{}
+	for g, inner := range v.AsValueMap() {
+		if inner.IsNull() {
+			d.add(errorf(attr.Expr.Range(), "Missing value", "%s[%q] is null.", attr.Name, g))
 			return nil, false
 		}
-		f, _ := el.AsBigFloat().Float64()
-		out[k] = f
+		out[g] = map[string]float64{}
+		for k, el := range inner.AsValueMap() {
+			if el.IsNull() {
+				d.add(errorf(attr.Expr.Range(), "Missing value", "%s[%q][%q] is null.", attr.Name, g, k))
+				return nil, false
+			}
+			f, _ := el.AsBigFloat().Float64()
+			out[g][k] = f
+		}
 	}
 	return out, true
 }

@@ -14,16 +14,16 @@ dataset "d" {
   scenarios = "scenarios"
   tts       = plugin.tts
 `
-	f := mustParse(t, t.TempDir(), head+`  voice_pool = { af_heart = 190, am_michael = 100, bf_emma = 210, bm_george = 110 }
+	f := mustParse(t, t.TempDir(), head+`  voice_pool = { women = { af_heart = 190, bf_emma = 210 }, men = { am_michael = 100, bm_george = 110 } }
   voice_seed = 3
   voice_min_semitones = 1.5
   narrator = "af_sky"
 }`, Options{})
 	ds := f.Datasets[0]
-	if len(ds.VoicePool) != 4 || ds.VoicePool["bm_george"] != 110 || ds.VoiceSeed != 3 || ds.VoiceMinSemitones != 1.5 || ds.Voices != nil {
+	if len(ds.VoicePool) != 4 || ds.VoicePool["bm_george"] != 110 || ds.VoiceSex["bf_emma"] != "female" || ds.VoiceSex["am_michael"] != "male" || ds.VoiceSeed != 3 || ds.VoiceMinSemitones != 1.5 || ds.Voices != nil {
 		t.Errorf("dataset %+v", ds)
 	}
-	f = mustParse(t, t.TempDir(), head+`  voice_pool = { a = 190, b = 100, c = 210, d = 110 }
+	f = mustParse(t, t.TempDir(), head+`  voice_pool = { women = { a = 190, c = 210 }, men = { b = 100, d = 110 } }
   narrator = "e"
 }`, Options{})
 	if ds := f.Datasets[0]; ds.VoiceSeed != 1 || ds.VoiceMinSemitones != 2 {
@@ -31,19 +31,21 @@ dataset "d" {
 	}
 	for _, c := range []struct{ body, want string }{
 		{`voices = { A = "a", B = "b", C = "c" }
-  voice_pool = { a = 190, b = 100, c = 210, d = 110 }
+  voice_pool = { women = { a = 190, c = 210 }, men = { b = 100, d = 110 } }
   narrator = "e"`, "Conflicting voices"},
 		{`narrator = "e"`, "Missing voices"},
-		{`voice_pool = { a = 190, b = 100, c = 210 }
+		{`voice_pool = { women = { a = 190, c = 210 }, men = { b = 100 } }
   narrator = "e"`, "Voice pool too small"},
-		{`voice_pool = { a = 190, b = 100, c = 210, d = 0 }
+		{`voice_pool = { women = { a = 190, c = 210 }, men = { b = 100, d = 0 } }
   narrator = "e"`, "Bad F0"},
-		{`voice_pool = { a = 190, b = 100, c = 210, d = 110 }`, "Missing narrator"},
-		{`voice_pool = { a = 190, b = 100, c = 210, d = 110 }
+		{`voice_pool = { women = { a = 190, c = 210 }, men = { b = 100, d = 110 } }`, "Missing narrator"},
+		{`voice_pool = { women = { a = 190, c = 210 }, men = { b = 100, d = 110 } }
   narrator = "a"`, "Narrator is in the voice pool"},
 		{`voices = { A = "a", B = "b", C = "c" }
   voice_seed = 2`, "Setting without voice_pool"},
-		{`voice_pool = { a = 190, b = 100, c = 210, d = 110 }
+		{`voice_pool = { women = { a = 190, c = 210 }, kids = { b = 100, d = 110 } }
+  narrator = "e"`, "Unknown voice group"},
+		{`voice_pool = { women = { a = 190, c = 210 }, men = { b = 100, d = 110 } }
   narrator = "e"
   voice_min_semitones = 13`, "voice_min_semitones out of range"},
 	} {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -27,14 +28,16 @@ type pairNeeds struct {
 }
 
 // DrawVoices gives every pair of scs its speakers' voices from pool: deterministic by
-// pool.Seed, one map per pair (so both versions of a pair have the same voices), no
-// voice twice in a scenario, and no two speakers of a scenario with F0 medians closer
-// than pool.MinSemitones. Among the assignments allowed, each pair (in an order drawn
-// from the seed) takes the one that keeps every voice's share of all turns, of T, of N4_Q
-// and of N1 closest to an equal part of each (the sum of squared distances; ties to the
-// first in an order drawn from the seed): a voice then asks about as often as it speaks
-// (dataset.VoiceShares measures it). The draw reads the whole set, so the voices of a pair
-// do not depend on which other pairs a build makes.
+// pool.Seed, one map per pair (so both versions of a pair have the same voices), each
+// speaker a voice of the speaker's sex (dataset.SpeakerSex), no voice twice in a
+// scenario, and no two speakers of a scenario with F0 medians closer than
+// pool.MinSemitones. Among the maps allowed, each pair (in an order drawn from the seed)
+// takes the one of least cost: every voice's share of turns near an equal part of its
+// sex's, and its shares of T, N4_Q and N1 near its share of turns (squared distances;
+// ties to the first in an order drawn from the seed); then up to voiceSweeps sweeps
+// re-choose each pair's map with the others fixed. A voice then asks about as often as
+// it speaks (dataset.VoiceShares measures it). The draw reads the whole set, so the
+// voices of a pair do not depend on which other pairs a build makes.
 func DrawVoices(scs []dataset.Scenario, pool dataset.VoicePool) (map[string]map[string]string, error) {
 	if len(pool.F0) == 0 {
 		return nil, fmt.Errorf("the voice pool is empty")
@@ -44,6 +47,20 @@ func DrawVoices(scs []dataset.Scenario, pool dataset.VoicePool) (map[string]map[
 		if f := pool.F0[v]; !(f > 20 && f < 2000) {
 			return nil, fmt.Errorf("voice pool: %s has F0 %g Hz; give its median F0 in Hz (make measure-tts measures it)", v, f)
 		}
+		if sx := pool.Sex[v]; sx != "female" && sx != "male" {
+			return nil, fmt.Errorf("voice pool: %s has sex %q; want female or male", v, sx)
+		}
+	}
+	// The voices of each sex: a speaker is spoken by a voice of the speaker's sex.
+	group := map[string][]string{}
+	for _, v := range voices {
+		group[pool.Sex[v]] = append(group[pool.Sex[v]], v)
+	}
+	sexOf := func(sp string) string {
+		if sx, ok := dataset.SpeakerSex[sp]; ok {
+			return sx
+		}
+		return ""
 	}
 	minST := pool.MinSemitones
 	if minST < 0 || math.IsNaN(minST) {
@@ -53,6 +70,7 @@ func DrawVoices(scs []dataset.Scenario, pool dataset.VoicePool) (map[string]map[
 	byPair := map[string]*pairNeeds{}
 	var pairs []*pairNeeds
 	totals := make([]float64, len(labels))
+	groupTotals := map[string][]float64{"female": make([]float64, len(labels)), "male": make([]float64, len(labels)), "": make([]float64, len(labels))}
 	for _, s := range scs {
 		p := byPair[s.PairID]
 		if p == nil {
@@ -78,14 +96,21 @@ func DrawVoices(scs []dataset.Scenario, pool dataset.VoicePool) (map[string]map[
 				if l == "" || t.Label == l {
 					c[li]++
 					totals[li]++
+					groupTotals[sexOf(t.Speaker)][li]++
 				}
 			}
 		}
 	}
 	for _, p := range pairs {
 		sort.Strings(p.speakers)
-		if len(p.speakers) > len(voices) {
-			return nil, fmt.Errorf("pair %s has %d speakers; the voice pool has %d voices: add voices", p.id, len(p.speakers), len(voices))
+		need := map[string]int{}
+		for _, sp := range p.speakers {
+			need[sexOf(sp)]++
+		}
+		for sx, n := range need {
+			if have := len(group[sx]); sx != "" && n > have {
+				return nil, fmt.Errorf("pair %s has %d %s speakers; the voice pool has %d %s voices: add voices", p.id, n, sx, have, sx)
+			}
 		}
 	}
 	sort.SliceStable(pairs, func(i, j int) bool {
@@ -95,85 +120,126 @@ func DrawVoices(scs []dataset.Scenario, pool dataset.VoicePool) (map[string]map[
 		return pairs[i].id < pairs[j].id
 	})
 
-	// used[v][l]: voice v's turns of label l so far; the cost of a voice is the squared
-	// distance of its shares from an equal part, label by label.
+	// used[v][l]: voice v's turns of label l so far (l = 0: all). The cost of a voice is
+	// the squared distance of its share of turns from an equal part of its sex's (the
+	// speakers of one sex, A and C or B and D, are shared by that sex's voices) plus four
+	// times the squared distances of its shares of T, N4_Q and N1 from its share of turns.
 	used := map[string][]float64{}
 	for _, v := range voices {
 		used[v] = make([]float64, len(labels))
 	}
-	part := 1 / float64(len(voices))
-	cost := func(c []float64) float64 {
-		sum := 0.0
-		for li := range labels {
+	cost := func(v string, c []float64) float64 {
+		sx := pool.Sex[v]
+		share := c[0] / totals[0]
+		part := (groupTotals[sx][0] + groupTotals[""][0]/2) / totals[0] / float64(len(group[sx]))
+		sum := (share - part) * (share - part)
+		for li := 1; li < len(labels); li++ {
 			if totals[li] > 0 {
-				d := c[li]/totals[li] - part
-				sum += d * d
+				d := c[li]/totals[li] - share
+				sum += 4 * d * d
 			}
 		}
 		return sum
 	}
+	// Each pair in turn takes its best map given the others' (greedy first, then sweeps
+	// that re-choose each pair's map with the rest fixed, until none changes or for at
+	// most voiceSweeps sweeps).
+	out := map[string]map[string]string{}
+	for sweep := 0; sweep <= voiceSweeps; sweep++ {
+		changed := false
+		for _, p := range pairs {
+			if old := out[p.id]; old != nil {
+				for _, sp := range p.speakers {
+					for li := range labels {
+						used[old[sp]][li] -= p.counts[sp][li]
+					}
+				}
+			}
+			m, err := bestMap(p, pool, labels, cand(pool.Seed, p.id, voices), used, cost, sexOf, minST)
+			if err != nil {
+				return nil, err
+			}
+			for _, sp := range p.speakers {
+				for li := range labels {
+					used[m[sp]][li] += p.counts[sp][li]
+				}
+			}
+			if !reflect.DeepEqual(m, out[p.id]) {
+				changed = true
+			}
+			out[p.id] = m
+		}
+		if !changed {
+			break
+		}
+	}
+	return out, nil
+}
+
+// voiceSweeps bounds the sweeps after the greedy draw.
+const voiceSweeps = 8
+
+// cand is the pool in an order drawn for one pair, so equal costs are broken by the seed.
+func cand(seed int64, pair string, voices []string) []string {
+	out := append([]string(nil), voices...)
+	sort.SliceStable(out, func(i, j int) bool { return seeded(seed, pair, out[i]) < seeded(seed, pair, out[j]) })
+	return out
+}
+
+// bestMap is the allowed speaker -> voice map of one pair of least cost given used.
+func bestMap(p *pairNeeds, pool dataset.VoicePool, labels []string, cand []string, used map[string][]float64,
+	cost func(string, []float64) float64, sexOf func(string) string, minST float64) (map[string]string, error) {
 	apart := func(a, b string) bool {
 		return math.Abs(12*math.Log2(pool.F0[a]/pool.F0[b])) >= minST
 	}
-	out := map[string]map[string]string{}
-	for _, p := range pairs {
-		// The pool in an order drawn for this pair, so equal costs are broken by the seed.
-		cand := append([]string(nil), voices...)
-		sort.SliceStable(cand, func(i, j int) bool {
-			return seeded(pool.Seed, p.id, cand[i]) < seeded(pool.Seed, p.id, cand[j])
-		})
-		best, bestCost := []string(nil), math.Inf(1)
-		pick := make([]string, 0, len(p.speakers))
-		taken := map[string]bool{}
-		var try func(k int, delta float64)
-		try = func(k int, delta float64) {
-			if k == len(p.speakers) {
-				if delta < bestCost-1e-12 {
-					best, bestCost = append(best[:0], pick...), delta
-				}
-				return
+	best, bestCost := []string(nil), math.Inf(1)
+	pick := make([]string, 0, len(p.speakers))
+	taken := map[string]bool{}
+	var try func(k int, delta float64)
+	try = func(k int, delta float64) {
+		if k == len(p.speakers) {
+			if delta < bestCost-1e-12 {
+				best, bestCost = append(best[:0], pick...), delta
 			}
-			c := p.counts[p.speakers[k]]
-			for _, v := range cand {
-				if taken[v] {
-					continue
-				}
-				ok := true
-				for _, w := range pick {
-					if !apart(v, w) {
-						ok = false
-						break
-					}
-				}
-				if !ok {
-					continue
-				}
-				next := make([]float64, len(labels))
-				for li := range labels {
-					next[li] = used[v][li] + c[li]
-				}
-				taken[v] = true
-				pick = append(pick, v)
-				try(k+1, delta+cost(next)-cost(used[v]))
-				pick = pick[:len(pick)-1]
-				taken[v] = false
+			return
+		}
+		sp := p.speakers[k]
+		c := p.counts[sp]
+		for _, v := range cand {
+			if taken[v] || sexOf(sp) != "" && pool.Sex[v] != sexOf(sp) {
+				continue
 			}
-		}
-		try(0, 0)
-		if best == nil {
-			return nil, fmt.Errorf("pair %s: no %d voices of the pool are %g semitones apart from each other (F0 medians %s): add voices, or lower min_semitones",
-				p.id, len(p.speakers), minST, f0List(pool.F0))
-		}
-		m := map[string]string{}
-		for k, sp := range p.speakers {
-			m[sp] = best[k]
+			ok := true
+			for _, w := range pick {
+				if !apart(v, w) {
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				continue
+			}
+			next := make([]float64, len(labels))
 			for li := range labels {
-				used[best[k]][li] += p.counts[sp][li]
+				next[li] = used[v][li] + c[li]
 			}
+			taken[v] = true
+			pick = append(pick, v)
+			try(k+1, delta+cost(v, next)-cost(v, used[v]))
+			pick = pick[:len(pick)-1]
+			taken[v] = false
 		}
-		out[p.id] = m
 	}
-	return out, nil
+	try(0, 0)
+	if best == nil {
+		return nil, fmt.Errorf("pair %s: no voices of the pool for its speakers %v (A and C women, B and D men) are %g semitones apart from each other (F0 medians %s): add voices, or lower voice_min_semitones",
+			p.id, p.speakers, minST, f0List(pool.F0))
+	}
+	m := map[string]string{}
+	for k, sp := range p.speakers {
+		m[sp] = best[k]
+	}
+	return m, nil
 }
 
 // seeded is a number drawn from the seed and the parts, the same on every machine.

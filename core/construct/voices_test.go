@@ -3,6 +3,8 @@ package construct
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,6 +16,19 @@ import (
 var testPool = map[string]float64{
 	"w1": 180, "w2": 195, "w3": 210, "w4": 225, "w5": 240, "w6": 260,
 	"m1": 90, "m2": 98, "m3": 105, "m4": 112, "m5": 122, "m6": 135,
+}
+
+// sexes gives each voice its sex by its first letter (w: female, else male); of flite's
+// voices, slt and (for the draw only: flite has one woman) rms count as women.
+func sexes(f0 map[string]float64) map[string]string {
+	out := map[string]string{}
+	for v := range f0 {
+		out[v] = "male"
+		if v[0] == 'w' || v == "slt" || v == "rms" {
+			out[v] = "female"
+		}
+	}
+	return out
 }
 
 func openV1(t *testing.T, split string) *dataset.Dataset {
@@ -38,7 +53,7 @@ func withVoices(d *dataset.Dataset, drawn map[string]map[string]string) *dataset
 func TestDrawVoicesBalancedAndApart(t *testing.T) {
 	for _, split := range []string{"dev", "test"} {
 		d := openV1(t, split)
-		pool := dataset.VoicePool{F0: testPool, Seed: 1, MinSemitones: 2}
+		pool := dataset.VoicePool{F0: testPool, Sex: sexes(testPool), Seed: 1, MinSemitones: 2}
 		drawn, err := DrawVoices(d.Scenarios, pool)
 		if err != nil {
 			t.Fatalf("%s: %v", split, err)
@@ -50,6 +65,9 @@ func TestDrawVoicesBalancedAndApart(t *testing.T) {
 				v, ok := m[sp]
 				if !ok {
 					t.Fatalf("%s: %s speaker %s has no voice", split, s.ScenarioID, sp)
+				}
+				if want := dataset.SpeakerSex[sp]; sexes(testPool)[v] != want {
+					t.Errorf("%s: %s speaker %s (%s) has voice %s", split, s.ScenarioID, sp, want, v)
 				}
 				if other, dup := seen[v]; dup {
 					t.Errorf("%s: %s speakers %s and %s share %s", split, s.ScenarioID, other, sp, v)
@@ -81,7 +99,7 @@ func TestDrawVoicesBalancedAndApart(t *testing.T) {
 // does not depend on the order of the scenarios.
 func TestDrawVoicesDeterministic(t *testing.T) {
 	d := openV1(t, "dev")
-	pool := dataset.VoicePool{F0: testPool, Seed: 7, MinSemitones: 2}
+	pool := dataset.VoicePool{F0: testPool, Sex: sexes(testPool), Seed: 7, MinSemitones: 2}
 	a, err := DrawVoices(d.Scenarios, pool)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +149,8 @@ func TestFixedVoicesFailShareCheck(t *testing.T) {
 // A pool whose voices cannot be kept apart is an error naming the pair.
 func TestDrawVoicesTooClose(t *testing.T) {
 	d := openV1(t, "dev")
-	pool := dataset.VoicePool{F0: map[string]float64{"a": 100, "b": 101, "c": 102, "d": 103, "e": 104}, Seed: 1, MinSemitones: 2}
+	f0 := map[string]float64{"m1": 100, "m2": 101, "m3": 102, "w1": 200, "w2": 201, "w3": 202}
+	pool := dataset.VoicePool{F0: f0, Sex: sexes(f0), Seed: 1, MinSemitones: 2}
 	if _, err := DrawVoices(d.Scenarios, pool); err == nil {
 		t.Fatal("voices a semitone apart accepted at a 2-semitone minimum")
 	}
@@ -150,7 +169,8 @@ func TestBuildFromVoicePool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := &dataset.VoicePool{F0: map[string]float64{"kal16": 91, "rms": 102, "awb": 128, "slt": 169}, Seed: 4, MinSemitones: 1}
+	f0 := map[string]float64{"kal16": 91, "rms": 102, "awb": 128, "slt": 169}
+	pool := &dataset.VoicePool{F0: f0, Sex: sexes(f0), Seed: 4, MinSemitones: 1}
 	spec := BuildSpec{Name: "t", Out: t.TempDir(), Scenarios: scs, Generator: dataset.Generator{Kind: "procedural"}, TTS: info,
 		VoicePool: pool, PreambleVoice: "kal", SampleRate: 16000}
 	d, _, err := Build(context.Background(), spec, tts, nil)
@@ -176,5 +196,55 @@ func TestBuildFromVoicePool(t *testing.T) {
 	spec.PreambleVoice = "slt"
 	if _, _, err := Build(context.Background(), spec, tts, nil); err == nil || !strings.Contains(err.Error(), "in the voice pool") {
 		t.Errorf("a narrator in the pool: %v", err)
+	}
+}
+
+// A partial build (run --limit) makes only its pairs' clips and the preamble, leaves
+// the whole set's files unwritten, and keys every clip as the full build does: the full
+// build after it synthesises only the rest, and the pair built first has the same clips
+// in both. With a voice pool, the pair's voices are those of the whole set's draw.
+func TestPartialBuildIsPartOfTheFullBuild(t *testing.T) {
+	tts, info := startFlite(t)
+	scs, err := Generate(GenerateSpec{Pairs: 3, Seed: 9, FourSpeakerShare: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	f0 := map[string]float64{"kal16": 91, "rms": 102, "awb": 128, "slt": 169}
+	pool := &dataset.VoicePool{F0: f0, Sex: sexes(f0), Seed: 2, MinSemitones: 1}
+	spec := BuildSpec{Name: "t", Out: out, Scenarios: scs, Generator: dataset.Generator{Kind: "procedural"}, TTS: info,
+		VoicePool: pool, PreambleVoice: "kal", SampleRate: 16000, Pairs: 1}
+	first := &counting{TTS: tts}
+	part, rep, err := Build(context.Background(), spec, first, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Pairs != 3 || rep.Built != 1 || len(part.Scenarios) != 2 || part.Scenarios[0].PairID != scs[0].PairID {
+		t.Fatalf("report %+v, %d scenarios", rep, len(part.Scenarios))
+	}
+	for _, f := range []string{dataset.ScenariosFile, dataset.ManifestFile, dataset.ClipSumsFile} {
+		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
+			t.Errorf("the partial build wrote %s", f)
+		}
+	}
+	if _, err := os.Stat(part.File); err != nil || filepath.Base(part.File) != dataset.PartialScenariosFile {
+		t.Errorf("partial file %s: %v", part.File, err)
+	}
+	spec.Pairs = 0
+	second := &counting{TTS: tts}
+	full, frep, err := Build(context.Background(), spec, second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frep.Reused != rep.Clips || frep.Synthesised != frep.Clips-rep.Clips || int(first.calls.Load()) != rep.Clips {
+		t.Errorf("partial %+v (%d calls), then full %+v", rep, first.calls.Load(), frep)
+	}
+	for i := range part.Scenarios {
+		if !reflect.DeepEqual(part.Scenarios[i], full.Scenarios[i]) {
+			t.Errorf("scenario %s differs between the partial and the full build", part.Scenarios[i].ScenarioID)
+		}
+	}
+	if !reflect.DeepEqual(part.Manifest.PairVoices, full.Manifest.PairVoices) {
+		t.Error("the partial build drew other voices")
 	}
 }

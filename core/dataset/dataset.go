@@ -30,6 +30,9 @@ const (
 	// ClipSumsFile holds the SHA-256 of every clip as the build wrote it, in the format
 	// of sha256sum (`sha256sum -c clips.sha256` in the dataset directory checks them).
 	ClipSumsFile = "clips.sha256"
+	// PartialScenariosFile holds the pairs a partial build made (`run --limit`), beside
+	// the whole set's files, which it leaves alone.
+	PartialScenariosFile = "scenarios.partial.jsonl"
 )
 
 // Bounds on a script: a turn is a sentence or a few, and synthesised it lasts seconds.
@@ -136,13 +139,19 @@ type Preamble struct {
 }
 
 // VoicePool is a pool of voices the speakers are drawn from: each voice's median F0 in
-// Hz (as make measure-tts measures it), the draw's seed, and the least distance in
+// Hz (as make measure-tts measures it) and sex ("female" or "male": it speaks the
+// speakers of that sex, SpeakerSex), the draw's seed, and the least distance in
 // semitones between the F0 medians of two speakers of one scenario.
 type VoicePool struct {
 	F0           map[string]float64 `json:"f0_hz"`
+	Sex          map[string]string  `json:"sex"`
 	Seed         int64              `json:"seed"`
 	MinSemitones float64            `json:"min_semitones"`
 }
+
+// SpeakerSex is each speaker letter's sex: the scripts' names and words fit it (A and C
+// are women, B and D men; docs/datasheet.md), so a drawn voice must too.
+var SpeakerSex = map[string]string{"A": "female", "B": "male", "C": "female", "D": "male"}
 
 // Counts summarise the set.
 type Counts struct {
@@ -488,6 +497,28 @@ func Save(dir string, m Manifest, scs []Scenario) (*Dataset, error) {
 		lines[i] = i + 1
 	}
 	return &Dataset{Dir: dir, File: filepath.Join(dir, ScenariosFile), Manifest: &m, Scenarios: scs, Lines: lines}, nil
+}
+
+// SavePartial writes the scenarios of a partial build to dir/PartialScenariosFile
+// and returns them as a set whose manifest is m with their hash and counts; dataset.json
+// and scenarios.jsonl, the whole set's, are left as they are.
+func SavePartial(dir string, m Manifest, scs []Scenario) (*Dataset, error) {
+	jsonl, err := MarshalScenarios(scs)
+	if err != nil {
+		return nil, err
+	}
+	m.FormatVersion = FormatVersion
+	m.ContentHash = ContentHash(jsonl)
+	m.Counts = CountOf(scs)
+	path := filepath.Join(dir, PartialScenariosFile)
+	if err := atomicfile.WriteFile(path, jsonl); err != nil {
+		return nil, err
+	}
+	lines := make([]int, len(scs))
+	for i := range lines {
+		lines[i] = i + 1
+	}
+	return &Dataset{Dir: dir, File: path, Manifest: &m, Scenarios: scs, Lines: lines, ContentHash: m.ContentHash}, nil
 }
 
 func containsClip(scs []Scenario, clip string) bool {
