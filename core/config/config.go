@@ -138,7 +138,14 @@ type Dataset struct {
 	Generate  *Generate // nil when Scenarios is set
 	TTS       string    // plugin name
 	Voices    map[string]string
-	Preamble  string // "default" or an absolute file path
+	// VoicePool, when set instead of Voices, is the voices drawn per pair, each with its
+	// median F0 in Hz, and VoiceSex each one's sex ("female", "male"); VoiceSeed seeds
+	// the draw, VoiceMinSemitones keeps two speakers of a scenario apart.
+	VoicePool         map[string]float64
+	VoiceSex          map[string]string
+	VoiceSeed         int64
+	VoiceMinSemitones float64
+	Preamble          string // "default" or an absolute file path
 	// Narrator is the preamble's voice; empty means speaker D's, else A's.
 	Narrator string
 	// Loudness is the clips' integrated loudness in LUFS; 0 means the build's default.

@@ -650,7 +650,7 @@ func (l *loader) checkMissing(a *hcl.Attribute, path string, wantDir bool, what,
 func (l *loader) dataset(b *hcl.Block, plugins []string) {
 	spec := Spec.Block("dataset")
 	content, once := l.content(b.Body, spec)
-	ds := &Dataset{Name: b.Labels[0], DeclRange: b.DefRange, Preamble: "default", AttrRanges: map[string]hcl.Range{}}
+	ds := &Dataset{Name: b.Labels[0], DeclRange: b.DefRange, Preamble: "default", AttrRanges: map[string]hcl.Range{}, VoiceSeed: 1, VoiceMinSemitones: 2}
 	attrs, d := content.Attributes, l.d
 	for name, a := range attrs {
 		ds.AttrRanges[name] = a.Range
@@ -667,6 +667,7 @@ func (l *loader) dataset(b *hcl.Block, plugins []string) {
 			checkVoices(d, a, voices)
 		}
 	}
+	l.voicePool(ds, attrs, b)
 	if a := attrs["preamble"]; a != nil {
 		if s, ok := d.nonEmpty(a); ok {
 			ds.Preamble = s
@@ -691,6 +692,15 @@ func (l *loader) dataset(b *hcl.Block, plugins []string) {
 					break
 				}
 			}
+			if _, in := ds.VoicePool[s]; in {
+				d.add(errorf(a.Expr.Range(), "Narrator is in the voice pool",
+					"narrator = %q is in voice_pool, so a speaker may have its voice; the preamble would sound like one of the people in the room. Choose a voice outside the pool.", s))
+			}
+		}
+	} else if ds.VoicePool != nil {
+		if a := attrs["voice_pool"]; a != nil {
+			d.add(errorf(a.Expr.Range(), "Missing narrator",
+				"Dataset %q draws its speakers' voices from voice_pool, so the preamble's voice cannot default to a speaker's: add narrator = \"...\", a voice outside the pool.", ds.Name))
 		}
 	}
 	if a := attrs["loudness"]; a != nil {
@@ -730,6 +740,72 @@ func (l *loader) dataset(b *hcl.Block, plugins []string) {
 		}
 	}
 	l.f.Datasets = append(l.f.Datasets, ds)
+}
+
+// voicePool reads voice_pool, voice_seed and voice_min_semitones; exactly one of voices
+// and voice_pool is set.
+func (l *loader) voicePool(ds *Dataset, attrs hcl.Attributes, b *hcl.Block) {
+	d := l.d
+	a := attrs["voice_pool"]
+	switch {
+	case a != nil && attrs["voices"] != nil:
+		d.add(errorf(a.Expr.Range(), "Conflicting voices", "Dataset %q sets voices and voice_pool; keep one: voices fixes each speaker's voice, voice_pool draws them per scenario.", ds.Name))
+	case a == nil && attrs["voices"] == nil:
+		d.add(errorf(b.DefRange, "Missing voices", "Dataset %q needs voices = { A = \"...\", B = \"...\", C = \"...\" } or a voice_pool = { voice = F0 in Hz, ... }.", ds.Name))
+	}
+	for _, name := range []string{"voice_seed", "voice_min_semitones"} {
+		if x := attrs[name]; x != nil && a == nil {
+			d.add(errorf(x.Expr.Range(), "Setting without voice_pool", "%s only applies to a voice_pool; dataset %q has none.", name, ds.Name))
+		}
+	}
+	if a == nil {
+		return
+	}
+	if groups, ok := d.numberMaps(a); ok {
+		pool, sex := map[string]float64{}, map[string]string{}
+		for _, g := range sortedNames(groups) {
+			sx, known := map[string]string{"women": "female", "men": "male"}[g]
+			if !known {
+				d.add(errorf(a.Expr.Range(), "Unknown voice group", "voice_pool has a group %q; its groups are women (speakers A and C) and men (B and D).", g))
+				continue
+			}
+			if len(groups[g]) < 2 {
+				d.add(errorf(a.Expr.Range(), "Voice pool too small", "voice_pool.%s has %d voices; a scenario has two %s, each with a voice of their own: give at least 2.", g, len(groups[g]), g))
+			}
+			for _, k := range sortedNames(groups[g]) {
+				f := groups[g][k]
+				switch {
+				case strings.TrimSpace(k) == "":
+					d.add(errorf(a.Expr.Range(), "Empty voice", "voice_pool.%s has an empty voice name.", g))
+				case !(f > 20 && f < 2000):
+					d.add(errorf(a.Expr.Range(), "Bad F0", "voice_pool.%s[%q] = %g: give the voice's median F0 in Hz (between 20 and 2000; make measure-tts prints it).", g, k, f))
+				case sex[k] != "":
+					d.add(errorf(a.Expr.Range(), "Voice in both groups", "voice_pool has %q among the women and the men; keep it in one.", k))
+				}
+				pool[k], sex[k] = f, sx
+			}
+		}
+		for _, g := range []string{"women", "men"} {
+			if _, ok := groups[g]; !ok {
+				d.add(errorf(a.Expr.Range(), "Voice pool too small", "voice_pool has no %s; give voice_pool = { women = { voice = F0, ... }, men = { ... } }.", g))
+			}
+		}
+		ds.VoicePool, ds.VoiceSex = pool, sex
+	}
+	if x := attrs["voice_seed"]; x != nil {
+		if n, ok := d.whole(x); ok {
+			ds.VoiceSeed = n
+		}
+	}
+	if x := attrs["voice_min_semitones"]; x != nil {
+		if v, ok := d.number(x); ok {
+			if v < 0 || v > 12 {
+				d.add(errorf(x.Expr.Range(), "voice_min_semitones out of range", "voice_min_semitones = %g; it must be between 0 and 12.", v))
+			} else {
+				ds.VoiceMinSemitones = v
+			}
+		}
+	}
 }
 
 func checkVoices(d *decoder, a *hcl.Attribute, voices map[string]string) {

@@ -25,6 +25,7 @@ const (
 	TypePath         = "path"
 	TypeStringList   = "list(string)"
 	TypeStringMap    = "map(string)"
+	TypeNumberMaps   = "map(map(number))"
 	TypeAny          = "any"
 	TypePluginRef    = "plugin.<name>"
 	TypePluginRefs   = "[plugin.<name>, ...]"
@@ -132,7 +133,10 @@ var Spec = &BlockSpec{
 			Attrs: []AttrSpec{
 				{Name: "scenarios", Type: TypePath, Doc: "A directory of scenario files."},
 				{Name: "tts", Type: TypePluginRef, Required: true, Doc: "The TTS plugin that speaks the turns and the preamble."},
-				{Name: "voices", Type: TypeStringMap, Required: true, Doc: "The voice of each speaker: keys `A`, `B`, `C` (required) and `D` (needed for four-speaker scenarios)."},
+				{Name: "voices", Type: TypeStringMap, Doc: "The voice of each speaker: keys `A`, `B`, `C` (required) and `D` (needed for four-speaker scenarios). Exactly one of `voices` and `voice_pool` is set."},
+				{Name: "voice_pool", Type: TypeNumberMaps, Doc: "Voices drawn per scenario instead of fixed per speaker: `{ women = { voice = F0, ... }, men = { ... } }`, each voice with its median F0 in Hz (`make measure-tts` prints it; docs/datasheet.md). Each pair's speakers get voices drawn from the pool by `voice_seed` (A and C from the women, B and D from the men), the same in both versions of the pair, no voice twice in a scenario and no two closer than `voice_min_semitones`, balanced so every voice asks T, asks N4_Q and mentions Aria (N1) as often as its share of the turns says (docs/dataset.md). Needs `narrator`, a voice outside the pool. At least 2 voices in each group. The draw is written in `dataset.json` (`voice_pool`, `pair_voices`)."},
+				{Name: "voice_seed", Type: TypeWhole, Default: "1", Doc: "The seed of the voice draw from `voice_pool`."},
+				{Name: "voice_min_semitones", Type: TypeNumber, Default: "2", Doc: "The least distance, in semitones, between the F0 medians of two speakers of one scenario drawn from `voice_pool`; between 0 and 12."},
 				{Name: "preamble", Type: TypeString, Default: `"default"`, Doc: "The duty preamble: `\"default\"` for the built-in text, or the path of a text file."},
 				{Name: "narrator", Type: TypeString, Default: "speaker D's voice, else A's", Doc: "The voice that speaks the preamble; it must differ from every voice in `voices`, so the preamble is not heard as one of the people. Recorded in `dataset.json` as `preamble.voice`."},
 				{Name: "loudness", Type: TypeNumber, Default: "-23", Doc: "The integrated loudness in LUFS (ITU-R BS.1770, EBU R128 gating) every clip is normalised to, the preamble included, so level tells no speaker apart; between -40 and -10. Recorded in `dataset.json` as `loudness_lufs`."},

@@ -196,6 +196,31 @@ func (d *decoder) stringMap(attr *hcl.Attribute) (map[string]string, bool) {
 	return out, true
 }
 
+// numberMaps reads a map of maps of numbers ({ group = { key = number } }).
+func (d *decoder) numberMaps(attr *hcl.Attribute) (map[string]map[string]float64, bool) {
+	v, ok := d.value(attr, cty.Map(cty.Map(cty.Number)))
+	if !ok {
+		return nil, false
+	}
+	out := map[string]map[string]float64{}
+	for g, inner := range v.AsValueMap() {
+		if inner.IsNull() {
+			d.add(errorf(attr.Expr.Range(), "Missing value", "%s[%q] is null.", attr.Name, g))
+			return nil, false
+		}
+		out[g] = map[string]float64{}
+		for k, el := range inner.AsValueMap() {
+			if el.IsNull() {
+				d.add(errorf(attr.Expr.Range(), "Missing value", "%s[%q][%q] is null.", attr.Name, g, k))
+				return nil, false
+			}
+			f, _ := el.AsBigFloat().Float64()
+			out[g][k] = f
+		}
+	}
+	return out, true
+}
+
 // ref resolves a reference such as plugin.flite to the name "flite", which must be
 // one of names. kind is the block type ("plugin" or "dataset").
 func (d *decoder) ref(expr hcl.Expression, attrName, kind string, names []string) (string, bool) {
@@ -263,4 +288,13 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

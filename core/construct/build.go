@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,6 +56,9 @@ type BuildSpec struct {
 	TTS       dataset.TTSInfo // identity of the synthesiser; part of every clip's key
 	// Voices maps speakers to voice ids; missing speakers take DefaultVoices.
 	Voices map[string]string
+	// VoicePool, when set, replaces Voices: each pair's speakers get voices drawn from it
+	// (DrawVoices), and PreambleVoice, a voice outside the pool, is required.
+	VoicePool *dataset.VoicePool
 	// Preamble is the duty text; empty means DefaultPreamble. PreambleVoice empty means
 	// the voice Voices gives speaker D, else speaker A, else DefaultPreambleVoice: a
 	// TTS other than flite then needs no voice named like a flite one.
@@ -65,8 +69,16 @@ type BuildSpec struct {
 	// Loudness is the integrated loudness in LUFS every clip (the preamble included) is
 	// normalised to; 0 means DefaultLoudness. It is part of every clip's key.
 	Loudness float64
-	// Workers synthesising at once; 0 means 2.
+	// Workers synthesising at once; 0 means one per CPU core.
 	Workers int
+	// Pairs, when above 0 and below the set's pairs, builds only the first Pairs pairs
+	// (in the order the pairs first appear; both versions of each) and the preamble: a
+	// partial build for `run --limit`. Voices are still drawn over the whole set and
+	// clips are keyed as in a full build, so a later full build reuses every clip, and
+	// the pairs built are the same items. A partial build leaves the set's
+	// scenarios.jsonl, dataset.json and clips.sha256 as they are and writes the pairs
+	// it built to dataset.PartialScenariosFile.
+	Pairs int
 }
 
 // Report says what a build did.
@@ -80,6 +92,9 @@ type Report struct {
 	// Rebuilt says, one line each, which clips were found damaged (another format,
 	// other content than the build wrote, cut short) and synthesised again.
 	Rebuilt []string
+	// Pairs is the pairs of the whole set; Built the pairs this build made (fewer
+	// when BuildSpec.Pairs limited it).
+	Pairs, Built int
 }
 
 // ClipKey is the content address of a clip: what the TTS was, the voice, the text and
@@ -150,6 +165,23 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 		preamble = DefaultPreamble
 	}
 	pvoice := preambleVoice(spec)
+	// voiceOf is the voice of a speaker of a scenario: the fixed map's, or its pair's draw.
+	voiceOf := func(s dataset.Scenario, sp string) (string, bool) { v, ok := voices[sp]; return v, ok }
+	var pairVoices map[string]map[string]string
+	if spec.VoicePool != nil {
+		if spec.PreambleVoice == "" {
+			return nil, rep, errors.New("build: a voice pool needs a narrator, a voice outside the pool")
+		}
+		if _, in := spec.VoicePool.F0[spec.PreambleVoice]; in {
+			return nil, rep, fmt.Errorf("build: the narrator %s is in the voice pool; the preamble would sound like one of the people: choose a voice outside it", spec.PreambleVoice)
+		}
+		drawn, err := DrawVoices(spec.Scenarios, *spec.VoicePool)
+		if err != nil {
+			return nil, rep, fmt.Errorf("build: %w", err)
+		}
+		pairVoices, voices = drawn, nil
+		voiceOf = func(s dataset.Scenario, sp string) (string, bool) { v, ok := pairVoices[s.PairID][sp]; return v, ok }
+	}
 	if n := utf8.RuneCountInString(preamble); n > dataset.MaxPreambleText {
 		return nil, rep, fmt.Errorf("build: the preamble has %d characters; it has at most %d: shorten it", n, dataset.MaxPreambleText)
 	}
@@ -166,7 +198,7 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 	need := map[string]string{pvoice: "the preamble"}
 	for _, s := range spec.Scenarios {
 		for _, sp := range s.Speakers {
-			v, ok := voices[sp]
+			v, ok := voiceOf(s, sp)
 			if !ok {
 				return nil, rep, fmt.Errorf("build: scenario %s: speaker %s has no voice; add %s = \"...\" to the dataset's voices", s.ScenarioID, sp, sp)
 			}
@@ -182,12 +214,15 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 			return nil, rep, fmt.Errorf("build: voice %q (for %s) is not offered by TTS %s; available: %s", v, need[v], spec.TTS.Plugin, strings.Join(ids, ", "))
 		}
 	}
-	rate := spec.SampleRate
+	rate, rateVoice := spec.SampleRate, voices["A"]
+	if spec.VoicePool != nil {
+		rateVoice = pvoice // the narrator's rate: no speaker has one voice
+	}
 	if rate == 0 {
-		rate = rates[voices["A"]]
+		rate = rates[rateVoice]
 	}
 	if rate <= 0 {
-		return nil, rep, fmt.Errorf("build: TTS %s reports no sample rate for voice %q; set the dataset's sample rate", spec.TTS.Plugin, voices["A"])
+		return nil, rep, fmt.Errorf("build: TTS %s reports no sample rate for voice %q; set the dataset's sample rate", spec.TTS.Plugin, rateVoice)
 	}
 
 	lufs := spec.Loudness
@@ -197,6 +232,12 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 	if lufs < -70 || lufs > -5 || math.IsNaN(lufs) {
 		return nil, rep, fmt.Errorf("build: loudness %g LUFS is outside [-70, -5]", lufs)
 	}
+
+	// The pairs to build: all, or the first spec.Pairs.
+	all := spec.Scenarios
+	scenarios, pairs := firstPairs(all, spec.Pairs)
+	rep.Pairs, rep.Built = pairs, len(scenarioPairs(scenarios))
+	partial := rep.Built < pairs
 
 	// Distinct clips, in a stable order.
 	jobs := map[string]*clipJob{}
@@ -211,11 +252,15 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 	}
 	pkey := addJob(pvoice, preamble)
 	jobs[pkey].preamble = true
-	keys := make([][]string, len(spec.Scenarios))
-	for i, s := range spec.Scenarios {
+	keys := make([][]string, len(scenarios))
+	for i, s := range scenarios {
 		keys[i] = make([]string, len(s.Turns))
 		for j, t := range s.Turns {
-			keys[i][j] = addJob(voices[t.Speaker], t.Text)
+			v, ok := voiceOf(s, t.Speaker)
+			if !ok {
+				return nil, rep, fmt.Errorf("build: scenario %s turn %d: speaker %s is not among the scenario's speakers %v, so has no voice", s.ScenarioID, j, t.Speaker, s.Speakers)
+			}
+			keys[i][j] = addJob(v, t.Text)
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(spec.Out, dataset.ClipsDir), 0o755); err != nil {
@@ -236,16 +281,18 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 	if err != nil {
 		return nil, rep, err
 	}
-	sums := map[string]string{}
-	for _, j := range jobs {
-		sums[j.rel] = j.sum
-	}
-	if err := dataset.WriteClipSums(spec.Out, sums); err != nil {
-		return nil, rep, fmt.Errorf("build: writing %s: %w", dataset.ClipSumsFile, err)
+	if !partial {
+		sums := map[string]string{}
+		for _, j := range jobs {
+			sums[j.rel] = j.sum
+		}
+		if err := dataset.WriteClipSums(spec.Out, sums); err != nil {
+			return nil, rep, fmt.Errorf("build: writing %s: %w", dataset.ClipSumsFile, err)
+		}
 	}
 
-	scs := make([]dataset.Scenario, len(spec.Scenarios))
-	for i, s := range spec.Scenarios {
+	scs := make([]dataset.Scenario, len(scenarios))
+	for i, s := range scenarios {
 		s.Turns = append([]dataset.Turn(nil), s.Turns...)
 		for j := range s.Turns {
 			job := jobs[keys[i][j]]
@@ -260,20 +307,55 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 		TTS:        &spec.TTS,
 		Voices:     voices,
 		SampleRate: rate,
+		VoicePool:  spec.VoicePool,
+		PairVoices: pairVoices,
 		Loudness:   lufs,
 		Preamble:   &dataset.Preamble{Text: preamble, Voice: pvoice, Clip: jobs[pkey].rel, DurationS: jobs[pkey].duration},
 	}
-	d, err := dataset.Save(spec.Out, m, scs)
+	save := dataset.Save
+	if partial {
+		save = dataset.SavePartial
+	}
+	d, err := save(spec.Out, m, scs)
 	if err != nil {
 		return nil, rep, fmt.Errorf("build: writing %s: %w", spec.Out, err)
 	}
 	return d, rep, nil
 }
 
+// scenarioPairs is the distinct pairs of scs.
+func scenarioPairs(scs []dataset.Scenario) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range scs {
+		out[s.PairID] = true
+	}
+	return out
+}
+
+// firstPairs is the scenarios of the first n pairs (all when n <= 0), in the order
+// the pairs first appear, and the number of pairs in scs.
+func firstPairs(scs []dataset.Scenario, n int) ([]dataset.Scenario, int) {
+	keep := map[string]bool{}
+	var pairs int
+	for _, s := range scs {
+		if _, seen := keep[s.PairID]; !seen {
+			keep[s.PairID] = n <= 0 || pairs < n
+			pairs++
+		}
+	}
+	var out []dataset.Scenario
+	for _, s := range scs {
+		if keep[s.PairID] {
+			out = append(out, s)
+		}
+	}
+	return out, pairs
+}
+
 func runJobs(ctx context.Context, spec BuildSpec, tts sdk.TTS, rate int, lufs float64, jobs map[string]*clipJob, order []string, count *progress.Counter, rep *Report) error {
 	workers := spec.Workers
 	if workers <= 0 {
-		workers = 2
+		workers = runtime.NumCPU()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -30,6 +30,9 @@ const (
 	// ClipSumsFile holds the SHA-256 of every clip as the build wrote it, in the format
 	// of sha256sum (`sha256sum -c clips.sha256` in the dataset directory checks them).
 	ClipSumsFile = "clips.sha256"
+	// PartialScenariosFile holds the pairs a partial build made (`run --limit`), beside
+	// the whole set's files, which it leaves alone.
+	PartialScenariosFile = "scenarios.partial.jsonl"
 )
 
 // Bounds on a script: a turn is a sentence or a few, and synthesised it lasts seconds.
@@ -156,6 +159,21 @@ type Preamble struct {
 	DurationS float64 `json:"duration_s,omitempty"`
 }
 
+// VoicePool is a pool of voices the speakers are drawn from: each voice's median F0 in
+// Hz (as make measure-tts measures it) and sex ("female" or "male": it speaks the
+// speakers of that sex, SpeakerSex), the draw's seed, and the least distance in
+// semitones between the F0 medians of two speakers of one scenario.
+type VoicePool struct {
+	F0           map[string]float64 `json:"f0_hz"`
+	Sex          map[string]string  `json:"sex"`
+	Seed         int64              `json:"seed"`
+	MinSemitones float64            `json:"min_semitones"`
+}
+
+// SpeakerSex is each speaker letter's sex: the scripts' names and words fit it (A and C
+// are women, B and D men; docs/datasheet.md), so a drawn voice must too.
+var SpeakerSex = map[string]string{"A": "female", "B": "male", "C": "female", "D": "male"}
+
 // Counts summarise the set.
 type Counts struct {
 	Scenarios int `json:"scenarios"`
@@ -168,13 +186,20 @@ type Counts struct {
 
 // Manifest is dataset.json.
 type Manifest struct {
-	Name          string            `json:"name"`
-	FormatVersion string            `json:"format_version"`
-	Version       string            `json:"version,omitempty"`
-	Generator     Generator         `json:"generator"`
-	TTS           *TTSInfo          `json:"tts,omitempty"`
-	Voices        map[string]string `json:"voices,omitempty"`
-	SampleRate    int               `json:"sample_rate,omitempty"`
+	Name          string    `json:"name"`
+	FormatVersion string    `json:"format_version"`
+	Version       string    `json:"version,omitempty"`
+	Generator     Generator `json:"generator"`
+	TTS           *TTSInfo  `json:"tts,omitempty"`
+	// Voices is the fixed speaker -> voice map of a build from one; a build from a voice
+	// pool has VoicePool and PairVoices instead.
+	Voices map[string]string `json:"voices,omitempty"`
+	// VoicePool is the pool the speakers' voices were drawn from (construct.DrawVoices).
+	VoicePool *VoicePool `json:"voice_pool,omitempty"`
+	// PairVoices is each pair's speaker -> voice map, drawn from VoicePool: the same in
+	// both versions of the pair.
+	PairVoices map[string]map[string]string `json:"pair_voices,omitempty"`
+	SampleRate int                          `json:"sample_rate,omitempty"`
 	// Loudness is the integrated loudness (LUFS, BS.1770) every clip was normalised to;
 	// 0 in sets built before clips were normalised.
 	Loudness float64   `json:"loudness_lufs,omitempty"`
@@ -493,6 +518,28 @@ func Save(dir string, m Manifest, scs []Scenario) (*Dataset, error) {
 		lines[i] = i + 1
 	}
 	return &Dataset{Dir: dir, File: filepath.Join(dir, ScenariosFile), Manifest: &m, Scenarios: scs, Lines: lines}, nil
+}
+
+// SavePartial writes the scenarios of a partial build to dir/PartialScenariosFile
+// and returns them as a set whose manifest is m with their hash and counts; dataset.json
+// and scenarios.jsonl, the whole set's, are left as they are.
+func SavePartial(dir string, m Manifest, scs []Scenario) (*Dataset, error) {
+	jsonl, err := MarshalScenarios(scs)
+	if err != nil {
+		return nil, err
+	}
+	m.FormatVersion = FormatVersion
+	m.ContentHash = ContentHash(jsonl)
+	m.Counts = CountOf(scs)
+	path := filepath.Join(dir, PartialScenariosFile)
+	if err := atomicfile.WriteFile(path, jsonl); err != nil {
+		return nil, err
+	}
+	lines := make([]int, len(scs))
+	for i := range lines {
+		lines[i] = i + 1
+	}
+	return &Dataset{Dir: dir, File: path, Manifest: &m, Scenarios: scs, Lines: lines, ContentHash: m.ContentHash}, nil
 }
 
 func containsClip(scs []Scenario, clip string) bool {

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
@@ -223,6 +224,16 @@ func (s *Starter) checkVoices(ctx context.Context, p *config.PluginBlock, client
 				rng = ds.DeclRange
 			}
 			add(rng, "Unknown voice", detail)
+		}
+		for _, voice := range dataset.SortedKeys(ds.VoicePool) {
+			if slices.Contains(r.Voices, voice) {
+				continue
+			}
+			detail := fmt.Sprintf("Dataset %q has the voice %q in voice_pool, which plugin %q does not offer; it offers: %s.", ds.Name, voice, p.Name, orNone(r.Voices))
+			if sug := config.Suggest(voice, r.Voices); sug != "" {
+				detail += fmt.Sprintf(" Did you mean %q?", sug)
+			}
+			add(ds.AttrRanges["voice_pool"], "Unknown voice", detail)
 		}
 	}
 }

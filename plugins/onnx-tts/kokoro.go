@@ -70,14 +70,37 @@ var kokoroE2M = func() [][2]string {
 
 var syllabic = regexp.MustCompile(`(\S)\x{0329}`)
 
-// misakiUS turns espeak-ng's tied IPA of a text into misaki's American phonemes.
-func misakiUS(ps string) string {
+// misakiCommon applies what misaki's EspeakFallback does for both accents: its E2M
+// replacements and the syllabic consonants.
+func misakiCommon(ps string) string {
 	ps = strings.TrimSpace(ps)
 	for _, r := range kokoroE2M {
 		ps = strings.ReplaceAll(ps, r[0], r[1])
 	}
 	ps = syllabic.ReplaceAllString(ps, "ᵊ$1")
-	ps = strings.ReplaceAll(ps, "\u0329", "")
+	return strings.ReplaceAll(ps, "\u0329", "")
+}
+
+// misakiGB turns espeak-ng's tied en-gb IPA into misaki's British phonemes: its
+// EspeakFallback(british=True) keeps length marks and the British vowels, with the
+// centring diphthongs and the GOAT vowel as misaki's letters (e^ə to ɛː, iə to ɪə, ə^ʊ
+// to Q). One change: e^ə becomes ɛː before the common replacements, whose e to A would
+// otherwise leave "there" as ðAə (misaki replaces it after, so its rule never fires);
+// ɛː is what misaki's British lexicon (gb_gold) writes for that vowel.
+func misakiGB(ps string) string {
+	ps = strings.ReplaceAll(ps, "e^ə", "ɛː")
+	ps = misakiCommon(ps)
+	ps = strings.ReplaceAll(ps, "iə", "ɪə")
+	ps = strings.ReplaceAll(ps, "ə^ʊ", "Q")
+	ps = strings.ReplaceAll(ps, "o", "ɔ") // for espeak < 1.52, as misaki does
+	ps = strings.ReplaceAll(ps, "ɾ", "T")
+	ps = strings.ReplaceAll(ps, "ʔ", "t")
+	return strings.ReplaceAll(ps, "^", "")
+}
+
+// misakiUS turns espeak-ng's tied IPA of a text into misaki's American phonemes.
+func misakiUS(ps string) string {
+	ps = misakiCommon(ps)
 	ps = strings.ReplaceAll(ps, "o^ʊ", "O")
 	ps = strings.ReplaceAll(ps, "ɜːɹ", "ɜɹ")
 	ps = strings.ReplaceAll(ps, "ɜː", "ɜɹ")
@@ -89,13 +112,18 @@ func misakiUS(ps string) string {
 	return strings.ReplaceAll(ps, "^", "")
 }
 
-// kokoroPhonemes returns text's phonemes, one string per sentence, punctuation kept as
-// phonemizer keeps it ("word, word." with one space after each mark).
-func kokoroPhonemes(ctx context.Context, binary, text string) ([]string, error) {
+// kokoroPhonemes returns text's phonemes in the espeak-ng voice lang ("en-us": misaki's
+// American rules; "en-gb": its British ones), one string per sentence, punctuation kept
+// as phonemizer keeps it ("word, word." with one space after each mark).
+func kokoroPhonemes(ctx context.Context, binary, lang, text string) ([]string, error) {
+	misaki := misakiUS
+	if lang == langGB {
+		misaki = misakiGB
+	}
 	var out []string
 	var cur strings.Builder
 	for _, c := range splitClauses(text) {
-		ipa, err := espeak(ctx, binary, "en-us", c.text, '^')
+		ipa, err := espeak(ctx, binary, lang, c.text, '^')
 		if err != nil {
 			return nil, err
 		}
@@ -103,12 +131,12 @@ func kokoroPhonemes(ctx context.Context, binary, text string) ([]string, error) 
 		cur.WriteString(c.mark) // phonemizer keeps punctuation as written
 		cur.WriteByte(' ')
 		if c.sentenceEnd {
-			out = append(out, misakiUS(cur.String()))
+			out = append(out, misaki(cur.String()))
 			cur.Reset()
 		}
 	}
 	if cur.Len() > 0 {
-		out = append(out, misakiUS(cur.String()))
+		out = append(out, misaki(cur.String()))
 	}
 	return out, nil
 }
@@ -224,6 +252,28 @@ func loadStyles(path string) (map[string][]float32, error) {
 		return nil, fmt.Errorf("%s holds no .npy arrays", path)
 	}
 	return out, nil
+}
+
+// loadStyleBin reads one raw voice style file as kokoro-js ships it: little-endian
+// float32 [510, 256] with no header (522,240 bytes).
+func loadStyleBin(path string) ([]float32, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	const want = 510 * kokoroStyleDim * 4
+	if len(raw) != want {
+		return nil, fmt.Errorf("%s holds %d bytes; a Kokoro voice style is float32 [510, %d], %d bytes (scripts/fetch-tts.sh fetches it)", path, len(raw), kokoroStyleDim, want)
+	}
+	data := make([]float32, len(raw)/4)
+	for i := range data {
+		f := math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return nil, fmt.Errorf("%s: value %d is not finite: not a voice style", path, i)
+		}
+		data[i] = f
+	}
+	return data, nil
 }
 
 var npyShape = regexp.MustCompile(`'shape':\s*\(([^)]*)\)`)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -90,7 +91,7 @@ func TestKokoroPhonemesMatchMisaki(t *testing.T) {
 	needEspeak(t)
 	u := loadUpstream(t)
 	for text, want := range u.Kokoro {
-		sentences, err := kokoroPhonemes(context.Background(), "espeak-ng", text)
+		sentences, err := kokoroPhonemes(context.Background(), "espeak-ng", langUS, text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,11 +127,34 @@ func TestPronunciationFixes(t *testing.T) {
 	if got := respell("Aria, ask aria. Arias? ARIA"); got != "Ahria, ask Ahria. Arias? Ahria" {
 		t.Errorf("respell: %q", got)
 	}
-	ps, err := kokoroPhonemes(context.Background(), "espeak-ng", respell("Aria, I think I'm right, aren't I?"))
+	ps, err := kokoroPhonemes(context.Background(), "espeak-ng", langUS, respell("Aria, I think I'm right, aren't I?"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := stressPronounI(ps[0]), "ˈɑɹiə, ˈI θˈɪŋk Im ɹˈIt, ˌɑɹnt ˈI?"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// British voices get misaki's British rules on espeak-ng's en-gb phonemes: length marks
+// and the British vowels kept, the centring diphthong of "there" as ɛː, the GOAT vowel
+// as misaki's Q; the American rules would have dropped the lengths and said "home" with
+// O.
+func TestKokoroBritishPhonemes(t *testing.T) {
+	needEspeak(t)
+	text := respell("Hello Aria, go home now. There are thirty birds.")
+	gb, err := kokoroPhonemes(context.Background(), "espeak-ng", langGB, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(gb, " "), "həlˈQ ˈɑːɹɪə, ɡˌQ hˈQm nˈW. ðɛːɹˌɑː θˈɜːti bˈɜːdz."; got != want {
+		t.Errorf("en-gb: got %q, want %q", got, want)
+	}
+	us, err := kokoroPhonemes(context.Background(), "espeak-ng", langUS, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(us, " "), "həlˈO ˈɑɹiə, ɡˌO hˈOm nˈW. ðɛɹˌɑɹ θˈɜɹTi bˈɜɹdz."; got != want {
+		t.Errorf("en-us: got %q, want %q", got, want)
 	}
 }

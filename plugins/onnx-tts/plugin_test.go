@@ -116,9 +116,25 @@ func TestVoicesAndErrors(t *testing.T) {
 		if v.Rate != want || !strings.Contains(v.Description, "licence") {
 			t.Errorf("voice %+v", v)
 		}
+		// One voice of each kind speaks (Piper; a Japanese style from voices.npz; a US
+		// and a British style from kokoro-en): the 34 voices all at once took minutes
+		// on a loaded machine. Every style's table is checked below.
+		if v.ID != "joe" && v.ID != "jm_kumo" && v.ID != "af_heart" && v.ID != "bm_george" {
+			continue
+		}
 		a, err := tts.Synthesize(ctx, "Yes.", v.ID)
 		if err != nil || a.Rate != v.Rate || len(a.Samples) < a.Rate/5 {
 			t.Errorf("%s: %d samples at %d, %v", v.ID, len(a.Samples), a.Rate, err)
+		}
+	}
+	// Every Kokoro voice has a style table of 510 rows of 256.
+	p := newPlugin()
+	if _, err := p.Synthesize(ctx, "Yes.", "af_sky"); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range catalogue {
+		if v.Engine == "kokoro" && len(p.styles[v.ID]) != 510*kokoroStyleDim {
+			t.Errorf("%s: style of %d values, want %d", v.ID, len(p.styles[v.ID]), 510*kokoroStyleDim)
 		}
 	}
 	if a, err := tts.Synthesize(ctx, "Yes.", ""); err != nil || a.Rate != 24000 {
@@ -134,7 +150,7 @@ func TestVoicesAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"piper_joe_onnx_sha256", "piper_joe_config_sha256", "kokoro_onnx_sha256", "kokoro_voices_sha256", "kokoro_vocab_sha256", "espeak_ng_sha256", "espeak_ng_en_dict_sha256", "onnxruntime_sha256"} {
+	for _, k := range []string{"piper_joe_onnx_sha256", "piper_joe_config_sha256", "kokoro_onnx_sha256", "kokoro_voices_sha256", "kokoro_vocab_sha256", "kokoro_en_voices_sha256", "espeak_ng_sha256", "espeak_ng_en_dict_sha256", "onnxruntime_sha256"} {
 		if len(info.Identity[k]) != 64 {
 			t.Errorf("identity %s = %q", k, info.Identity[k])
 		}
@@ -150,7 +166,8 @@ func TestVoicesAndErrors(t *testing.T) {
 }
 
 // The identity changes with any voice file: a weights folder whose vocabulary differs
-// by one byte (the other files linked) is another identity, so another clip key.
+// by one byte, and one of whose English voice styles differs in one value (the other
+// files linked), is another identity, so another clip key.
 func TestIdentityHashesEveryVoiceFile(t *testing.T) {
 	needAll(t)
 	dir := weightsDir(t)
@@ -166,6 +183,22 @@ func TestIdentityHashesEveryVoiceFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(other, kokoroVocabF), append(raw, '\n'), 0o644)
+	os.MkdirAll(filepath.Join(other, kokoroEnDir), 0o755)
+	for i, id := range englishVoices {
+		src, dst := filepath.Join(dir, kokoroEnDir, id+".bin"), filepath.Join(other, kokoroEnDir, id+".bin")
+		if i > 0 {
+			if err := os.Symlink(src, dst); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		style, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		style[0] ^= 1
+		os.WriteFile(dst, style, 0o644)
+	}
 	ctx := context.Background()
 	a, b := newPlugin(), newPlugin()
 	if err := a.Configure(ctx, map[string]any{"weights": dir}); err != nil {
@@ -176,7 +209,8 @@ func TestIdentityHashesEveryVoiceFile(t *testing.T) {
 	}
 	ia, _ := a.Describe(ctx)
 	ib, _ := b.Describe(ctx)
-	if ia.Identity["kokoro_vocab_sha256"] == ib.Identity["kokoro_vocab_sha256"] || ia.Identity["piper_joe_onnx_sha256"] != ib.Identity["piper_joe_onnx_sha256"] {
+	if ia.Identity["kokoro_vocab_sha256"] == ib.Identity["kokoro_vocab_sha256"] || ia.Identity["kokoro_en_voices_sha256"] == ib.Identity["kokoro_en_voices_sha256"] ||
+		ia.Identity["piper_joe_onnx_sha256"] != ib.Identity["piper_joe_onnx_sha256"] {
 		t.Errorf("identities %v / %v", ia.Identity, ib.Identity)
 	}
 }
