@@ -39,7 +39,7 @@ func (l *loader) scenarioDirs() {
 			sev = hcl.DiagError
 		}
 		l.d.add(&hcl.Diagnostic{Severity: sev, Summary: "Missing scenario directory",
-			Detail: fmt.Sprintf("Dataset %q: its scenarios directory %s does not exist, and no dataset of this file builds it. Fix the path (a release split is datasets/open-v1/dev or datasets/open-v1/test).", ds.Name, ds.Scenarios),
+			Detail:  fmt.Sprintf("Dataset %q: its scenarios directory %s does not exist, and no dataset of this file builds it. Fix the path (a release split is datasets/open-v1/dev or datasets/open-v1/test).", ds.Name, ds.Scenarios),
 			Subject: &rng})
 	}
 }
