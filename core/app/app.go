@@ -18,6 +18,7 @@
 //	TestPlugins    the conformance suite against a run file's plugins (duplexmpe plugins test)
 //	Compare        scorings side by side, paired tests               (duplexmpe compare)
 //	Prune          remove the items of earlier plans                 (duplexmpe prune)
+//	ListRuns, PrintRuns  the run directories under a folder, by store and run.json (duplexmpe runs)
 //
 // with ReadRunInfo and ReferenceJobs, which read what those commands need (run.json,
 // a run file's reference blocks). Directly, with no function here: validate (core/config),

@@ -20,6 +20,7 @@ func commands(st *State) []*cobra.Command {
 		newReportCmd(st),
 		newExplainCmd(st),
 		newCompareCmd(st),
+		newRunsCmd(st),
 		newPruneCmd(st),
 		newMergeCmd(st),
 

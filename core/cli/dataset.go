@@ -92,17 +92,16 @@ func newDatasetStatsCmd(st *State) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "stats PATH",
-		Short: "Print counts by condition, speakers, labels, T position, N2 addressee, N4 events, cues, gaps, attributes, durations",
+		Short: "Print the release and its hash, counts by condition, speakers, labels, T position, N2 addressee, N4 events, cues, gaps, attributes, durations",
 		Example: examples(
 			"duplexmpe dataset stats datasets/open-v1",
 		),
 		Args: exactArgs(1, "a dataset directory, a scenarios .jsonl file or a release directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := dataset.LoadAny(resolvePath(st, args[0]))
+			s, err := dataset.StatsOf(resolvePath(st, args[0]))
 			if err != nil {
 				return err
 			}
-			s := dataset.ComputeStats(d)
 			return printOrJSON(st.Stdout, asJSON, s, s.Print)
 		},
 	}

@@ -128,6 +128,32 @@ func TestDatasetStats(t *testing.T) {
 	}
 }
 
+// stats names the release and prints its hash, the one in MANIFEST.json, for the
+// release directory and for one of its split files (issue 30).
+func TestDatasetStatsPrintsTheReleaseHash(t *testing.T) {
+	r, err := dataset.LoadRelease("../../datasets/open-v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, label := range map[string]string{
+		"../../datasets/open-v1":                     r.Name + " " + r.Version + " (" + r.SHA256 + ")",
+		"../../datasets/open-v1/dev/scenarios.jsonl": r.Name + " " + r.Version + ", split dev (" + r.SHA256 + ")",
+	} {
+		code, stdout, stderr := runDatasetCLI(".", "dataset", "stats", path)
+		if code != ExitOK || !strings.Contains(stdout, "release    "+label+"\n") {
+			t.Errorf("stats %s: exit %d, %s; want the line %q in\n%s", path, code, stderr, label, stdout)
+		}
+	}
+	code, stdout, _ := runDatasetCLI(".", "dataset", "stats", "--json", "../../datasets/open-v1")
+	var st dataset.Stats
+	if code != ExitOK || json.Unmarshal([]byte(stdout), &st) != nil || st.ReleaseSHA256 != r.SHA256 {
+		t.Errorf("--json: exit %d, release_sha256 %q; want %q", code, st.ReleaseSHA256, r.SHA256)
+	}
+	if code, stdout, _ := runDatasetCLI(".", "dataset", "stats", "../../examples/scenarios"); code != ExitOK || strings.Contains(stdout, "release") {
+		t.Errorf("a set that is no release's names one: %s", stdout)
+	}
+}
+
 func TestDatasetGenerateIsReproducible(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
@@ -156,5 +182,23 @@ func TestDatasetBadPaths(t *testing.T) {
 	}
 	if code, _, _ := runDatasetCLI(".", "dataset", "validate"); code != ExitUsage {
 		t.Fatalf("no path: exit %d, want 2", code)
+	}
+}
+
+// CITATION.cff and the datasheet's BibTeX cite the release by the hash its manifest
+// holds: a new release that forgets them fails here.
+func TestCitationsNameTheReleaseHash(t *testing.T) {
+	r, err := dataset.LoadRelease("../../datasets/open-v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"../../CITATION.cff", "../../docs/datasheet.md"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), r.SHA256) || !strings.Contains(string(b), r.Version) {
+			t.Errorf("%s does not cite release %s %s", f, r.Version, r.SHA256)
+		}
 	}
 }

@@ -103,3 +103,45 @@ func TestGoCommentsCiteDocumentsThatExist(t *testing.T) {
 		t.Errorf("read only %d Go files", files)
 	}
 }
+
+// The README's command table ("Commands") names every command and subcommand of the
+// binary: `plugins test` was missing (issue 30).
+func TestReadmeCommandTableIsComplete(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "\n## Commands")
+	if start < 0 {
+		t.Fatal("README.md has no section Commands")
+	}
+	section := text[start+1:]
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
+	root := newRoot(&State{Stdout: &strings.Builder{}, Stderr: &strings.Builder{}})
+	n := 0
+	for _, c := range root.Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		names := []string{c.Name()}
+		if c.Name() == "plugins" {
+			for _, sub := range c.Commands() {
+				names = append(names, "plugins "+sub.Name())
+			}
+		}
+		for _, name := range names {
+			n++
+			// A row starts "| `duplexmpe NAME" (or lists it among others: "dataset
+			// validate|stats", "sample RUN_DIR` / `agreement").
+			if !regexp.MustCompile("(`duplexmpe |` / `)" + regexp.QuoteMeta(name) + "[ `|]").MatchString(section) {
+				t.Errorf("README.md's command table has no row for duplexmpe %s", name)
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("found only %d commands", n)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"github.com/duplexmpe/duplexmpe/core/score"
@@ -25,6 +26,11 @@ verdict.
                                            was said, the verdict, the gold answer, what the
                                            ASR heard, what the judge said, and the rule
                                            that decided it (its viewer page, as text)
+  duplexmpe explain RUN_DIR --scenario ID [--condition C] --model NAME [--repeat R]
+                                           the same, the item found by its scenario id
+                                           (ov1-0034-implicit), or its pair id
+                                           (ov1-0034) and condition, and the model's
+                                           block name, in the run's current plan
   duplexmpe explain --timeline FILE.json   a hand-written timeline, described below
 
 The input is JSON:
@@ -54,12 +60,14 @@ excluded-not-speaking-at-resolution). See examples/timelines/ for worked example
 func newExplainCmd(st *State) *cobra.Command {
 	var file string
 	var asJSON bool
+	var find itemQuery
 	cmd := &cobra.Command{
-		Use:   "explain RUN_DIR/items/ID | --timeline FILE.json",
+		Use:   "explain RUN_DIR/items/ID | RUN_DIR --scenario ID --model NAME | --timeline FILE.json",
 		Short: "Show why a stored conversation, or a hand-written timeline, got each verdict",
 		Long:  explainLong,
 		Example: examples(
 			"duplexmpe explain runs/bench/items/ID",
+			"duplexmpe explain runs/bench --scenario ov1-0034 --condition implicit --model cascade",
 			"duplexmpe explain --timeline examples/timelines/FILE.json --json",
 		),
 		Args: func(_ *cobra.Command, args []string) error {
@@ -72,6 +80,17 @@ func newExplainCmd(st *State) *cobra.Command {
 			switch {
 			case len(args) == 1 && file != "":
 				return UsageErrorf("explain takes an item directory or --timeline, not both")
+			case len(args) == 1 && find.scenario != "":
+				if find.model == "" {
+					return UsageErrorf("--scenario needs --model NAME (a model block name of the run)")
+				}
+				item, err := find.itemDir(st, args[0])
+				if err != nil {
+					return err
+				}
+				return explainItem(st, item, asJSON)
+			case find.scenario != "" || find.model != "" || find.condition != "":
+				return UsageErrorf("--scenario, --condition and --model find an item of a run: give RUN_DIR before them")
 			case len(args) == 1:
 				return explainItem(st, args[0], asJSON)
 			case file == "":
@@ -94,8 +113,31 @@ func newExplainCmd(st *State) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&file, "timeline", "", "the timeline JSON file (- reads standard input)")
+	cmd.Flags().StringVar(&find.scenario, "scenario", "", "with RUN_DIR: the scenario id, or the pair id with --condition")
+	cmd.Flags().StringVar(&find.condition, "condition", "", "with --scenario: explicit or implicit")
+	cmd.Flags().StringVar(&find.model, "model", "", "with --scenario: the model's block name")
+	cmd.Flags().IntVar(&find.repeat, "repeat", 0, "with --scenario: which repeat (0, the first)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// itemQuery finds an item of a run by what it plays (store.Store.Find).
+type itemQuery struct {
+	scenario, condition, model string
+	repeat                     int
+}
+
+// itemDir is the item directory, under runDir as given, of the item q names.
+func (q itemQuery) itemDir(st *State, runDir string) (string, error) {
+	s, err := store.Open(resolvePath(st, runDir))
+	if err != nil {
+		return "", fault.Deterministic(err)
+	}
+	id, err := s.Find(q.scenario, q.condition, q.model, q.repeat)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(runDir, store.ItemsDir, id), nil
 }
 
 // explainItem explains the stored conversation in the item directory arg.

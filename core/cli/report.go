@@ -19,8 +19,9 @@ import (
 func newReportCmd(st *State) *cobra.Command {
 	var out, ref string
 	var budget byteSize
+	var compare bool
 	cmd := &cobra.Command{
-		Use:   "report RUN_DIR [--reference DIR]",
+		Use:   "report RUN_DIR [--reference DIR] | --compare DIR DIR... --out DIR",
 		Short: "Render the report of a scored run again: report.md, results.json, results.csv, report.html",
 		Long: `Reads RUN_DIR/` + report.SummaryFile + ` and RUN_DIR/` + report.MetaFile + ` (written by ` + "`duplexmpe score`" + `),
 writes ` + report.MarkdownFile + `, ` + report.JSONFile + `, ` + report.CSVFile + ` and ` + report.HTMLFile + ` into RUN_DIR (or --out),
@@ -33,13 +34,24 @@ run was scored) is shown after the paired section; --reference DIR shows the one
 DIR/reference.json instead (written by ` + "`duplexmpe reference`" + `).
 The stereo recordings go within a budget (--recordings-budget, 2GiB by default, the
 figure duplexmpe plan counts): conversations with a failed decision first, then the
-rest in item order; the pages of the others play the model's stored audible output.`,
+rest in item order; the pages of the others play the model's stored audible output.
+With --compare, the scored runs given are shown side by side on one page, ` + report.CompareHTMLFile + `
+and ` + report.CompareMarkdownFile + ` in --out: each run's main table as its report prints it.`,
 		Example: examples(
 			"duplexmpe report runs/bench",
 			"duplexmpe report runs/bench --reference runs/reference --out /tmp/report",
+			"duplexmpe report --compare runs/bench runs/bench-natural --out /tmp/compare",
 		),
-		Args: exactArgs(1, "one run directory"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if compare {
+				return nil // reportCompare checks its own
+			}
+			return exactArgs(1, "one run directory")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if compare {
+				return reportCompare(st, args, out)
+			}
 			dir := resolvePath(st, args[0])
 			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 				return fault.Deterministicf("%s does not exist: give the run directory a run wrote (its `out`)", args[0])
@@ -81,6 +93,7 @@ rest in item order; the pages of the others play the model's stored audible outp
 	}
 	cmd.Flags().StringVar(&ref, "reference", "", "show the text reference run in this directory (its reference.json) beside the speech models")
 	cmd.Flags().StringVar(&out, "out", "", "write the report files into this directory instead of RUN_DIR (item links then point nowhere)")
+	cmd.Flags().BoolVar(&compare, "compare", false, "show the scored runs given (two or more) side by side on one page in --out")
 	cmd.Flags().Var(&budget, "recordings-budget", "the most bytes the viewer's stereo recordings may take, e.g. 500MB or 20GiB (default 2GiB)")
 	return cmd
 }

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/app"
 	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"github.com/duplexmpe/duplexmpe/core/score"
+	"github.com/duplexmpe/duplexmpe/core/store"
 	"github.com/duplexmpe/duplexmpe/tools/clitest"
 )
 
@@ -84,6 +86,33 @@ plugin "nan" {
 	clitest.InOrder(t, "explain", out, "item "+id+": model beeper, scenario hand-01-", "done",
 		"model speech episodes: [", "\nT ", "said: ", "gold answer: 7:05", "heard (ASR): ", "judge: label ", "rule: ",
 		"\nN", "rule: ", "to hear it: "+filepath.Join(runDir, "viewer", id+".html"))
+	// Issue 30: the same item found by what it plays, a scenario id or a pair id and
+	// condition, and the model's name.
+	byPath := out
+	var meta store.Meta
+	if raw, err := os.ReadFile(filepath.Join(runDir, "items", id, "item.json")); err != nil || json.Unmarshal(raw, &meta) != nil {
+		t.Fatalf("item.json: %v", err)
+	}
+	for _, args := range [][]string{
+		{"--scenario", meta.ScenarioID, "--model", "beeper"},
+		{"--scenario", meta.PairID, "--condition", meta.Condition, "--model", "beeper"},
+	} {
+		code, out, errs = runCLI(t, dir, append([]string{"explain", filepath.Join("runs", "e")}, args...)...)
+		if code != ExitOK || out != byPath {
+			t.Errorf("explain %v: exit %d, %s\n%s\nwant what explain of the item's folder prints", args, code, errs, out)
+		}
+	}
+	for args, want := range map[string]string{
+		"--scenario " + meta.PairID + " --model beeper":                        "name one with --condition",
+		"--scenario " + meta.ScenarioID + " --model nosuch":                    `plays no model "nosuch"; its models: silent, beeper`,
+		"--scenario nosuch-01 --model beeper":                                  `no scenario "nosuch-01"`,
+		"--scenario " + meta.ScenarioID + " --condition nosuch --model beeper": "no scenario",
+	} {
+		code, _, errs = runCLI(t, dir, append([]string{"explain", runDir}, strings.Fields(args)...)...)
+		if code != ExitDeterministic || !strings.Contains(errs, want) {
+			t.Errorf("explain %s: exit %d, %s; want exit 3 saying %q", args, code, errs, want)
+		}
+	}
 	code, out, _ = runCLI(t, dir, "explain", "--json", filepath.Join(runDir, "items", id)+"/")
 	var it viewer.Item
 	if err := json.Unmarshal([]byte(out), &it); code != ExitOK || err != nil {
@@ -136,5 +165,21 @@ plugin "nan" {
 	}
 	if code, _, errs = runCLI(t, dir, "explain", filepath.Join(runDir, "items")); code != ExitFailed || !strings.Contains(errs, "RUN_DIR/items/ID") {
 		t.Errorf("explain of a non-item: exit %d\n%s", code, errs)
+	}
+
+	// Issue 30: `runs` lists the run under the folder with its models and state.
+	code, out, errs = runCLI(t, dir, "runs", "--json")
+	var runs []app.RunListing
+	if code != ExitOK || json.Unmarshal([]byte(out), &runs) != nil || len(runs) != 1 {
+		t.Fatalf("runs --json: exit %d, %s\n%s", code, errs, out)
+	}
+	r := runs[0]
+	if r.Dir != runDir || r.Evaluation != "e" || strings.Join(r.Models, " ") != "silent beeper tone nan" || r.Planned != 8 || r.Done != 6 || r.Failed != 2 || !r.Scored || r.Dataset == "" || r.Date.IsZero() {
+		t.Errorf("runs --json: %+v", r)
+	}
+	code, out, _ = runCLI(t, dir, "runs", filepath.Join(dir, "runs"))
+	clitest.InOrder(t, "runs", out, "run", "evaluation", "models", "state", runDir, "e", "silent, beeper, tone, nan", r.Dataset, "6 of 8 done, 2 failed, scored")
+	if code, _, errs = runCLI(t, dir, "runs", filepath.Join(dir, "nosuch")); code != ExitDeterministic || !strings.Contains(errs, "nosuch") {
+		t.Errorf("runs of a missing folder: exit %d, %s", code, errs)
 	}
 }

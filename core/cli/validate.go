@@ -24,7 +24,7 @@ func newValidateCmd(st *State) *cobra.Command {
 			"references between blocks, the protocol and VAD settings, and that every plugin's " +
 			"executable (source) or directory (dir) exists. Exit 0 when it is good, 3 with the " +
 			"problems (file, line, snippet, the plugin's name) when it is not, 2 for a wrong command " +
-			"line. A missing scenario directory is a warning (build may make it). Plugin config blocks " +
+			"line. A missing scenario directory is an error too, unless another dataset of the file builds it. Plugin config blocks " +
 			"are checked against the plugins' schemas by 'duplexmpe plugins FILE.hcl', which starts them.",
 		Example: examples(
 			"duplexmpe validate bench.hcl",

@@ -114,7 +114,8 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// A missing scenario directory is a warning (the dataset may be built later); a plugin
+// A missing scenario directory that no dataset of the file builds is an error (issue 30:
+// it was a warning, and run exited 1, "retry", after starting); a plugin
 // executable that does not exist is an error, exit 3, naming the plugin and the run
 // file's line, printed once: validate exited 0 with the warning printed twice, and run
 // failed only after printing the whole plan, with a bare "open ...: no such file".
@@ -126,7 +127,7 @@ func TestValidateMissingPlugin(t *testing.T) {
 	if code != ExitDeterministic || strings.Contains(stdout, "ok") {
 		t.Fatalf("validate: exit %d, want 3: %s %s", code, stdout, stderr)
 	}
-	for _, want := range []string{"Error: Missing plugin executable", "on run.hcl line 10", `Plugin "silent": its executable ` + filepath.Join(dir, "bin", "silent") + " does not exist", "make build", "Warning: Missing scenario directory"} {
+	for _, want := range []string{"Error: Missing plugin executable", "on run.hcl line 10", `Plugin "silent": its executable ` + filepath.Join(dir, "bin", "silent") + " does not exist", "make build", "Error: Missing scenario directory", "no dataset of this file builds it"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("validate: stderr lacks %q:\n%s", want, stderr)
 		}

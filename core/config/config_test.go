@@ -738,3 +738,65 @@ variable "out" { default = "runs/e" }
 		t.Errorf("out = the plugin's dir: want an error at its dir naming both\n%s", text)
 	}
 }
+
+// For a command about to start the plugins (validate, run), a scenarios directory that
+// does not exist is an error unless another dataset of the file builds it (issue 30);
+// for the others it stays a warning.
+func TestMissingScenarioDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "plug"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := func(scenarios string) string {
+		return `
+plugin "b" { source = "plug" }
+dataset "gen" {
+  generate {
+    generator = "procedural"
+    pairs     = 2
+  }
+  tts    = plugin.b
+  voices = { A = "a", B = "b", C = "c", D = "d" }
+  out    = "built/gen"
+}
+dataset "d" {
+  scenarios = "` + scenarios + `"
+  tts       = plugin.b
+  voices    = { A = "a", B = "b", C = "c" }
+}
+evaluation "e" {
+  dataset = dataset.d
+  models  = [plugin.b]
+  asr     = plugin.b
+  judge   = plugin.b
+}
+evaluation "g" {
+  dataset = dataset.gen
+  models  = [plugin.b]
+  asr     = plugin.b
+  judge   = plugin.b
+}
+`
+	}
+	summaries := func(diags hcl.Diagnostics, sev hcl.DiagnosticSeverity) []string {
+		var out []string
+		for _, d := range diags {
+			if d.Severity == sev {
+				out = append(out, d.Summary)
+			}
+		}
+		return out
+	}
+	_, diags := parseIn(t, dir, src("nowhere"), Options{PluginsMustExist: true})
+	if got := summaries(diags, hcl.DiagError); !reflect.DeepEqual(got, []string{"Missing scenario directory"}) {
+		t.Errorf("to start: errors %v; want the missing scenario directory", got)
+	}
+	_, diags = parseIn(t, dir, src("nowhere"), Options{})
+	if got := summaries(diags, hcl.DiagWarning); diags.HasErrors() || !reflect.DeepEqual(got, []string{"Missing scenario directory"}) {
+		t.Errorf("not to start: warnings %v, errors %v; want a warning", got, diags.Errs())
+	}
+	_, diags = parseIn(t, dir, src("built/gen"), Options{PluginsMustExist: true})
+	if diags.HasErrors() || len(summaries(diags, hcl.DiagWarning)) != 0 {
+		t.Errorf("a directory another dataset builds: %v", diags)
+	}
+}

@@ -144,6 +144,7 @@ func (l *loader) run(body hcl.Body) {
 	}
 	l.uniqueOuts()
 	l.hashSkips()
+	l.scenarioDirs()
 	for _, p := range l.f.Plugins {
 		p.Uses, p.UseRanges = l.uses[p.Name], l.useRanges[p.Name]
 		if len(p.Uses) == 0 && !l.d.diags.HasErrors() && !contains(l.opts.CommandLineUses, p.Name) {
@@ -727,8 +728,7 @@ func (l *loader) dataset(b *hcl.Block, plugins []string) {
 			"Dataset %q needs scenarios = \"directory\" or a generate { generator = \"procedural\", pairs = N } block.", ds.Name))
 	case a != nil:
 		if p, ok := d.path(a); ok {
-			ds.Scenarios = p
-			l.warnMissing(a, p, true, "scenario directory", "Fix the path.")
+			ds.Scenarios = p // a missing one: scenarioDirs, once every dataset's out is known
 		}
 	default:
 		ds.Generate = l.generate(gen, plugins)

@@ -10,6 +10,12 @@ import (
 
 // Stats summarise a set: what `duplexmpe dataset stats` prints.
 type Stats struct {
+	// Release names the release the set is or belongs to ("open-v1 1.0.0", or with its
+	// split) and ReleaseSHA256 is the hash that names the whole release (MANIFEST.json's
+	// sha256); empty for a set that is no release's (StatsOf fills them in).
+	Release       string `json:"release,omitempty"`
+	ReleaseSHA256 string `json:"release_sha256,omitempty"`
+
 	Scenarios   int            `json:"scenarios"`
 	Pairs       int            `json:"pairs"`
 	Conditions  map[string]int `json:"conditions"`
@@ -149,6 +155,9 @@ func ComputeStats(d *Dataset) Stats {
 
 // Print writes the stats as aligned text tables.
 func (st Stats) Print(w io.Writer) {
+	if st.Release != "" {
+		fmt.Fprintf(w, "release    %s (%s)\n", st.Release, st.ReleaseSHA256)
+	}
 	fmt.Fprintf(w, "scenarios  %d (%d pairs, %d turns, %.1f turns per scenario)\n", st.Scenarios, st.Pairs, st.Turns, st.MeanTurnsPerScenario)
 	section := func(title string, keys []string, get func(string) int, total int) {
 		fmt.Fprintf(w, "\n%s\n", title)

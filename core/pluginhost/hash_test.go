@@ -101,7 +101,7 @@ func TestHashFileMatchesSha256sum(t *testing.T) {
 // and a file of the same name elsewhere in the tree still counts.
 func TestHashDirSkipsTheRunsFiles(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"plugin.py": "print()\n", "sub/run.hcl": "mine\n"})
+	writeFiles(t, dir, map[string]string{"plugin.py": "print()\n", "sub/runs/e": "mine\n"})
 	spec := pluginhost.Spec{Name: "p", Command: []string{"python3", "plugin.py"}, Dir: dir, HashSkip: []string{"run.hcl", "run.lock.hcl", "runs/e"}}
 	before, err := pluginhost.SpecHash(spec)
 	if err != nil {
@@ -118,8 +118,54 @@ func TestHashDirSkipsTheRunsFiles(t *testing.T) {
 	if err := pluginhost.VerifyChecksum(spec); err != nil {
 		t.Errorf("the checksum pin does not skip the run's files: %v", err)
 	}
-	writeFiles(t, dir, map[string]string{"sub/run.hcl": "changed\n"})
+	writeFiles(t, dir, map[string]string{"sub/runs/e": "changed\n"})
 	if after, _ := pluginhost.SpecHash(spec); after == before {
 		t.Error("a plugin file named like a skipped path did not count")
+	}
+}
+
+// What the harness writes into a plugin's dir (issue 30), beyond the paths the run file
+// names: other run files and their lock files (every *.hcl), and the folders rundir
+// locks (a run directory of another run file, a `score --out` view, a report folder)
+// are no part of the plugin. A folder without the harness's lock still counts, and the
+// lock file does not hide the plugin's own top folder.
+func TestHashDirSkipsWhatTheHarnessWrites(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"plugin.py": "print()\n", "lib/util.py": "x = 1\n"})
+	before, err := pluginhost.HashDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{
+		"second.hcl":                       "evaluation \"b\" {}\n",
+		"second.lock.hcl":                  "# pins\n",
+		".duplexmpe.lock.hcl":              "# old pins\n",
+		"views/strict/.duplexmpe-run.lock": "",
+		"views/strict/summary.json":        "{}\n",
+		"views/strict/verdicts/x.json":     "{}\n",
+		"other-run/.duplexmpe-run.lock":    "",
+		"other-run/items/x/episodes.json":  "[]\n",
+		"report/.duplexmpe-run.lock":       "",
+		"report/report.html":               "<html>\n",
+	})
+	after, files, err := pluginhost.HashDirFiles(dir)
+	if err != nil || after != before {
+		t.Fatalf("what the harness wrote changed the plugin's hash: %s, %v; want %s (files %v)", after, err, before, files)
+	}
+	if len(files) != 2 || files["plugin.py"] == "" || files["lib/util.py"] == "" {
+		t.Errorf("HashDirFiles listed %v; want plugin.py and lib/util.py", files)
+	}
+	writeFiles(t, dir, map[string]string{"views/other/summary.json": "{}\n"})
+	if again, _ := pluginhost.HashDir(dir); again == before {
+		t.Error("a folder the harness did not lock was left out of the hash")
+	}
+}
+
+func TestDiffFilesNamesWhatChanged(t *testing.T) {
+	pinned := map[string]string{"a.py": "1", "b.py": "2", "c.py": "3"}
+	now := map[string]string{"a.py": "1", "b.py": "9", "d.py": "4"}
+	got := strings.Join(pluginhost.DiffFiles(pinned, now), "; ")
+	if want := "changed b.py; removed c.py; added d.py"; got != want {
+		t.Errorf("DiffFiles = %q; want %q", got, want)
 	}
 }

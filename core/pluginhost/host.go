@@ -304,6 +304,7 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("plugin %q: not started: %w", name, err) // e.g. Ctrl-C came first
 	}
+	tail := &tailLines{} // the end of its stderr, for a start that fails
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig: plugin.HandshakeConfig{
 			ProtocolVersion:  sdk.ProtocolVersion,
@@ -341,6 +342,7 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 		cfg.SkipHostEnv = true
 		cfg.AutoMTLS = true
 		cfg.StartTimeout = c.spec.startTimeout()
+		cfg.Stderr = tail
 		stdout := io.Writer(newLineLogger(c.logger, "stdout"))
 		stderr := io.Writer(newLineLogger(c.logger, "stderr"))
 		if c.spec.LogFile != "" {
@@ -349,7 +351,7 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 				return fmt.Errorf("plugin %q: log file: %v", name, err)
 			}
 			c.logFile = lw
-			cfg.Stderr = lw // the raw stderr lines, hclog JSON included
+			cfg.Stderr = io.MultiWriter(lw, tail) // the raw stderr lines, hclog JSON included
 			stdout = io.MultiWriter(lw, stdout)
 			stderr = io.MultiWriter(lw, stderr)
 		}
@@ -386,6 +388,9 @@ func (c *Client) startLocked(ctx context.Context) (err error) {
 			if strings.Contains(r.err.Error(), "timeout while waiting for plugin to start") {
 				return fmt.Errorf("plugin %q did not start within start_timeout = %s%s; if it needs longer (loading model weights), raise start_timeout in the plugin %q block",
 					name, cfg.StartTimeout, c.logHint(), name)
+			}
+			if se := startFailure(name, r.err, pc, c.runner.Load(), tail, c.logHint()); se != nil {
+				return se
 			}
 			return fmt.Errorf("plugin %q did not start: %v%s", name, r.err, c.logHint())
 		}
@@ -536,7 +541,7 @@ func (s Spec) command() (*exec.Cmd, error) {
 	if s.Source != "" {
 		path := s.resolve(s.Source)
 		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("plugin %q: source: %v; build the plugin (make build) or fix the path", s.Name, err)
+			return nil, &StartError{Plugin: s.Name, Cause: fmt.Sprintf("source: %v; build the plugin (make build) or fix the path", err)}
 		}
 		argv = []string{path}
 	} else {
@@ -546,7 +551,7 @@ func (s Spec) command() (*exec.Cmd, error) {
 		} else {
 			path, err := lookPath(argv[0], env)
 			if err != nil {
-				return nil, fmt.Errorf("plugin %q: command %q: %v", s.Name, s.Command[0], err)
+				return nil, &StartError{Plugin: s.Name, Cause: fmt.Sprintf("command %q: %v", s.Command[0], err)}
 			}
 			argv[0] = path
 		}

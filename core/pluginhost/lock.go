@@ -49,6 +49,10 @@ type LockedPlugin struct {
 	Source  string   // exactly one of Source and Command
 	Command []string //
 	Hashes  []string // one or more "sha256:<hex>" or "h1:<base64>"
+	// Files, for a command plugin, are the files its dir hashed to when it was pinned:
+	// path to hex SHA-256 (HashDirFiles), so that a refusal names the files that
+	// changed (Changed). Lock files written before have none.
+	Files map[string]string
 }
 
 // SpecHash hashes what pins spec: the Source binary (HashFile) or, for a Command
@@ -81,7 +85,7 @@ func ReadLock(path string) (*Lock, error) {
 var lockSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "plugin", LabelNames: []string{"name"}}}}
 
 var pluginSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "version"}, {Name: "source"}, {Name: "command"}, {Name: "hashes", Required: true},
+	{Name: "version"}, {Name: "source"}, {Name: "command"}, {Name: "hashes", Required: true}, {Name: "files"},
 }}
 
 // ParseLock parses lock file content; filename names it in errors.
@@ -155,6 +159,14 @@ func parseLockedPlugin(name string, block *hcl.Block) (LockedPlugin, hcl.Diagnos
 	diags = append(diags, d...)
 	p.Hashes, d = list("hashes")
 	diags = append(diags, d...)
+	if a, ok := body.Attributes["files"]; ok {
+		diags = append(diags, decodeAttr(a, cty.Map(cty.String), func(v cty.Value) {
+			p.Files = map[string]string{}
+			for k, e := range v.AsValueMap() {
+				p.Files[k] = e.AsString()
+			}
+		})...)
+	}
 	if diags.HasErrors() {
 		return p, diags
 	}
@@ -303,6 +315,9 @@ type PinError struct {
 	Plugin, Lock string
 	What         string // PinMissing, PinSpec, PinVersion or PinHash
 	Pinned, Got  string
+	// Changed, for PinHash, names what differs from the pin (Changed): "changed P",
+	// "added P", "removed P".
+	Changed []string
 }
 
 func (e *PinError) Error() string {
@@ -318,8 +333,35 @@ func (e *PinError) Error() string {
 	case PinVersion:
 		return fmt.Sprintf("plugin %q: %s pins version %q, but it is now version %q", e.Plugin, where, e.Pinned, e.Got)
 	default:
-		return fmt.Sprintf("plugin %q: its files hash to %s, but %s pins %s", e.Plugin, e.Got, where, e.Pinned)
+		msg := fmt.Sprintf("plugin %q: its files hash to %s, but %s pins %s", e.Plugin, e.Got, where, e.Pinned)
+		if len(e.Changed) > 0 {
+			shown := e.Changed[:min(len(e.Changed), 10)]
+			msg += " (" + strings.Join(shown, ", ")
+			if len(e.Changed) > len(shown) {
+				msg += fmt.Sprintf(" and %d more", len(e.Changed)-len(shown))
+			}
+			msg += ")"
+		}
+		return msg
 	}
+}
+
+// Changed names what differs between the pinned plugin p and spec (resolved paths) as
+// it is now: for a source plugin, its binary; for a command plugin, the files under its
+// dir that were changed, added or removed since the pin (DiffFiles), when the lock file
+// lists them. Nil when nothing can be named.
+func (p LockedPlugin) Changed(spec Spec) []string {
+	switch {
+	case spec.Source != "":
+		return []string{"changed " + spec.resolve(spec.Source)}
+	case len(spec.Command) > 0 && spec.Dir != "" && p.Files != nil:
+		_, now, err := HashDirFiles(spec.Dir, spec.HashSkip...)
+		if err != nil {
+			return nil
+		}
+		return DiffFiles(p.Files, now)
+	}
+	return nil
 }
 
 // Path is where the lock was read from or written to; empty for a new lock.
@@ -358,6 +400,13 @@ func (l *Lock) Format() []byte {
 		hashes := slices.Clone(p.Hashes)
 		sort.Strings(hashes)
 		b.SetAttributeValue("hashes", stringList(hashes))
+		if len(p.Files) > 0 {
+			files := map[string]cty.Value{}
+			for k, v := range p.Files {
+				files[k] = cty.StringVal(v)
+			}
+			b.SetAttributeValue("files", cty.MapVal(files))
+		}
 	}
 	return hclwrite.Format(f.Bytes())
 }

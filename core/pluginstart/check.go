@@ -116,8 +116,11 @@ func (s *Starter) Check(ctx context.Context, p *config.PluginBlock, checks Check
 	client, err := pluginhost.Start(ctx, spec, s.Opts.Logger)
 	if err != nil {
 		var ce *pluginhost.ChecksumError
+		var se *pluginhost.StartError
 		if errors.As(err, &ce) {
 			fail("checksum", "Checksum mismatch", "%v", err)
+		} else if errors.As(err, &se) {
+			fail("", "Plugin did not start", "%v", err) // its own files: deterministic
 		} else {
 			transient("Plugin did not start", "%v", err)
 		}

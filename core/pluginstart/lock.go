@@ -129,6 +129,12 @@ func lockPlugin(ctx context.Context, f *config.File, p *config.PluginBlock, prev
 	if err != nil {
 		return pluginhost.LockedPlugin{}, fail("Cannot hash plugin", err)
 	}
+	var files map[string]string // what a later refusal names the changes against
+	if p.Spec.Source == "" {
+		if _, files, err = pluginhost.HashDirFiles(p.Spec.Dir, p.Spec.HashSkip...); err != nil {
+			return pluginhost.LockedPlugin{}, fail("Cannot hash plugin", err)
+		}
+	}
 	keep := prev.Name != "" && !upgrade
 	if keep {
 		// Checked before the plugin runs: code the pin does not name is not started.
@@ -138,6 +144,9 @@ func lockPlugin(ctx context.Context, f *config.File, p *config.PluginBlock, prev
 		var pe *pluginhost.PinError
 		if err := pinned.Check(check, hash); errors.As(err, &pe) {
 			pe.Lock = from
+			if pe.What == pluginhost.PinHash {
+				pe.Changed = prev.Changed(HostSpec(p))
+			}
 			return pluginhost.LockedPlugin{}, differs(pe)
 		}
 	}
@@ -163,7 +172,10 @@ func lockPlugin(ctx context.Context, f *config.File, p *config.PluginBlock, prev
 	}
 	if keep {
 		prev.Version = info.Version
+		if prev.Files == nil {
+			prev.Files = files // a lock file written before files were kept learns them
+		}
 		return prev, nil // the same pin, every hash it lists kept
 	}
-	return pluginhost.LockedPlugin{Name: p.Name, Version: info.Version, Source: spec.Source, Command: spec.Command, Hashes: []string{hash}}, nil
+	return pluginhost.LockedPlugin{Name: p.Name, Version: info.Version, Source: spec.Source, Command: spec.Command, Hashes: []string{hash}, Files: files}, nil
 }

@@ -103,7 +103,13 @@ func (p *Pins) CheckFiles(b *config.PluginBlock, hash string) error {
 	if p.lock == nil || b.Spec.Reattach != "" {
 		return nil
 	}
-	return p.explain(b, p.lock.Check(LockSpec(b), hash))
+	err := p.lock.Check(LockSpec(b), hash)
+	var pe *pluginhost.PinError
+	if errors.As(err, &pe) && pe.What == pluginhost.PinHash {
+		locked, _ := p.lock.Get(b.Name)
+		pe.Changed = locked.Changed(HostSpec(b))
+	}
+	return p.explain(b, err)
 }
 
 // CheckVersion checks the version a plugin described against the lock file.

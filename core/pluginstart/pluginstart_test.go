@@ -123,8 +123,8 @@ func TestStartChecksTheLockFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed, _ := pluginstart.Hash(pluginstart.HostSpec(f.Plugin("beeper")))
-	want := fmt.Sprintf(`%s:%d: plugin "beeper": its files hash to %s, but %s pins %s; if the change of the plugin is intended, re-pin it with `+"`duplexmpe lock --upgrade %s`",
-		f.Path, f.Plugin("beeper").DeclRange.Start.Line, changed, f.LockPath(), hash, f.Path)
+	want := fmt.Sprintf(`%s:%d: plugin "beeper": its files hash to %s, but %s pins %s (changed %s); if the change of the plugin is intended, re-pin it with `+"`duplexmpe lock --upgrade %s`",
+		f.Path, f.Plugin("beeper").DeclRange.Start.Line, changed, f.LockPath(), hash, bin, f.Path)
 	if _, err := start(t, f); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("changed binary: %v\nwant a refusal starting %q", err, want)
 	}
@@ -153,5 +153,49 @@ func TestStartReportsAConfigThePluginRejects(t *testing.T) {
 	}
 	if !fault.IsDeterministic(err) {
 		t.Errorf("%v is not deterministic", err)
+	}
+}
+
+// A command plugin whose dir holds the run file (dir = "."): a second run file, its
+// lock file and a `score --out` view written there leave the plugin's pin alone, and a
+// refusal names the file that changed (issue 30).
+func TestPinIgnoresTheHarnessAndNamesTheChangedFile(t *testing.T) {
+	f, _ := runFile(t, "")
+	dir := filepath.Dir(f.Path)
+	src := "plugin \"beeper\" {\n  command = [\"./beeper\"]\n  dir = \".\"\n}\n"
+	if err := os.WriteFile(f.Path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, diags := config.Load(f.Path, config.Options{Cwd: dir})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	res, diags, err := pluginstart.LockFile(context.Background(), f, pluginstart.Options{}, false)
+	if err != nil || diags.HasErrors() || !res.Written {
+		t.Fatalf("lock: %v %v %+v", err, diags, res)
+	}
+	for name, content := range map[string]string{
+		"second.hcl":                       src,
+		"second.lock.hcl":                  "# pins of another run file\n",
+		"views/strict/.duplexmpe-run.lock": "",
+		"views/strict/summary.json":        "{}\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := start(t, f); err != nil {
+		t.Fatalf("what the harness wrote beside the plugin refused it: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("a plugin file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = start(t, f)
+	if err == nil || !strings.Contains(err.Error(), "added notes.txt") || !fault.IsDeterministic(err) {
+		t.Fatalf("a new plugin file: err = %v; want a deterministic refusal naming notes.txt", err)
 	}
 }

@@ -34,7 +34,7 @@ var LabelMeanings = []LabelMeaning{
 	{LabelN1, "Aria is mentioned but not asked anything", "stay silent"},
 	{LabelN2, `addressed to someone else: a human, or another device ("Hey Siri, ...")`, "stay silent"},
 	{LabelN3, "no addressee: self-talk, thinking aloud", "stay silent"},
-	{LabelN4Q, "a question put to Aria ...", "may answer in the gap"},
+	{LabelN4Q, "a question put to Aria ...", "answer in the gap or stay silent (either is right)"},
 	{LabelN4R, `... then resolved by a human (answered, or "never mind")`, "stop, stay silent"},
 }
 

@@ -21,6 +21,7 @@ package store
 //	        report.md, report.html,    the report (core/report)
 //	        results.json, results.csv
 //	        viewer/                    ViewerDir: the report's conversation viewer
+//	compare.md, compare.html           `report --compare`'s page, in its --out folder
 const (
 	ManifestFile       = "manifest.json"
 	RunInfoFile        = "run.json"
@@ -41,6 +42,10 @@ const (
 	ResultsJSONFile    = "results.json"
 	ResultsCSVFile     = "results.csv"
 	ViewerDir          = "viewer"
+	// CompareMarkdownFile and CompareHTMLFile are the page `report --compare` writes
+	// into its --out folder: several runs' tables side by side.
+	CompareMarkdownFile = "compare.md"
+	CompareHTMLFile     = "compare.html"
 )
 
 // RunDirs are the folders of a run directory, the run directory itself first; writers

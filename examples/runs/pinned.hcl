@@ -8,8 +8,10 @@
 
 # A Python plugin is pinned by the h1: hash of its directory (hashing the interpreter
 # would prove nothing). `duplexmpe lock` records it, and `duplexmpe plugins` prints it
-# when the pin does not match. Editing any file under dir changes it (caches such as
-# __pycache__ and .venv are left out).
+# when the pin does not match. Editing, adding or removing any file under dir changes it;
+# caches (__pycache__, .venv, *.pyc), run and lock files (*.hcl) and the folders the
+# harness writes (run directories, score views, reports: they hold .duplexmpe-run.lock)
+# are left out, so a run file kept in the plugin's folder (dir = ".") is fine.
 plugin "quiet" {
   command  = ["sh", "run.sh"]
   dir      = "pinned-plugin"
@@ -17,10 +19,12 @@ plugin "quiet" {
   checksum = "h1:CxEEFjTn4cxknAFbkv0ijuT4iyfSWI4y7FQVdhpKdek="
 }
 
-# A Go plugin is an executable, pinned by "sha256:" and its sha256sum. Only pin a binary
-# you distribute: one built here embeds the git revision, so its hash changes with every
-# commit. For local builds, pin the version here and let `duplexmpe lock` record the
-# hash in .duplexmpe.lock.hcl next to this file.
+# A Go plugin is an executable, pinned by "sha256:" and its sha256sum. `make build`
+# builds every plugin reproducibly (-trimpath -buildvcs=false), so the hash moves with the
+# plugin's code, its dependencies or the Go toolchain, not with each commit. Here only
+# the version is pinned: `duplexmpe lock examples/runs/pinned.hcl` records the hash in
+# pinned.lock.hcl next to this file, and every later command refuses a binary that no
+# longer matches it, naming the file that changed.
 plugin "beeper_go" {
   source  = "../../bin/plugins/plugin-go"
   version = "0.2.0"
