@@ -194,7 +194,7 @@ func runStarter(s *pluginstart.Starter, dir string) *pluginstart.Starter {
 // runs.
 func setModel(m *evaluate.Model, k *pluginstart.Known) error {
 	m.Info, m.Hash, m.Config = k.Info, k.Hash, k.Config
-	m.Model, m.Client = nil, nil
+	m.Model, m.Process = nil, nil
 	if k.Plugin == nil {
 		return nil
 	}
@@ -202,7 +202,7 @@ func setModel(m *evaluate.Model, k *pluginstart.Known) error {
 	if err != nil {
 		return err
 	}
-	m.Model, m.Client = mod, k.Plugin.Client
+	m.Model, m.Process = mod, k.Plugin.Client
 	return nil
 }
 

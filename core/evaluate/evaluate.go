@@ -54,9 +54,9 @@ type Model struct {
 	// in reports.
 	Name  string
 	Model sdk.Model
-	// Client is the plugin process behind Model, restarted when it dies; nil for an
+	// Process is the plugin process behind Model, restarted when it stops; nil for an
 	// in-process model.
-	Client *pluginhost.Client
+	Process Process
 	Info   sdk.Info       // the plugin's Describe answer, after Configure
 	Hash   string         // the plugin's pinned hash (sha256:... or h1:...), if known
 	Config map[string]any // the config block sent with Configure
@@ -79,7 +79,18 @@ func NewModel(ctx context.Context, name string, c *pluginhost.Client, config map
 	if err != nil {
 		return nil, err
 	}
-	return &Model{Name: name, Model: m, Client: c, Info: info, Hash: hash, Config: config}, nil
+	return &Model{Name: name, Model: m, Process: c, Info: info, Hash: hash, Config: config}, nil
+}
+
+// Process is a plugin process that the play loop (a model's) and scoring (the ASR's and
+// the judge's) restart once it stopped, whether it crashed or the host killed it at a
+// missed deadline (frame_timeout, call_timeout): the one interface both loops restart
+// through. *pluginhost.Client is one.
+type Process interface {
+	// Exited reports whether the process has stopped.
+	Exited() bool
+	// Restart starts the plugin again with its last config.
+	Restart(ctx context.Context) error
 }
 
 // Record is the model's provenance record.
@@ -619,7 +630,7 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 			r.opts.Finished(it.Meta.Entry())
 		}
 		log.Debug("conversation done", "frames", rec.Frames, "episodes", len(rec.Episodes))
-		if r.m.Client != nil && r.m.Client.Exited() {
+		if r.m.Process != nil && r.m.Process.Exited() {
 			// It finished but the plugin did not close it in time and was killed.
 			restarted, err := r.restartIfDead(ctx)
 			if restarted {
@@ -690,7 +701,7 @@ const exitGrace = time.Second
 // pluginDied reports whether the model's plugin process has exited, waiting up to
 // exitGrace for a process whose stream broke to be reaped.
 func (r *runner) pluginDied() bool {
-	cl := r.m.Client
+	cl := r.m.Process
 	if cl == nil {
 		return false
 	}
@@ -708,7 +719,7 @@ func (r *runner) pluginDied() bool {
 // the others find it running again. When the restart fails, the model stops: its other
 // items stay unplayed and Run reports the error at the end.
 func (r *runner) restartIfDead(ctx context.Context) (bool, error) {
-	cl := r.m.Client
+	cl := r.m.Process
 	if cl == nil {
 		return false, nil
 	}

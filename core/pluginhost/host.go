@@ -282,10 +282,14 @@ func (e *DeadlineError) limit() string {
 func (e *DeadlineError) Error() string {
 	msg := fmt.Sprintf("plugin %q: %s: no answer within %s", e.Plugin, e.Op, e.limit())
 	if e.Killed {
-		msg += "; the host took the plugin as wedged and killed its process group (it is restarted for the next conversation)"
+		next := "the next conversation"
+		if e.Setting == "call_timeout" {
+			next = "its next call"
+		}
+		msg += "; the host took the plugin as wedged and killed its process group (it is restarted for " + next + ")"
 	}
 	if !e.Caller {
-		msg += fmt.Sprintf("; if the model needs longer, raise %s in the plugin %q block", e.Setting, e.Plugin)
+		msg += fmt.Sprintf("; if the plugin needs longer, raise %s in the plugin %q block", e.Setting, e.Plugin)
 	}
 	return msg
 }

@@ -15,6 +15,8 @@
 //	text        every Step from at_frame on replies with text_bytes bytes of text
 //	asr_crash   as the ASR (it is one, and a judge, for the scoring tests), Transcribe
 //	            exits the process once: when crash_file does not exist yet (it creates it)
+//	asr_hang    Transcribe never returns, once: when crash_file does not exist yet
+//	judge_hang  JudgeAnswer and ClassifySpeech never return, once, as asr_hang
 //	setsid      Start spawns a child in a session of its own (setsid) that holds the
 //	            plugin's stdout and stderr and sleeps; its pid goes to pid_file
 //
@@ -38,7 +40,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-var faults = []string{"none", "panic", "crash", "hang", "wedge", "hang_start", "hang_close", "garbage", "nan", "flood", "text", "setsid", "asr_crash"}
+var faults = []string{"none", "panic", "crash", "hang", "wedge", "hang_start", "hang_close", "garbage", "nan", "flood", "text", "setsid", "asr_crash", "asr_hang", "judge_hang"}
 
 const (
 	rate      = 16000
@@ -71,7 +73,7 @@ func (f *faulty) Describe(context.Context) (sdk.Info, error) {
 			{Name: "conversations", Type: sdk.TypeListString, Default: []any{}, Description: "conversation ids it goes wrong in; empty: all"},
 			{Name: "flood_frames", Type: sdk.TypeNumber, Default: 50.0, Description: "how many frames a flood lasts"},
 			{Name: "text_bytes", Type: sdk.TypeNumber, Default: float64(1 << 20), Description: "how much text a text fault sends per frame"},
-			{Name: "crash_file", Type: sdk.TypePath, Default: "", Description: "an asr_crash fault crashes once, creating this file"},
+			{Name: "crash_file", Type: sdk.TypePath, Default: "", Description: "an asr_crash, asr_hang or judge_hang fault strikes once, creating this file"},
 			{Name: "pid_file", Type: sdk.TypePath, Default: "", Description: "where a setsid fault writes its child's pid"},
 			{Name: "touch", Type: sdk.TypePath, Default: "", Description: "a file Configure creates (to see where a relative path resolves)"},
 		},
@@ -221,23 +223,50 @@ func (f *faulty) Transcribe(context.Context, sdk.Audio, string) (string, error) 
 	f.mu.Lock()
 	fault, file := f.fault, f.crashFile
 	f.mu.Unlock()
-	if fault == "asr_crash" && file != "" {
-		if _, err := os.Stat(file); err != nil {
-			_ = os.WriteFile(file, []byte("crashed\n"), 0o644)
-			fmt.Fprintln(os.Stderr, "faulty: the ASR exits in Transcribe")
-			os.Exit(3)
+	if (fault == "asr_crash" || fault == "asr_hang") && f.once(file) {
+		if fault == "asr_hang" {
+			fmt.Fprintln(os.Stderr, "faulty: the ASR hangs in Transcribe")
+			select {}
 		}
+		fmt.Fprintln(os.Stderr, "faulty: the ASR exits in Transcribe")
+		os.Exit(3)
 	}
 	return "hello", nil
+}
+
+// once reports whether a once-only fault strikes now: file does not exist yet (it is
+// created, so that a restarted process does not strike again).
+func (f *faulty) once(file string) bool {
+	if file == "" {
+		return false
+	}
+	if _, err := os.Stat(file); err == nil {
+		return false
+	}
+	_ = os.WriteFile(file, []byte("struck\n"), 0o644)
+	return true
+}
+
+// judgeHang hangs a judge call forever, once, under the judge_hang fault.
+func (f *faulty) judgeHang() {
+	f.mu.Lock()
+	fault, file := f.fault, f.crashFile
+	f.mu.Unlock()
+	if fault == "judge_hang" && f.once(file) {
+		fmt.Fprintln(os.Stderr, "faulty: the judge hangs")
+		select {}
+	}
 }
 
 // JudgeAnswer and ClassifySpeech make it a judge that finds every answer wrong and
 // every speech an intrusion.
 func (f *faulty) JudgeAnswer(context.Context, sdk.AnswerQuery) (sdk.Verdict, error) {
+	f.judgeHang()
 	return sdk.Verdict{Label: sdk.LabelIncorrect, Parsed: true}, nil
 }
 
 func (f *faulty) ClassifySpeech(context.Context, sdk.SpeechQuery) (sdk.Verdict, error) {
+	f.judgeHang()
 	return sdk.Verdict{Label: sdk.LabelIntrusion, Parsed: true}, nil
 }
 
