@@ -57,9 +57,9 @@ type Model struct {
 	// Process is the plugin process behind Model, restarted when it stops; nil for an
 	// in-process model.
 	Process Process
-	Info   sdk.Info       // the plugin's Describe answer, after Configure
-	Hash   string         // the plugin's pinned hash (sha256:... or h1:...), if known
-	Config map[string]any // the config block sent with Configure
+	Info    sdk.Info       // the plugin's Describe answer, after Configure
+	Hash    string         // the plugin's pinned hash (sha256:... or h1:...), if known
+	Config  map[string]any // the config block sent with Configure
 	// Concurrency is how many conversations the plugin plays at once; 0 means what the
 	// plugin declares with the capability sdk.CapConcurrency ("model.concurrency=N"), else 1.
 	Concurrency int
