@@ -163,14 +163,14 @@ func Run(ctx context.Context, model sdk.Model, conv Conversation, opts Options) 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		rec.Failure = fmt.Sprintf("model failed to start the conversation: %v", err)
+		rec.Failure, rec.FailureKind = fmt.Sprintf("model failed to start the conversation: %v", err), record.FailStart
 		return rec, nil
 	}
 	defer c.Close()
 	f := c.Format()
 	rec.Format = f
 	if err := checkFormat(f); err != nil {
-		rec.Failure = err.Error()
+		rec.Failure, rec.FailureKind = err.Error(), record.FailFormat
 		return rec, nil
 	}
 
@@ -523,13 +523,18 @@ func (s *scheduler) loop(ctx context.Context, c sdk.Conversation, rec *record.Re
 			return ctx.Err()
 		case s.opts.FrameDeadline > 0 && (took > s.opts.FrameDeadline || missed):
 			rec.Failure = fmt.Sprintf("model exceeded the per-frame deadline of %s at %s: the step took %s", s.opts.FrameDeadline, at(), took.Round(time.Millisecond))
+			rec.FailureKind = record.FailDeadline
 			return nil
 		case err != nil:
-			rec.Failure = fmt.Sprintf("model failed at %s: %v", at(), err)
+			rec.Failure, rec.FailureKind = fmt.Sprintf("model failed at %s: %v", at(), err), record.FailStep
+			if errors.Is(err, context.DeadlineExceeded) {
+				rec.FailureKind = record.FailDeadline // the plugin's own frame_timeout
+			}
 			return nil
 		}
 		if bad := badSample(out.Samples); bad >= 0 {
 			rec.Failure = fmt.Sprintf("model replied to %s with a non-finite sample at index %d", at(), bad)
+			rec.FailureKind = record.FailAudio
 			return nil
 		}
 		if out.Flush {
@@ -538,6 +543,7 @@ func (s *scheduler) loop(ctx context.Context, c sdk.Conversation, rec *record.Re
 		s.playback = append(s.playback, out.Samples...)
 		if float64(len(s.playback)) > maxQueued*float64(s.f.OutputRate) {
 			rec.Failure = fmt.Sprintf("model queued more than %g s of unplayed audio by %s", maxQueued, at())
+			rec.FailureKind = record.FailQueue
 			return nil
 		}
 		if out.Text != "" {

@@ -9,6 +9,8 @@
 //	wedge       Step never returns and holds a lock every later Start and Step wait for
 //	hang_start  Start never returns
 //	hang_close  Close never returns
+//	random_error  Step returns an error whose text differs every time (a random temporary
+//	            path in it, as a Python exception's)
 //	garbage     Step replies with integer-scaled samples (3000.0)
 //	nan         Step replies with a NaN sample
 //	flood       flood_frames Steps from at_frame on write 1 MiB to stdout each
@@ -26,6 +28,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"math"
 	"os"
@@ -40,7 +43,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-var faults = []string{"none", "panic", "crash", "hang", "wedge", "hang_start", "hang_close", "garbage", "nan", "flood", "text", "setsid", "asr_crash", "asr_hang", "judge_hang"}
+var faults = []string{"none", "panic", "crash", "hang", "wedge", "hang_start", "hang_close", "garbage", "nan", "flood", "text", "setsid", "asr_crash", "asr_hang", "judge_hang", "random_error"}
 
 const (
 	rate      = 16000
@@ -195,6 +198,10 @@ func (c *conversation) Step(context.Context, []float32) (sdk.Output, error) {
 		os.Exit(3)
 	case "hang":
 		select {}
+	case "random_error":
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		return sdk.Output{}, fmt.Errorf("FileNotFoundError: /tmp/tmp%x/state.pt", b)
 	case "wedge":
 		c.f.wedged.Lock()
 		select {}
