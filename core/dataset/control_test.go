@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -28,6 +29,10 @@ func TestControlCharactersAndLengthsAreViolations(t *testing.T) {
 		{"attribute", func(s *Scenario) { s.Attributes.Setting += "\u009b" }, RuleControlChar},
 		{"bidi override", func(s *Scenario) { s.Turns[0].Text += "\u202e" }, RuleControlChar},
 		{"long scenario_id", func(s *Scenario) { s.ScenarioID = strings.Repeat("x", 200<<10) }, RuleLength},
+		{"zero-width pair_id", func(s *Scenario) { s.PairID += "\u200b" }, RuleControlChar},
+		{"zero-width joiner in a speaker", func(s *Scenario) { s.Turns[0].Speaker += "\u200d" }, RuleControlChar},
+		{"no-break space in scenario_id", func(s *Scenario) { s.ScenarioID += "\u00a0x" }, RuleControlChar},
+		{"byte-order mark in a label", func(s *Scenario) { s.Turns[0].Label = "\ufeff" + s.Turns[0].Label }, RuleControlChar},
 		{"long gold_answer", func(s *Scenario) { s.GoldAnswer = strings.Repeat("eleven ", 30000) }, RuleLength},
 		{"long gold_accepted", func(s *Scenario) { s.GoldAccepted = []string{strings.Repeat("a", MaxAnswerLength+1)} }, RuleLength},
 	}
@@ -48,6 +53,9 @@ func TestControlCharactersAndLengthsAreViolations(t *testing.T) {
 				if strings.ContainsAny(v.String(), "\x1b\x00\r\x07\x7f\u009b\u202e") {
 					t.Errorf("a violation prints a raw control character: %q", v.String())
 				}
+				if n := len(v.String()); n > 4<<10 {
+					t.Errorf("a violation is %d bytes long: a long id must be shortened, not echoed whole", n)
+				}
 			}
 		})
 	}
@@ -58,6 +66,35 @@ func TestControlCharactersAndLengthsAreViolations(t *testing.T) {
 	for _, v := range ValidateScenario(&s) {
 		if v.Rule == RuleControlChar || v.Rule == RuleLength {
 			t.Errorf("tab or newline in text refused: %v", v)
+		}
+	}
+}
+
+// Before, "café" spelled with a combining accent (NFD) and with é (NFC) were two
+// scenario ids, and two speakers, that print alike. Now ids and labels are read in NFC.
+func TestIDsAreReadInNFC(t *testing.T) {
+	s, _ := validPair()
+	nfc, nfd := "caf\u00e9", "cafe\u0301"
+	s.ScenarioID, s.Speakers[0] = nfd+"-1", nfd
+	for i := range s.Turns {
+		if s.Turns[i].Speaker == "A" {
+			s.Turns[i].Speaker = nfd
+		}
+	}
+	line, err := json.Marshal(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := parseScenario(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ScenarioID != nfc+"-1" || got.Speakers[0] != nfc {
+		t.Errorf("read as %q and %q, want the NFC spellings %q and %q", got.ScenarioID, got.Speakers[0], nfc+"-1", nfc)
+	}
+	for i, tu := range got.Turns {
+		if strings.Contains(tu.Speaker, "\u0301") {
+			t.Errorf("turn %d's speaker %q is still NFD", i, tu.Speaker)
 		}
 	}
 }

@@ -76,17 +76,27 @@ const (
 // screen or sets a title, and a 200 KB id is no id.
 func hygiene(s *Scenario, add func(turn int, rule Rule, hint, format string, args ...any)) {
 	check := func(turn int, field, v string, text bool, max int) {
-		for i, r := range v {
-			if (r == '\t' || r == '\n') && text {
-				continue
-			}
-			if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') {
-				hint := "remove it; ids and labels are one line of printable text"
-				if text {
-					hint = "remove it; text may hold tabs and newlines, no other control character"
+		if !text {
+			// Ids and labels: no invisible character either (a zero-width space made two
+			// pair ids that print alike); they are NFC already (parseScenario).
+			if r, i, bad := termsafe.Invisible(v); bad {
+				what := "invisible"
+				if unicode.IsControl(r) {
+					what = "control"
 				}
-				add(turn, RuleControlChar, hint, "%s has the control character %U at byte %d", field, r, i)
-				break
+				add(turn, RuleControlChar, "remove it; ids and labels are one line of visible text",
+					"%s has the %s character %U at byte %d", field, what, r, i)
+			}
+		} else {
+			for i, r := range v {
+				if r == '\t' || r == '\n' {
+					continue
+				}
+				if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') {
+					add(turn, RuleControlChar, "remove it; text may hold tabs and newlines, no other control character",
+						"%s has the control character %U at byte %d", field, r, i)
+					break
+				}
 			}
 		}
 		if n := utf8.RuneCountInString(v); n > max {
@@ -150,7 +160,7 @@ func (v Violation) String() string {
 		b.WriteString(": ")
 	}
 	if v.ScenarioID != "" {
-		fmt.Fprintf(&b, "scenario %s: ", v.ScenarioID)
+		fmt.Fprintf(&b, "scenario %s: ", termsafe.Short(v.ScenarioID, MaxIDLength))
 	}
 	if v.Turn >= 0 {
 		fmt.Fprintf(&b, "turn %d: ", v.Turn)
