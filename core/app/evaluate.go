@@ -194,6 +194,7 @@ func runStarter(s *pluginstart.Starter, dir string) *pluginstart.Starter {
 // runs.
 func setModel(m *evaluate.Model, k *pluginstart.Known) error {
 	m.Info, m.Hash, m.Config = k.Info, k.Hash, k.Config
+	m.WallTime = k.Block.Spec.ConversationTimeout
 	m.Model, m.Process = nil, nil
 	if k.Plugin == nil {
 		return nil

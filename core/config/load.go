@@ -549,6 +549,7 @@ func (l *loader) plugin(b *hcl.Block) {
 	positive("conversation_start_timeout", &p.Spec.ConversationStartTimeout)
 	positive("frame_timeout", &p.Spec.FrameTimeout)
 	positive("call_timeout", &p.Spec.CallTimeout)
+	positive("conversation_timeout", &p.Spec.ConversationTimeout)
 	if a := attrs["log_limit_mb"]; a != nil {
 		if n, ok := d.whole(a); ok {
 			if n < 1 || n > 1<<20 {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/duplexmpe/duplexmpe/core/protocol"
 )
 
 // Before, control characters passed `dataset validate` and were printed raw (an ESC
@@ -95,6 +97,41 @@ func TestIDsAreReadInNFC(t *testing.T) {
 	for i, tu := range got.Turns {
 		if strings.Contains(tu.Speaker, "\u0301") {
 			t.Errorf("turn %d's speaker %q is still NFD", i, tu.Speaker)
+		}
+	}
+}
+
+// Before, nothing bounded a scenario: 10,010 short turns took the host past 4 GB 171 s
+// into play. Now a scenario of more than protocol.MaxTurns turns, or more than
+// protocol.MaxScenarioSeconds of audio, is a violation naming the scenario.
+func TestScenarioBounds(t *testing.T) {
+	s, _ := validPair()
+	for len(s.Turns) <= protocol.MaxTurns {
+		s.Turns = append(s.Turns, Turn{Speaker: "A", Text: "And another thing.", Label: "N3"})
+	}
+	checkSize := func(what string, want string) {
+		t.Helper()
+		for _, v := range ValidateScenario(&s) {
+			if v.Rule == RuleScenarioSize {
+				if !strings.Contains(v.String(), "scenario "+s.ScenarioID) || !strings.Contains(v.String(), want) {
+					t.Errorf("%s: %q does not name the scenario and %q", what, v.String(), want)
+				}
+				return
+			}
+		}
+		t.Errorf("%s: no %s violation", what, RuleScenarioSize)
+	}
+	checkSize("too many turns", "at most 100")
+	s, _ = validPair()
+	for i := range s.Turns {
+		s.Turns[i].DurationS = 119 // each within a clip's bound; 903 s with the gaps
+		s.Turns[i].GapAfterS = 10
+	}
+	checkSize("too much audio", "at most 900 s")
+	s, _ = validPair()
+	for _, v := range ValidateScenario(&s) {
+		if v.Rule == RuleScenarioSize {
+			t.Errorf("a valid pair: %v", v)
 		}
 	}
 }

@@ -62,6 +62,7 @@ const (
 	RuleManifestCounts Rule = "manifest-counts" // dataset.json's counts do not match
 	RuleControlChar    Rule = "control-char"    // a control character in a scenario's text, ids or answers
 	RuleLength         Rule = "length"          // an id, label or answer longer than its bound
+	RuleScenarioSize   Rule = "scenario-size"   // more turns or audio than a conversation's bounds (protocol.MaxTurns, MaxScenarioSeconds)
 )
 
 // Bounds of a scenario's short strings (turn text has MaxTurnText).
@@ -257,6 +258,19 @@ func ValidateScenario(s *Scenario) []Violation {
 		if listed[sp] && !spoke[sp] && len(s.Turns) > 0 {
 			add(-1, RuleSpeakers, "give the speaker a turn or drop them from speakers", "speaker %q never talks", sp)
 		}
+	}
+
+	// The bounds of a conversation (docs/protocol.md section 2.2).
+	if n := len(s.Turns); n > protocol.MaxTurns {
+		add(-1, RuleScenarioSize, "split it into several scenarios", "%d turns; a scenario has at most %d", n, protocol.MaxTurns)
+	}
+	audioS := 0.0
+	for _, t := range s.Turns {
+		audioS += t.DurationS + t.GapAfterS
+	}
+	if audioS > protocol.MaxScenarioSeconds {
+		add(-1, RuleScenarioSize, "split it into several scenarios, or shorten its turns",
+			"%.1f s of audio (its clips and natural gaps); a scenario has at most %g s", audioS, protocol.MaxScenarioSeconds)
 	}
 
 	// Turns: text, labels, addressees, N4 adjacency.

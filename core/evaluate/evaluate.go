@@ -63,6 +63,9 @@ type Model struct {
 	Concurrency int
 	// Instruction is the optional text instruction (capability sdk.CapInstruction).
 	Instruction string
+	// WallTime bounds one conversation's wall time (session.Options.WallTime; the
+	// plugin block's conversation_timeout); 0 means protocol.DefaultConversationWallTime.
+	WallTime time.Duration
 }
 
 // NewModel wraps a started and configured model plugin: it asks for its description
@@ -619,7 +622,7 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	rec, err := session.Run(ctx, r.m.Model, conv, session.Options{
 		Params: r.opts.Params, VAD: r.opts.VAD, Detector: r.opts.Detector,
 		Seed: it.Meta.Key.Seed, Instruction: r.m.Instruction,
-		FrameDeadline: r.opts.FrameDeadline, StartDeadline: r.opts.StartDeadline,
+		FrameDeadline: r.opts.FrameDeadline, StartDeadline: r.opts.StartDeadline, WallTime: r.m.WallTime,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -81,6 +81,10 @@ type Spec struct {
 	// *DeadlineError naming call_timeout, and Restart starts the plugin again. Zero means
 	// DefaultCallTimeout.
 	CallTimeout time.Duration
+	// ConversationTimeout bounds the wall time of one whole conversation of a model
+	// (the scheduler enforces it: core/session); zero means
+	// protocol.DefaultConversationWallTime.
+	ConversationTimeout time.Duration
 	// ConfigDir is where relative values of the plugin's path-typed config fields
 	// (sdk.TypePath) resolve: the run file's directory. Empty: they are sent as written.
 	ConfigDir string
