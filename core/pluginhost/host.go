@@ -555,6 +555,11 @@ func (s Spec) command() (*exec.Cmd, error) {
 			argv[0] = path
 		}
 	}
+	if _, set := s.Env["TMPDIR"]; !set {
+		if root := RunRoot(); root != "" {
+			env = append(env, "TMPDIR="+root) // the last value wins
+		}
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.Dir
 	cmd.Env = env
@@ -776,6 +781,7 @@ func KillAll() {
 		}()
 	}
 	wg.Wait()
+	endRunRoot() // every process a plugin was seen to have, and the temporary root
 }
 
 // stopProcess asks the plugin to shut down (go-plugin's Kill: Shutdown over gRPC, then
@@ -787,6 +793,8 @@ func KillAll() {
 // and after that the host goes on.
 func stopProcess(pc *plugin.Client, gr *groupRunner, logger hclog.Logger) {
 	done := make(chan struct{})
+	// What the plugin holds now, before its graceful exit orphans its children.
+	gr.note()
 	go func() {
 		pc.Kill()
 		close(done)

@@ -20,7 +20,10 @@
 //	asr_hang    Transcribe never returns, once: when crash_file does not exist yet
 //	judge_hang  JudgeAnswer and ClassifySpeech never return, once, as asr_hang
 //	setsid      Start spawns a child in a session of its own (setsid) that holds the
-//	            plugin's stdout and stderr and sleeps; its pid goes to pid_file
+//	            plugin's stdout and stderr and sleeps; its pid goes to pid_file; with
+//	            clear_env the child starts with an empty environment
+//
+// Configure writes the TMPDIR the plugin was given to tmpdir_file, when set.
 //
 // A start delay (a model loading its weights) is set with the environment variable
 // FAULTY_START_DELAY, in seconds, before the handshake.
@@ -58,6 +61,7 @@ type faulty struct {
 	text      int
 	pidFile   string
 	crashFile string
+	clearEnv  bool
 	convs     []string
 	wedged    sync.Mutex // held forever once a wedge strikes
 }
@@ -78,6 +82,8 @@ func (f *faulty) Describe(context.Context) (sdk.Info, error) {
 			{Name: "text_bytes", Type: sdk.TypeNumber, Default: float64(1 << 20), Description: "how much text a text fault sends per frame"},
 			{Name: "crash_file", Type: sdk.TypePath, Default: "", Description: "an asr_crash, asr_hang or judge_hang fault strikes once, creating this file"},
 			{Name: "pid_file", Type: sdk.TypePath, Default: "", Description: "where a setsid fault writes its child's pid"},
+			{Name: "clear_env", Type: sdk.TypeBool, Default: false, Description: "a setsid fault's child starts with an empty environment"},
+			{Name: "tmpdir_file", Type: sdk.TypePath, Default: "", Description: "where Configure writes the plugin's TMPDIR"},
 			{Name: "touch", Type: sdk.TypePath, Default: "", Description: "a file Configure creates (to see where a relative path resolves)"},
 		},
 		Identity: map[string]string{"fault": f.fault, "at_frame": strconv.Itoa(f.at), "conversations": strings.Join(f.convs, ",")},
@@ -97,6 +103,12 @@ func (f *faulty) Configure(_ context.Context, cfg map[string]any) error {
 	}
 	if v, ok := cfg["pid_file"].(string); ok {
 		f.pidFile = v
+	}
+	f.clearEnv, _ = cfg["clear_env"].(bool)
+	if v, ok := cfg["tmpdir_file"].(string); ok && v != "" {
+		if err := os.WriteFile(v, []byte(os.Getenv("TMPDIR")), 0o644); err != nil {
+			return err
+		}
 	}
 	if v, ok := cfg["fault"].(string); ok {
 		if !slices.Contains(faults, v) {
@@ -141,13 +153,16 @@ func (f *faulty) Start(_ context.Context, req sdk.ConversationStart) (sdk.Conver
 		select {}
 	}
 	f.mu.Lock()
-	at, flood, text, pidFile := f.at, f.flood, f.text, f.pidFile
+	at, flood, text, pidFile, clearEnv := f.at, f.flood, f.text, f.pidFile, f.clearEnv
 	f.mu.Unlock()
 	if fault == "setsid" {
 		// A child in a session of its own: out of the plugin's process group, and it
 		// holds the plugin's stdout and stderr open.
-		child := exec.Command(os.Args[0])
+		child := exec.Command(os.Args[0], "child")
 		child.Env = append(os.Environ(), "FAULTY_CHILD=1")
+		if clearEnv {
+			child.Env = []string{} // no token, no TMPDIR: found only as what the plugin had
+		}
 		child.Stdout, child.Stderr = os.Stdout, os.Stderr
 		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := child.Start(); err != nil {
@@ -278,7 +293,7 @@ func (f *faulty) ClassifySpeech(context.Context, sdk.SpeechQuery) (sdk.Verdict, 
 }
 
 func main() {
-	if os.Getenv("FAULTY_CHILD") == "1" {
+	if os.Getenv("FAULTY_CHILD") == "1" || (len(os.Args) > 1 && os.Args[1] == "child") {
 		time.Sleep(time.Hour) // a setsid fault's child: it outlives the plugin unless the host ends it
 		return
 	}
