@@ -50,6 +50,7 @@ func (r *groupRunner) killAll() {
 	r.note() // the descendants, while the plugin still holds them
 	killPlugin(r.Pid(), r.token)
 	r.killFound()
+	track.remove(r)
 }
 
 // closePipes closes the host's ends of the plugin's stdout and stderr, which ends

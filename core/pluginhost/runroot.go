@@ -25,7 +25,7 @@ const (
 	runRootPrefix = "duplexmpe-run-"
 	procsFile     = "processes"
 	// trackEvery is how often the tracker looks for the plugins' processes.
-	trackEvery = 250 * time.Millisecond
+	trackEvery = time.Second
 )
 
 type tracker struct {
@@ -63,10 +63,17 @@ func RunRoot() string {
 	return track.root
 }
 
-// add and remove keep the plugin processes the tracker watches.
+// add and remove keep the plugin processes the tracker watches (what a removed one
+// was seen to have stays recorded).
 func (t *tracker) add(r *groupRunner) {
 	t.mu.Lock()
 	t.runners[r] = true
+	t.mu.Unlock()
+}
+
+func (t *tracker) remove(r *groupRunner) {
+	t.mu.Lock()
+	delete(t.runners, r)
 	t.mu.Unlock()
 }
 
