@@ -87,21 +87,25 @@ func (t *tracker) scan() {
 	}
 	t.mu.Unlock()
 	for _, r := range runners {
-		r.note()
+		r.noteWith("") // group and descendants: no read of every process's environment each second
 	}
 	t.write()
 }
 
-// note records the live processes of r now, in r and in the host's record.
+// note records the live processes of r now (group, descendants, token), in r and in
+// the host's record.
 func (r *groupRunner) note() {
-	if r == nil {
-		return
+	if r != nil {
+		r.noteWith(r.token)
 	}
+}
+
+func (r *groupRunner) noteWith(token string) {
 	pgid := r.Pid()
 	if pgid == 0 {
 		return
 	}
-	pids := pluginProcesses(pgid, r.token)
+	pids := pluginProcesses(pgid, token)
 	track.mu.Lock()
 	defer track.mu.Unlock()
 	if r.found == nil {
