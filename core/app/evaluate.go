@@ -197,7 +197,8 @@ func runStarter(s *pluginstart.Starter, dir string) *pluginstart.Starter {
 // runs.
 func setModel(m *evaluate.Model, k *pluginstart.Known) error {
 	m.Info, m.Hash, m.Config = k.Info, k.Hash, k.Config
-	m.Model, m.Client = nil, nil
+	m.WallTime = k.Block.Spec.ConversationTimeout
+	m.Model, m.Process = nil, nil
 	if k.Plugin == nil {
 		return nil
 	}
@@ -205,7 +206,7 @@ func setModel(m *evaluate.Model, k *pluginstart.Known) error {
 	if err != nil {
 		return err
 	}
-	m.Model, m.Client = mod, k.Plugin.Client
+	m.Model, m.Process = mod, k.Plugin.Client
 	return nil
 }
 

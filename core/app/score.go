@@ -248,31 +248,9 @@ func (j scoreJob) startScorers(ctx context.Context) (evaluate.Scorers, []string,
 		return sc, started, err
 	}
 	sc.Records = j.records() // as described now
-	sc.Alive = func() (string, error) {
-		for role, k := range map[string]*pluginstart.Known{sdk.KindASR: j.asr, sdk.KindJudge: j.judge} {
-			if k.Plugin.Exited() {
-				return role, fmt.Errorf("the %s plugin %q stopped while scoring", role, k.Block.Name)
-			}
-		}
-		return "", nil
-	}
 	// A scorer whose process stopped is restarted with its last config, as a model is
 	// (the item it was scoring stays unscored; the next score retries it).
-	sc.Revive = func(ctx context.Context) (int, error) {
-		n := 0
-		var errs []error
-		for _, k := range []*pluginstart.Known{j.asr, j.judge} {
-			if k.Plugin == nil || !k.Plugin.Exited() {
-				continue
-			}
-			if err := k.Plugin.Restart(ctx); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			n++
-		}
-		return n, errors.Join(errs...)
-	}
+	sc.ASRProcess, sc.JudgeProcess = j.asr.Plugin.Client, j.judge.Plugin.Client
 	return sc, started, nil
 }
 

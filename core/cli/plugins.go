@@ -12,6 +12,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/app"
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
 
 func newPluginsCmd(st *State) *cobra.Command {
@@ -48,7 +49,7 @@ func newPluginsCmd(st *State) *cobra.Command {
 				}
 			} else {
 				for _, r := range reports {
-					writePluginReport(st.Stdout, r)
+					writePluginReport(termsafe.Writer{W: st.Stdout}, r) // what a plugin describes is data
 				}
 			}
 			var bad []string

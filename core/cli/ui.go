@@ -11,11 +11,13 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
 
-// pluginLogger passes plugins' warnings and errors on to stderr; their chatter stays out.
+// pluginLogger passes plugins' warnings and errors on to stderr, escaped (a plugin's
+// log line is data: termsafe); their chatter stays out.
 func pluginLogger(st *State) hclog.Logger {
-	return hclog.New(&hclog.LoggerOptions{Name: "plugin", Level: hclog.Warn, Output: st.Stderr})
+	return hclog.New(&hclog.LoggerOptions{Name: "plugin", Level: hclog.Warn, Output: termsafe.Writer{W: st.Stderr}})
 }
 
 // newUI is how the application layer shows progress and remarks on st: bars and notes
@@ -24,7 +26,7 @@ func newUI(st *State) app.UI {
 	return app.UI{
 		Logger:   pluginLogger(st),
 		Progress: progressPrinter{w: st.Stderr},
-		Notef:    func(format string, args ...any) { fmt.Fprintf(st.Stderr, format, args...) },
+		Notef:    func(format string, args ...any) { fmt.Fprint(st.Stderr, termsafe.String(fmt.Sprintf(format, args...))) },
 	}
 }
 
@@ -32,7 +34,7 @@ func newUI(st *State) app.UI {
 func newStarter(st *State, f *config.File) (*pluginstart.Starter, error) {
 	s, err := pluginstart.NewStarter(f, pluginstart.Options{Logger: pluginLogger(st)})
 	if err == nil && s.Pins.Warning != "" {
-		fmt.Fprintf(st.Stderr, "warning: %s\n", s.Pins.Warning)
+		fmt.Fprintf(st.Stderr, "warning: %s\n", termsafe.String(s.Pins.Warning))
 	}
 	return s, err
 }
@@ -49,9 +51,9 @@ func reported(st *State, f *config.File, arg string, err error) error {
 		writeDiagnostics(st, f.Sources, de.Diags, f.Path, arg)
 		return fault.Deterministic(ErrReported)
 	case errors.As(err, &pe):
-		fmt.Fprintln(st.Stderr, strings.Join(pe.Problems, "\n"))
+		fmt.Fprintln(st.Stderr, termsafe.String(strings.Join(pe.Problems, "\n")))
 		if pe.Summary != "" {
-			fmt.Fprintln(st.Stderr, pe.Summary)
+			fmt.Fprintln(st.Stderr, termsafe.String(pe.Summary))
 		}
 		return fault.Deterministic(ErrReported)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/fault"
+	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
 
 func newValidateCmd(st *State) *cobra.Command {
@@ -118,8 +120,54 @@ func writeDiagnostics(st *State, sources map[string]*hcl.File, diags hcl.Diagnos
 	if src, ok := sources[abs]; ok {
 		named[given] = src
 	}
+	for name, src := range named {
+		if longLine(src.Bytes) {
+			// Snippets quote whole lines: a 200 KB line is named by its number only.
+			delete(named, name)
+		}
+	}
 	color, width := terminal(st.Stderr)
-	config.WriteDiagnostics(st.Stderr, named, relabel(diags, abs, given), width, color)
+	diags = relabel(diags, abs, given)
+	if !diagnosticsSafe(named, diags) {
+		// The run file's own lines (quoted in the snippets) or a message carry control
+		// characters: printed escaped, without colour, whose sequences would be escaped too.
+		config.WriteDiagnostics(termsafe.Writer{W: st.Stderr}, named, diags, width, false)
+		return
+	}
+	config.WriteDiagnostics(st.Stderr, named, diags, width, color)
+}
+
+// maxSnippetLine is the longest run-file line a diagnostic quotes.
+const maxSnippetLine = 4 << 10
+
+func longLine(b []byte) bool {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			i = len(b)
+		}
+		if i > maxSnippetLine {
+			return true
+		}
+		b = b[min(i+1, len(b)):]
+	}
+	return false
+}
+
+// diagnosticsSafe reports whether the diagnostics and the sources they quote print as
+// they are (termsafe.String changes none of them).
+func diagnosticsSafe(sources map[string]*hcl.File, diags hcl.Diagnostics) bool {
+	for _, src := range sources {
+		if s := string(src.Bytes); termsafe.String(s) != s {
+			return false
+		}
+	}
+	for _, d := range diags {
+		if termsafe.String(d.Summary) != d.Summary || termsafe.String(d.Detail) != d.Detail {
+			return false
+		}
+	}
+	return true
 }
 
 // terminal reports whether w is a terminal (colour) and the width to wrap at.

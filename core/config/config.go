@@ -124,6 +124,11 @@ type PluginSpec struct {
 	StartTimeout             time.Duration
 	ConversationStartTimeout time.Duration
 	FrameTimeout             time.Duration
+	// CallTimeout bounds every other call of a service the plugin serves (ASR, judge,
+	// TTS, LLM; pluginhost.Spec.CallTimeout); ConversationTimeout one model conversation's
+	// wall time. Zero means the host's defaults.
+	CallTimeout         time.Duration
+	ConversationTimeout time.Duration
 	// ConfigDir is where relative path-typed config values resolve: the run file's
 	// directory.
 	ConfigDir string

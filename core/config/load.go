@@ -17,8 +17,10 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
 
 // Load reads and checks the run file at path. The returned File is never nil: when the
@@ -245,9 +247,20 @@ func (l *loader) labels(blocks []*hcl.Block) []*hcl.Block {
 	var out []*hcl.Block
 	for _, b := range blocks {
 		name := b.Labels[0]
-		if !hclsyntax.ValidIdentifier(name) {
+		if r, _, bad := termsafe.Invisible(name); bad {
 			l.d.add(errorf(b.LabelRanges[0], "Invalid block name",
-				"%q cannot be referenced as %s.%s: a name starts with a letter and has only letters, digits, underscores and dashes.", name, b.Type, name))
+				"%q has the invisible character %U: two names differing by it would print alike; remove it.", termsafe.Short(name, 64), r))
+			continue
+		}
+		if !hclsyntax.ValidIdentifier(name) {
+			short := termsafe.Short(name, 64)
+			l.d.add(errorf(b.LabelRanges[0], "Invalid block name",
+				"%q cannot be referenced as %s.%s: a name starts with a letter and has only letters, digits, underscores and dashes.", short, b.Type, short))
+			continue
+		}
+		if !norm.NFC.IsNormalString(name) {
+			l.d.add(errorf(b.LabelRanges[0], "Invalid block name",
+				"%s is not written in Unicode normal form C (a letter and its accent as one character): write it as %q, which prints the same.", termsafe.Short(name, 64), norm.NFC.String(name)))
 			continue
 		}
 		if prev, dup := seen[name]; dup {
@@ -546,6 +559,8 @@ func (l *loader) plugin(b *hcl.Block) {
 	positive("start_timeout", &p.Spec.StartTimeout)
 	positive("conversation_start_timeout", &p.Spec.ConversationStartTimeout)
 	positive("frame_timeout", &p.Spec.FrameTimeout)
+	positive("call_timeout", &p.Spec.CallTimeout)
+	positive("conversation_timeout", &p.Spec.ConversationTimeout)
 	if a := attrs["log_limit_mb"]; a != nil {
 		if n, ok := d.whole(a); ok {
 			if n < 1 || n > 1<<20 {

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 )
 
@@ -389,7 +391,30 @@ func parseScenario(line []byte) (Scenario, error) {
 	if dec.More() {
 		return Scenario{}, errors.New("more than one JSON value on the line")
 	}
+	normalizeIDs(&s)
 	return s, nil
+}
+
+// normalizeIDs writes the ids and labels of s in Unicode normal form C: "café" typed
+// as e + a combining accent and as é is one id, as it prints.
+func normalizeIDs(s *Scenario) {
+	for _, p := range []*string{&s.ScenarioID, &s.PairID, &s.Condition, &s.TPosition} {
+		*p = norm.NFC.String(*p)
+	}
+	for i := range s.Speakers {
+		s.Speakers[i] = norm.NFC.String(s.Speakers[i])
+	}
+	if len(s.Names) > 0 {
+		names := make(map[string]string, len(s.Names))
+		for k, v := range s.Names {
+			names[norm.NFC.String(k)] = norm.NFC.String(v)
+		}
+		s.Names = names
+	}
+	for i := range s.Turns {
+		t := &s.Turns[i]
+		t.Speaker, t.Label, t.Addressee = norm.NFC.String(t.Speaker), norm.NFC.String(t.Label), norm.NFC.String(t.Addressee)
+	}
 }
 
 // MarshalScenarios writes one compact JSON line per scenario, in order. The output is

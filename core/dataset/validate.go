@@ -65,6 +65,7 @@ const (
 	RuleControlChar    Rule = "control-char"    // a control character in a scenario's text, ids or answers
 	RuleLength         Rule = "length"          // an id, label or answer longer than its bound
 	RuleAnswerType     Rule = "answer-type"     // answer_type is not one of sdk.AnswerTypes
+	RuleScenarioSize   Rule = "scenario-size"   // more turns or audio than a conversation's bounds (protocol.MaxTurns, MaxScenarioSeconds)
 )
 
 // Bounds of a scenario's short strings (turn text has MaxTurnText).
@@ -79,17 +80,27 @@ const (
 // screen or sets a title, and a 200 KB id is no id.
 func hygiene(s *Scenario, add func(turn int, rule Rule, hint, format string, args ...any)) {
 	check := func(turn int, field, v string, text bool, max int) {
-		for i, r := range v {
-			if (r == '\t' || r == '\n') && text {
-				continue
-			}
-			if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') {
-				hint := "remove it; ids and labels are one line of printable text"
-				if text {
-					hint = "remove it; text may hold tabs and newlines, no other control character"
+		if !text {
+			// Ids and labels: no invisible character either (a zero-width space made two
+			// pair ids that print alike); they are NFC already (parseScenario).
+			if r, i, bad := termsafe.Invisible(v); bad {
+				what := "invisible"
+				if unicode.IsControl(r) {
+					what = "control"
 				}
-				add(turn, RuleControlChar, hint, "%s has the control character %U at byte %d", field, r, i)
-				break
+				add(turn, RuleControlChar, "remove it; ids and labels are one line of visible text",
+					"%s has the %s character %U at byte %d", field, what, r, i)
+			}
+		} else {
+			for i, r := range v {
+				if r == '\t' || r == '\n' {
+					continue
+				}
+				if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') {
+					add(turn, RuleControlChar, "remove it; text may hold tabs and newlines, no other control character",
+						"%s has the control character %U at byte %d", field, r, i)
+					break
+				}
 			}
 		}
 		if n := utf8.RuneCountInString(v); n > max {
@@ -154,7 +165,7 @@ func (v Violation) String() string {
 		b.WriteString(": ")
 	}
 	if v.ScenarioID != "" {
-		fmt.Fprintf(&b, "scenario %s: ", v.ScenarioID)
+		fmt.Fprintf(&b, "scenario %s: ", termsafe.Short(v.ScenarioID, MaxIDLength))
 	}
 	if v.Turn >= 0 {
 		fmt.Fprintf(&b, "turn %d: ", v.Turn)
@@ -254,6 +265,19 @@ func ValidateScenario(s *Scenario) []Violation {
 		if listed[sp] && !spoke[sp] && len(s.Turns) > 0 {
 			add(-1, RuleSpeakers, "give the speaker a turn or drop them from speakers", "speaker %q never talks", sp)
 		}
+	}
+
+	// The bounds of a conversation (docs/protocol.md section 2.2).
+	if n := len(s.Turns); n > protocol.MaxTurns {
+		add(-1, RuleScenarioSize, "split it into several scenarios", "%d turns; a scenario has at most %d", n, protocol.MaxTurns)
+	}
+	audioS := 0.0
+	for _, t := range s.Turns {
+		audioS += t.DurationS + t.GapAfterS
+	}
+	if audioS > protocol.MaxScenarioSeconds {
+		add(-1, RuleScenarioSize, "split it into several scenarios, or shorten its turns",
+			"%.1f s of audio (its clips and natural gaps); a scenario has at most %g s", audioS, protocol.MaxScenarioSeconds)
 	}
 
 	// Turns: text, labels, addressees, N4 adjacency.

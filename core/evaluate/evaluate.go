@@ -25,10 +25,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -54,17 +52,20 @@ type Model struct {
 	// in reports.
 	Name  string
 	Model sdk.Model
-	// Client is the plugin process behind Model, restarted when it dies; nil for an
+	// Process is the plugin process behind Model, restarted when it stops; nil for an
 	// in-process model.
-	Client *pluginhost.Client
-	Info   sdk.Info       // the plugin's Describe answer, after Configure
-	Hash   string         // the plugin's pinned hash (sha256:... or h1:...), if known
-	Config map[string]any // the config block sent with Configure
+	Process Process
+	Info    sdk.Info       // the plugin's Describe answer, after Configure
+	Hash    string         // the plugin's pinned hash (sha256:... or h1:...), if known
+	Config  map[string]any // the config block sent with Configure
 	// Concurrency is how many conversations the plugin plays at once; 0 means what the
 	// plugin declares with the capability sdk.CapConcurrency ("model.concurrency=N"), else 1.
 	Concurrency int
 	// Instruction is the optional text instruction (capability sdk.CapInstruction).
 	Instruction string
+	// WallTime bounds one conversation's wall time (session.Options.WallTime; the
+	// plugin block's conversation_timeout); 0 means protocol.DefaultConversationWallTime.
+	WallTime time.Duration
 }
 
 // NewModel wraps a started and configured model plugin: it asks for its description
@@ -79,7 +80,18 @@ func NewModel(ctx context.Context, name string, c *pluginhost.Client, config map
 	if err != nil {
 		return nil, err
 	}
-	return &Model{Name: name, Model: m, Client: c, Info: info, Hash: hash, Config: config}, nil
+	return &Model{Name: name, Model: m, Process: c, Info: info, Hash: hash, Config: config}, nil
+}
+
+// Process is a plugin process that the play loop (a model's) and scoring (the ASR's and
+// the judge's) restart once it stopped, whether it crashed or the host killed it at a
+// missed deadline (frame_timeout, call_timeout): the one interface both loops restart
+// through. *pluginhost.Client is one.
+type Process interface {
+	// Exited reports whether the process has stopped.
+	Exited() bool
+	// Restart starts the plugin again with its last config.
+	Restart(ctx context.Context) error
 }
 
 // Record is the model's provenance record.
@@ -518,24 +530,25 @@ type runner struct {
 	given     string // set once the model is given up: why its remaining items fail
 }
 
-// noteOutcome counts consecutive failures of the same kind (the failure's text with
-// the conversation's id and every number masked, so that "frame 12 of s1" and "frame
-// 40 of s2" match); at Options.SameFailures in a row the model is given up. It reports
-// whether this failure gave it up.
+// noteOutcome counts consecutive failures of the same kind (record.Record.FailureKind:
+// a start, a missed deadline, an error from a step, bad audio, ...), never by their
+// text, which may differ every time (a random temporary path in an exception); at
+// Options.SameFailures in a row the model is given up. It reports whether this failure
+// gave it up.
 //
-// A plugin that died is one kind of failure whatever the text says: how the host learned
-// it (the stream broke, or the process was seen exiting first) depends on timing, and so
-// does the text.
-func (r *runner) noteOutcome(scenario, failure string, died bool) bool {
+// A plugin that died is one kind of failure whatever the record says: how the host
+// learned it (the stream broke, or the process was seen exiting first) depends on
+// timing, and so does the kind the session saw.
+func (r *runner) noteOutcome(rec *record.Record, died bool) bool {
 	r.failMu.Lock()
 	defer r.failMu.Unlock()
-	if failure == "" {
+	if !rec.Failed() {
 		r.lastFail, r.sameFails = "", 0
 		return false
 	}
-	key := failureKind(scenario, failure)
+	key := rec.FailureKind
 	if died {
-		key = "the plugin process died"
+		key = record.FailDied
 	}
 	if key == r.lastFail {
 		r.sameFails++
@@ -549,8 +562,31 @@ func (r *runner) noteOutcome(scenario, failure string, died bool) bool {
 	if limit < 0 || r.sameFails < limit || r.given != "" {
 		return false
 	}
-	r.given = fmt.Sprintf("not played: model %s failed %d conversations in a row the same way (last: %s); fix the model (or its plugin block) and run again, which plays these", r.m.Name, r.sameFails, failure)
+	r.given = fmt.Sprintf("not played: model %s failed %d conversations in a row the same way (%s; last: %s); fix the model (or its plugin block) and run again, which plays these", r.m.Name, r.sameFails, kindName(key), rec.Failure)
 	return true
+}
+
+// kindName says a failure kind in words.
+func kindName(kind string) string {
+	switch kind {
+	case record.FailStart:
+		return "it could not start a conversation"
+	case record.FailFormat:
+		return "its format was refused"
+	case record.FailDeadline:
+		return "it missed a deadline"
+	case record.FailStep:
+		return "it answered a frame with an error"
+	case record.FailAudio:
+		return "it sent audio that is not finite"
+	case record.FailQueue:
+		return "it queued too much audio"
+	case record.FailWallTime:
+		return "it ran past the conversation's wall-time bound"
+	case record.FailDied:
+		return "its plugin process died"
+	}
+	return "failed: " + kind
 }
 
 func (r *runner) sameFailsNow() int {
@@ -564,20 +600,6 @@ func (r *runner) givenUp() string {
 	r.failMu.Lock()
 	defer r.failMu.Unlock()
 	return r.given
-}
-
-var digits = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
-
-// failureKind is a failure's text without what changes between conversations: the
-// conversation's id, numbers (frames, times), and the remarks after the first "; ",
-// which depend on what the host saw at that moment (whether the process had been
-// reaped yet, for one).
-func failureKind(scenario, failure string) string {
-	failure, _, _ = strings.Cut(failure, "; ")
-	if scenario != "" {
-		failure = strings.ReplaceAll(failure, scenario, "<conversation>")
-	}
-	return digits.ReplaceAllString(failure, "N")
 }
 
 // play runs one item and saves it. The error stops the whole loop.
@@ -600,7 +622,7 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	rec, err := session.Run(ctx, r.m.Model, conv, session.Options{
 		Params: r.opts.Params, VAD: r.opts.VAD, Detector: r.opts.Detector,
 		Seed: it.Meta.Key.Seed, Instruction: r.m.Instruction,
-		FrameDeadline: r.opts.FrameDeadline, StartDeadline: r.opts.StartDeadline,
+		FrameDeadline: r.opts.FrameDeadline, StartDeadline: r.opts.StartDeadline, WallTime: r.m.WallTime,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -613,13 +635,13 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	}
 	r.opts.Progress.AddTo(r.m.Name, 1)
 	if !rec.Failed() {
-		r.noteOutcome(it.Meta.ScenarioID, "", false)
+		r.noteOutcome(rec, false)
 		c.Done++
 		if r.opts.Finished != nil {
 			r.opts.Finished(it.Meta.Entry())
 		}
 		log.Debug("conversation done", "frames", rec.Frames, "episodes", len(rec.Episodes))
-		if r.m.Client != nil && r.m.Client.Exited() {
+		if r.m.Process != nil && r.m.Process.Exited() {
 			// It finished but the plugin did not close it in time and was killed.
 			restarted, err := r.restartIfDead(ctx)
 			if restarted {
@@ -632,7 +654,7 @@ func (r *runner) play(ctx context.Context, it Item) (Counts, error) {
 	c.Failed++
 	log.Warn("conversation failed", "reason", rec.Failure)
 	died := r.pluginDied()
-	if gaveUp := r.noteOutcome(it.Meta.ScenarioID, rec.Failure, died); gaveUp {
+	if gaveUp := r.noteOutcome(rec, died); gaveUp {
 		// One message for the model; its remaining conversations fail unplayed, and
 		// its plugin is not restarted for them.
 		log.Error("giving up on a model: the same failure on consecutive conversations; its remaining conversations are saved as failed without playing",
@@ -690,7 +712,7 @@ const exitGrace = time.Second
 // pluginDied reports whether the model's plugin process has exited, waiting up to
 // exitGrace for a process whose stream broke to be reaped.
 func (r *runner) pluginDied() bool {
-	cl := r.m.Client
+	cl := r.m.Process
 	if cl == nil {
 		return false
 	}
@@ -708,7 +730,7 @@ func (r *runner) pluginDied() bool {
 // the others find it running again. When the restart fails, the model stops: its other
 // items stay unplayed and Run reports the error at the end.
 func (r *runner) restartIfDead(ctx context.Context) (bool, error) {
-	cl := r.m.Client
+	cl := r.m.Process
 	if cl == nil {
 		return false, nil
 	}

@@ -241,8 +241,8 @@ func (c *killingConv) Step(ctx context.Context, frame []float32) (sdk.Output, er
 func TestPluginCrashFailsOneConversation(t *testing.T) {
 	ds := smallDataset(t)
 	m := startModel(t, "silent")
-	pid := m.Client.Pid()
-	m.Model = &killer{Model: m.Model, client: m.Client, conv: "p0-implicit", frame: 5}
+	pid := m.Process.(*pluginhost.Client).Pid()
+	m.Model = &killer{Model: m.Model, client: m.Process.(*pluginhost.Client), conv: "p0-implicit", frame: 5}
 	m.Concurrency = 1 // with more, the crash also fails the conversations in flight beside it
 	models := []*evaluate.Model{m}
 	opts := options(t)
@@ -255,7 +255,7 @@ func TestPluginCrashFailsOneConversation(t *testing.T) {
 	if sum.Total != (evaluate.Counts{Planned: 4, Done: 3, Failed: 1, Restarts: 1}) {
 		t.Errorf("summary %+v, want 3 done, 1 failed, 1 restart", sum.Total)
 	}
-	if m.Client.Pid() == pid || m.Client.Exited() {
+	if m.Process.(*pluginhost.Client).Pid() == pid || m.Process.(*pluginhost.Client).Exited() {
 		t.Error("the plugin was not restarted")
 	}
 	items, _ := evaluate.Plan(ds, models, opts)
@@ -299,7 +299,7 @@ func TestDeadPluginStopsOnlyItsModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	dying := startModelFrom(t, "silent", bin)
-	dying.Model = &killer{Model: dying.Model, client: dying.Client, conv: "p0-implicit", frame: 5, remove: bin}
+	dying.Model = &killer{Model: dying.Model, client: dying.Process.(*pluginhost.Client), conv: "p0-implicit", frame: 5, remove: bin}
 	dying.Concurrency = 1
 	models := []*evaluate.Model{dying, startModel(t, "always-talk")}
 	opts := options(t)

@@ -72,3 +72,44 @@ func TestSameFailureInARowGivesTheModelUp(t *testing.T) {
 		t.Errorf("a success between failures: %+v, want 3 failed (all played) and 1 done", sum2.Total)
 	}
 }
+
+// Before, the give-up rule compared the failures' text (numbers masked), so a model
+// whose message changed every time (a random temporary path in its exception) played
+// every conversation to failure (8 of 8 in the campaign). Now it counts failures by
+// kind: three errors from a step in a row give the model up, whatever they say.
+func TestGiveUpCountsFailuresByKind(t *testing.T) {
+	ds := smallDataset(t) // 4 conversations
+	m := startFaulty(t, pluginhost.Spec{}, map[string]any{"fault": "random_error", "at_frame": 2.0})
+	m.Concurrency = 1
+	models := []*evaluate.Model{m}
+	opts := options(t)
+	st := newStore(t, ds, models, opts)
+	sum, err := evaluate.Run(context.Background(), ds, models, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The plugin stays alive (an error is an answer): no restart.
+	if want := (evaluate.Counts{Planned: 4, Failed: 4}); sum.Total != want {
+		t.Errorf("summary %+v, want %+v", sum.Total, want)
+	}
+	items, _ := evaluate.Plan(ds, models, opts)
+	var texts []string
+	notPlayed := 0
+	for _, it := range items {
+		why, _ := st.Failure(it.Meta.ID)
+		if strings.HasPrefix(why, "not played") {
+			notPlayed++
+			if !strings.Contains(why, "answered a frame with an error") {
+				t.Errorf("the reason %q does not name the kind of failure", why)
+			}
+			continue
+		}
+		texts = append(texts, why)
+	}
+	if notPlayed != 1 {
+		t.Errorf("%d conversations not played, want 1 (the failures: %q)", notPlayed, texts)
+	}
+	if len(texts) == 3 && (texts[0] == texts[1] || texts[1] == texts[2]) {
+		t.Errorf("the failures' texts are alike (%q): the test needs them to differ", texts)
+	}
+}

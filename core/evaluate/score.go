@@ -31,15 +31,39 @@ type Scorers struct {
 	// Records are the provenance records of the ASR and judge plugins (roles asr and
 	// judge): they make the scoring key and the call caches' keys, and head the report.
 	Records []provenance.Plugin
-	// Alive reports a scorer whose process stopped meanwhile (its role, and why), so
-	// that the answers just given are not trusted; a nil error means all is well. Nil:
-	// always alive.
-	Alive func() (role string, err error)
-	// Revive restarts a scorer whose process stopped (crashed, or killed at a missed
-	// deadline), with its last config, as a model plugin is restarted: the items it was
-	// scoring stay unscored, the rest are scored by the new process. It returns how
-	// many it restarted. Nil: never restarted.
-	Revive func(ctx context.Context) (int, error)
+	// ASRProcess and JudgeProcess are the plugin processes behind ASR and Judge (nil:
+	// in-process, never stopped). One that stopped while an item was scored (crashed,
+	// or killed past its call_timeout) leaves that item unscored, named as that
+	// scorer's failure, and is restarted with its last config, as a model's plugin is:
+	// the rest are scored by the new process.
+	ASRProcess, JudgeProcess Process
+}
+
+// stopped names the first scorer whose process has stopped (its role and why), so that
+// the answers just given are not trusted; "" and nil while both run.
+func (sc Scorers) stopped() (string, error) {
+	for _, p := range sc.processes() {
+		if p.p.Exited() {
+			return p.role, fmt.Errorf("the %s plugin %q stopped while scoring", p.role, sc.record(p.role).Name)
+		}
+	}
+	return "", nil
+}
+
+type roleProcess struct {
+	role string
+	p    Process
+}
+
+func (sc Scorers) processes() []roleProcess {
+	var out []roleProcess
+	if sc.ASRProcess != nil {
+		out = append(out, roleProcess{sdk.KindASR, sc.ASRProcess})
+	}
+	if sc.JudgeProcess != nil {
+		out = append(out, roleProcess{sdk.KindJudge, sc.JudgeProcess})
+	}
+	return out
 }
 
 // record is the record of the scorer in role; zero when there is none.
@@ -413,7 +437,7 @@ func scoreItem(ctx context.Context, st *store.Store, e store.PlanEntry, calls *s
 	if err != nil {
 		return itemOutcome{err: err}
 	}
-	if role, err := calls.sc.Alive(); err != nil {
+	if role, err := calls.sc.stopped(); err != nil {
 		return itemOutcome{unscored: &Unscored{PlanEntry: e, Service: role, Plugin: calls.sc.record(role).Name, Error: err.Error()}}
 	}
 	if err := opts.Verdicts.SaveVerdicts(e.ID, StoredVerdicts{Key: key, Scored: scored}); err != nil {
@@ -434,34 +458,36 @@ type scorerCalls struct {
 	reviveMu                                             sync.Mutex
 }
 
-// newScorerCalls makes the calls of one scoring with sc through opts' call caches; a
-// nil sc.Alive is always alive.
+// newScorerCalls makes the calls of one scoring with sc through opts' call caches.
 func newScorerCalls(sc Scorers, opts ScoreOptions) *scorerCalls {
-	if sc.Alive == nil {
-		sc.Alive = func() (string, error) { return "", nil }
-	}
 	return &scorerCalls{sc: sc, asrKey: scorerKey(sc.record(sdk.KindASR)), judgeKey: scorerKey(sc.record(sdk.KindJudge)),
 		transcripts: opts.Transcripts, judgements: opts.Judgements}
 }
 
-// revive restarts the scorers whose process stopped (Scorers.Revive) after an item was
-// left unscored, one caller at a time; the others find them running again.
+// revive restarts the scorers whose process stopped after an item was left unscored,
+// one caller at a time; the others find them running again.
 func (c *scorerCalls) revive(ctx context.Context) {
-	if c.sc.Revive == nil || ctx.Err() != nil {
+	if len(c.sc.processes()) == 0 || ctx.Err() != nil {
 		return
 	}
 	c.reviveMu.Lock()
 	defer c.reviveMu.Unlock()
 	// A call fails a moment before its process is seen to exit.
 	for deadline := time.Now().Add(exitGrace); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := c.sc.Alive(); err != nil {
+		if _, err := c.sc.stopped(); err != nil {
 			break
 		}
 		if time.Now().After(deadline) {
 			return // alive: the failure was the service's answer, not a crash
 		}
 	}
-	n, _ := c.sc.Revive(ctx) // one that cannot restart leaves its items unscored, named
+	n := 0
+	for _, p := range c.sc.processes() {
+		// One that cannot restart leaves its next items unscored, named.
+		if p.p.Exited() && p.p.Restart(ctx) == nil {
+			n++
+		}
+	}
 	c.mu.Lock()
 	c.restarts += n
 	c.mu.Unlock()

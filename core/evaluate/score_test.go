@@ -47,13 +47,12 @@ func TestScoreDoesNotSaveVerdictsOfADeadScorer(t *testing.T) {
 		return n
 	}
 
-	dead := evaluate.Scorers{Records: []provenance.Plugin{{Name: "sphinx", Role: "asr"}},
-		Alive: func() (string, error) { return "asr", errors.New("the asr plugin stopped") }}
+	dead := evaluate.Scorers{Records: []provenance.Plugin{{Name: "sphinx", Role: "asr"}}, ASRProcess: gone{}}
 	res, err := evaluate.Score(context.Background(), st, dead, sopts)
 	if err != nil || len(res.Unscored) != 4 || len(res.Items) != 0 || res.Complete() {
 		t.Fatalf("scoring with a dead scorer: %+v, %v; want every item unscored", res, err)
 	}
-	if u := res.Unscored[0]; u.Service != "asr" || u.Plugin != "sphinx" || !strings.Contains(u.String(), `the asr plugin "sphinx" failed: the asr plugin stopped`) {
+	if u := res.Unscored[0]; u.Service != "asr" || u.Plugin != "sphinx" || !strings.Contains(u.String(), `the asr plugin "sphinx" failed: the asr plugin "sphinx" stopped while scoring`) {
 		t.Errorf("unscored item %+v does not name the scorer and its error", u)
 	}
 	// The summary counts them beside the rates, per model and condition.
@@ -118,3 +117,9 @@ func TestScoringKeyKeepsItsShape(t *testing.T) {
 		t.Errorf("ScoringKey = %s; the key of the same scorers before was %s", got, want)
 	}
 }
+
+// gone is a scorer process that stopped and cannot be started again.
+type gone struct{}
+
+func (gone) Exited() bool                  { return true }
+func (gone) Restart(context.Context) error { return errors.New("cannot restart") }

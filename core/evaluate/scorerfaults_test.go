@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/pluginhost"
@@ -22,7 +23,14 @@ import (
 // startScorer starts the fault plugin of tests/reliability as an ASR or a judge.
 func startScorer(t *testing.T, name string, cfg map[string]any) *pluginhost.Client {
 	t.Helper()
-	c, err := pluginhost.Start(context.Background(), pluginhost.Spec{Name: name, Source: plugintest.BuildGo(t, "../../tests/reliability/faulty")}, nil)
+	return startScorerWith(t, pluginhost.Spec{Name: name}, cfg)
+}
+
+// startScorerWith starts it from spec (its Source filled in).
+func startScorerWith(t *testing.T, spec pluginhost.Spec, cfg map[string]any) *pluginhost.Client {
+	t.Helper()
+	spec.Source = plugintest.BuildGo(t, "../../tests/reliability/faulty")
+	c, err := pluginhost.Start(context.Background(), spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +41,7 @@ func startScorer(t *testing.T, name string, cfg map[string]any) *pluginhost.Clie
 	return c
 }
 
-// scorersOf makes the scorers of a scoring from two plugin processes, as core/app does:
-// alive while both processes run, revived by restarting the one that stopped.
+// scorersOf makes the scorers of a scoring from two plugin processes, as core/app does.
 func scorersOf(t *testing.T, asr, judge *pluginhost.Client) evaluate.Scorers {
 	t.Helper()
 	a, err := asr.ASR()
@@ -45,29 +52,8 @@ func scorersOf(t *testing.T, asr, judge *pluginhost.Client) evaluate.Scorers {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roles := map[string]*pluginhost.Client{sdk.KindASR: asr, sdk.KindJudge: judge}
-	return evaluate.Scorers{ASR: a, Judge: j,
+	return evaluate.Scorers{ASR: a, Judge: j, ASRProcess: asr, JudgeProcess: judge,
 		Records: []provenance.Plugin{{Name: asr.Name(), Role: sdk.KindASR}, {Name: judge.Name(), Role: sdk.KindJudge}},
-		Alive: func() (string, error) {
-			for role, c := range roles {
-				if c.Exited() {
-					return role, errors.New("stopped")
-				}
-			}
-			return "", nil
-		},
-		Revive: func(ctx context.Context) (int, error) {
-			n := 0
-			for _, c := range roles {
-				if c.Exited() {
-					if err := c.Restart(ctx); err != nil {
-						return n, err
-					}
-					n++
-				}
-			}
-			return n, nil
-		},
 	}
 }
 
@@ -114,6 +100,42 @@ func TestCrashedASRIsRestarted(t *testing.T) {
 // the user to score again "once the service works". Now it stops at the first write
 // that finds the disk full, with a message about the disk. The disk is a real full
 // file system (a 1 MiB tmpfs, filled), which needs root to mount.
+// Before, an ASR or judge call that never returned hung the run forever ("scoring: 0/2"
+// for 420 s until killed): scorer calls had no deadline. Now every call is bounded by the
+// plugin block's call_timeout: past it the plugin is killed and restarted, and the item
+// stays unscored, named as the ASR's (or the judge's) failure, not the model's.
+func TestHungScorerCallIsBounded(t *testing.T) {
+	for _, tc := range []struct{ fault, role string }{{"asr_hang", sdk.KindASR}, {"judge_hang", sdk.KindJudge}} {
+		t.Run(tc.fault, func(t *testing.T) {
+			st, sopts := playedStore(t)
+			once := filepath.Join(t.TempDir(), "struck")
+			cfgs := map[string]map[string]any{sdk.KindASR: {}, sdk.KindJudge: {}}
+			cfgs[tc.role] = map[string]any{"fault": tc.fault, "crash_file": once}
+			const timeout = 3 * time.Second
+			asr := startScorerWith(t, pluginhost.Spec{Name: "asr", CallTimeout: timeout}, cfgs[sdk.KindASR])
+			judge := startScorerWith(t, pluginhost.Spec{Name: "judge", CallTimeout: timeout}, cfgs[sdk.KindJudge])
+			// A guard only: without the deadline, scoring would never end.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := evaluate.Score(ctx, st, scorersOf(t, asr, judge), sopts)
+			if err != nil {
+				t.Fatalf("scoring with a hung %s: %v", tc.role, err)
+			}
+			if len(res.Unscored) != 1 || res.Now != 3 || res.Restarts != 1 {
+				t.Fatalf("after one hung %s call: %d unscored, %d scored, %d restarts; want 1, 3, 1 (%+v)", tc.role, len(res.Unscored), res.Now, res.Restarts, res.Unscored)
+			}
+			u := res.Unscored[0]
+			if u.Service != tc.role || u.Plugin != tc.role || !strings.Contains(u.Error, "call_timeout") {
+				t.Errorf("the unscored item is %+v; want it named as the %s's failure, with call_timeout", u, tc.role)
+			}
+			res, err = evaluate.Score(ctx, st, scorersOf(t, asr, judge), sopts)
+			if err != nil || !res.Complete() || res.Now != 1 {
+				t.Errorf("scoring again: %d now, complete %v (%v)", res.Now, res.Complete(), err)
+			}
+		})
+	}
+}
+
 func TestScoringStopsAtADiskFull(t *testing.T) {
 	st, sopts := playedStore(t)
 	mnt := t.TempDir()

@@ -282,10 +282,14 @@ func (e *DeadlineError) limit() string {
 func (e *DeadlineError) Error() string {
 	msg := fmt.Sprintf("plugin %q: %s: no answer within %s", e.Plugin, e.Op, e.limit())
 	if e.Killed {
-		msg += "; the host took the plugin as wedged and killed its process group (it is restarted for the next conversation)"
+		next := "the next conversation"
+		if e.Setting == "call_timeout" {
+			next = "its next call"
+		}
+		msg += "; the host took the plugin as wedged and killed its process group (it is restarted for " + next + ")"
 	}
 	if !e.Caller {
-		msg += fmt.Sprintf("; if the model needs longer, raise %s in the plugin %q block", e.Setting, e.Plugin)
+		msg += fmt.Sprintf("; if the plugin needs longer, raise %s in the plugin %q block", e.Setting, e.Plugin)
 	}
 	return msg
 }
@@ -556,6 +560,11 @@ func (s Spec) command() (*exec.Cmd, error) {
 			argv[0] = path
 		}
 	}
+	if _, set := s.Env["TMPDIR"]; !set {
+		if root := RunRoot(); root != "" {
+			env = append(env, "TMPDIR="+root) // the last value wins
+		}
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.Dir
 	cmd.Env = env
@@ -777,6 +786,7 @@ func KillAll() {
 		}()
 	}
 	wg.Wait()
+	endRunRoot() // every process a plugin was seen to have, and the temporary root
 }
 
 // stopProcess asks the plugin to shut down (go-plugin's Kill: Shutdown over gRPC, then
@@ -788,6 +798,8 @@ func KillAll() {
 // and after that the host goes on.
 func stopProcess(pc *plugin.Client, gr *groupRunner, logger hclog.Logger) {
 	done := make(chan struct{})
+	// What the plugin holds now, before its graceful exit orphans its children.
+	gr.note()
 	go func() {
 		pc.Kill()
 		close(done)

@@ -56,6 +56,19 @@ func TestKillEndsASetsidChildAndReturns(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "child.pid")
 		killSetsid(t, startFaulty(t, pluginhost.Spec{}, map[string]any{"fault": "setsid", "pid_file": pidFile}), pidFile)
 	})
+	// Before, a child that also cleared its environment (no token) survived even a clean
+	// run: the plugin's graceful exit orphaned it before the host looked for it. Now the
+	// host notes the plugin's processes before it exits, and ends them all.
+	t.Run("go, the child with an empty environment", func(t *testing.T) {
+		pidFile := filepath.Join(t.TempDir(), "child.pid")
+		tmpFile := filepath.Join(t.TempDir(), "tmpdir")
+		cl := startFaulty(t, pluginhost.Spec{}, map[string]any{"fault": "setsid", "pid_file": pidFile, "clear_env": true, "tmpdir_file": tmpFile})
+		// The plugin's TMPDIR is the host's temporary root, not the system's.
+		if b, err := os.ReadFile(tmpFile); err != nil || string(b) != pluginhost.RunRoot() || !strings.Contains(string(b), "duplexmpe-run-") {
+			t.Errorf("the plugin's TMPDIR is %q (%v), want the host's root %q", b, err, pluginhost.RunRoot())
+		}
+		killSetsid(t, cl, pidFile)
+	})
 	t.Run("python behind a wrapper", func(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "child.pid")
 		runPy, _ := filepath.Abs("../../tests/reliability/faulty_py/run.sh")

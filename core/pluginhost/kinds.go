@@ -355,28 +355,56 @@ func (cv *conversation) Close() error {
 	return cv.c.callError(op, fmt.Errorf("protocol violation: %s after end", describeOutput(msg)))
 }
 
+// call makes one unary call of a service (TTS, ASR, judge, LLM) on the current process,
+// bounded by Spec.CallTimeout: a call that gets no answer in time (or before ctx's
+// deadline) means the plugin is wedged, so its process group is killed (Exited then
+// reports true, and Restart starts it again) and a *DeadlineError naming call_timeout is
+// returned. Any other failure is a *CallError naming op.
+func (c *Client) call(ctx context.Context, op string, do func(ctx context.Context, conn *grpc.ClientConn) error) error {
+	conn, pc, err := c.process()
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	timeout := c.spec.callTimeout()
+	wd := newWatchdog(timeout, cancel)
+	err = do(cctx, conn)
+	fired := wd.stop()
+	if fired && err == nil {
+		err = context.DeadlineExceeded // the answer came as the deadline passed
+	}
+	if err == nil {
+		return nil
+	}
+	if dl := c.missedDeadline(ctx, pc, op, "call_timeout", timeout, fired); dl != nil {
+		return dl
+	}
+	return c.callError(op, err)
+}
+
 type ttsClient struct{ c *Client }
 
 func (t ttsClient) Voices(ctx context.Context) ([]sdk.Voice, error) {
-	conn, err := t.c.connection()
+	var resp *protocol.ListVoicesResponse
+	err := t.c.call(ctx, "TTS.Voices", func(ctx context.Context, conn *grpc.ClientConn) (err error) {
+		resp, err = protocol.NewTTSClient(conn).ListVoices(ctx, &protocol.ListVoicesRequest{})
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	resp, err := protocol.NewTTSClient(conn).ListVoices(ctx, &protocol.ListVoicesRequest{})
-	if err != nil {
-		return nil, t.c.callError("TTS.Voices", err)
 	}
 	return protoconv.VoicesFromProto(resp), nil
 }
 
 func (t ttsClient) Synthesize(ctx context.Context, text, voice string) (sdk.Audio, error) {
-	conn, err := t.c.connection()
+	var resp *protocol.SynthesizeResponse
+	err := t.c.call(ctx, "TTS.Synthesize", func(ctx context.Context, conn *grpc.ClientConn) (err error) {
+		resp, err = protocol.NewTTSClient(conn).Synthesize(ctx, &protocol.SynthesizeRequest{Text: text, Voice: voice})
+		return err
+	})
 	if err != nil {
 		return sdk.Audio{}, err
-	}
-	resp, err := protocol.NewTTSClient(conn).Synthesize(ctx, &protocol.SynthesizeRequest{Text: text, Voice: voice})
-	if err != nil {
-		return sdk.Audio{}, t.c.callError("TTS.Synthesize", err)
 	}
 	a, err := protoconv.AudioFromProto(resp.GetAudio())
 	if err != nil {
@@ -388,13 +416,13 @@ func (t ttsClient) Synthesize(ctx context.Context, text, voice string) (sdk.Audi
 type asrClient struct{ c *Client }
 
 func (a asrClient) Transcribe(ctx context.Context, clip sdk.Audio, language string) (string, error) {
-	conn, err := a.c.connection()
+	var resp *protocol.TranscribeResponse
+	err := a.c.call(ctx, "ASR.Transcribe", func(ctx context.Context, conn *grpc.ClientConn) (err error) {
+		resp, err = protocol.NewASRClient(conn).Transcribe(ctx, &protocol.TranscribeRequest{Audio: protoconv.AudioToProto(clip), Language: language})
+		return err
+	})
 	if err != nil {
 		return "", err
-	}
-	resp, err := protocol.NewASRClient(conn).Transcribe(ctx, &protocol.TranscribeRequest{Audio: protoconv.AudioToProto(clip), Language: language})
-	if err != nil {
-		return "", a.c.callError("ASR.Transcribe", err)
 	}
 	return resp.GetText(), nil
 }
@@ -402,25 +430,25 @@ func (a asrClient) Transcribe(ctx context.Context, clip sdk.Audio, language stri
 type judgeClient struct{ c *Client }
 
 func (j judgeClient) JudgeAnswer(ctx context.Context, q sdk.AnswerQuery) (sdk.Verdict, error) {
-	conn, err := j.c.connection()
+	var v *protocol.Verdict
+	err := j.c.call(ctx, "Judge.JudgeAnswer", func(ctx context.Context, conn *grpc.ClientConn) (err error) {
+		v, err = protocol.NewJudgeClient(conn).JudgeAnswer(ctx, protoconv.AnswerQueryToProto(q))
+		return err
+	})
 	if err != nil {
 		return sdk.Verdict{}, err
-	}
-	v, err := protocol.NewJudgeClient(conn).JudgeAnswer(ctx, protoconv.AnswerQueryToProto(q))
-	if err != nil {
-		return sdk.Verdict{}, j.c.callError("Judge.JudgeAnswer", err)
 	}
 	return protoconv.VerdictFromProto(v), nil
 }
 
 func (j judgeClient) ClassifySpeech(ctx context.Context, q sdk.SpeechQuery) (sdk.Verdict, error) {
-	conn, err := j.c.connection()
+	var v *protocol.Verdict
+	err := j.c.call(ctx, "Judge.ClassifySpeech", func(ctx context.Context, conn *grpc.ClientConn) (err error) {
+		v, err = protocol.NewJudgeClient(conn).ClassifySpeech(ctx, protoconv.SpeechQueryToProto(q))
+		return err
+	})
 	if err != nil {
 		return sdk.Verdict{}, err
-	}
-	v, err := protocol.NewJudgeClient(conn).ClassifySpeech(ctx, protoconv.SpeechQueryToProto(q))
-	if err != nil {
-		return sdk.Verdict{}, j.c.callError("Judge.ClassifySpeech", err)
 	}
 	return protoconv.VerdictFromProto(v), nil
 }
@@ -428,13 +456,13 @@ func (j judgeClient) ClassifySpeech(ctx context.Context, q sdk.SpeechQuery) (sdk
 type llmClient struct{ c *Client }
 
 func (l llmClient) Complete(ctx context.Context, r sdk.CompletionRequest) (sdk.Completion, error) {
-	conn, err := l.c.connection()
+	var resp *protocol.CompleteResponse
+	err := l.c.call(ctx, "LLM.Complete", func(ctx context.Context, conn *grpc.ClientConn) (err error) {
+		resp, err = protocol.NewLLMClient(conn).Complete(ctx, protoconv.CompletionRequestToProto(r))
+		return err
+	})
 	if err != nil {
 		return sdk.Completion{}, err
-	}
-	resp, err := protocol.NewLLMClient(conn).Complete(ctx, protoconv.CompletionRequestToProto(r))
-	if err != nil {
-		return sdk.Completion{}, l.c.callError("LLM.Complete", err)
 	}
 	return protoconv.CompletionFromProto(resp), nil
 }

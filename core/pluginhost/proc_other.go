@@ -33,3 +33,6 @@ func killPlugin(pgid int, _ string) { killGroup(pgid) }
 
 // processStart is unknown without /proc.
 func processStart(int) string { return "0" }
+
+// pluginProcesses cannot look beyond the process group without /proc.
+func pluginProcesses(int, string) []int { return nil }

@@ -24,6 +24,10 @@ type groupRunner struct {
 	stdout, stderr io.ReadCloser
 	pid            atomic.Int64
 	token          string // TokenEnv's value in the plugin's environment
+	// found are the processes of the plugin seen so far (pid -> start time; the
+	// tracker's, guarded by track.mu), ended with it even once they left its group,
+	// its session and its environment.
+	found map[int]string
 }
 
 // TokenEnv names the environment variable that marks every process of one plugin
@@ -37,12 +41,16 @@ func newToken() string {
 	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(tokenSeq.Add(1), 10) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 }
 
-// killAll ends every process of the plugin (killPlugin); nothing before Start.
+// killAll ends every process of the plugin (killPlugin) and every one the tracker saw
+// it have; nothing before Start.
 func (r *groupRunner) killAll() {
 	if r == nil {
 		return
 	}
+	r.note() // the descendants, while the plugin still holds them
 	killPlugin(r.Pid(), r.token)
+	r.killFound()
+	track.remove(r)
 }
 
 // closePipes closes the host's ends of the plugin's stdout and stderr, which ends
@@ -89,6 +97,7 @@ func (r *groupRunner) Start(context.Context) error {
 		return err
 	}
 	r.pid.Store(int64(r.cmd.Process.Pid))
+	track.add(r)
 	return nil
 }
 

@@ -75,6 +75,16 @@ type Spec struct {
 	// means DefaultConversationStartTimeout and DefaultFrameTimeout.
 	ConversationStartTimeout time.Duration
 	FrameTimeout             time.Duration
+	// CallTimeout bounds every other call of a service the plugin serves (TTS.Synthesize
+	// and Voices, ASR.Transcribe, Judge.JudgeAnswer and ClassifySpeech, LLM.Complete) in
+	// the same way: past it the process group is killed, the call fails with a
+	// *DeadlineError naming call_timeout, and Restart starts the plugin again. Zero means
+	// DefaultCallTimeout.
+	CallTimeout time.Duration
+	// ConversationTimeout bounds the wall time of one whole conversation of a model
+	// (the scheduler enforces it: core/session); zero means
+	// protocol.DefaultConversationWallTime.
+	ConversationTimeout time.Duration
 	// ConfigDir is where relative values of the plugin's path-typed config fields
 	// (sdk.TypePath) resolve: the run file's directory. Empty: they are sent as written.
 	ConfigDir string
@@ -93,6 +103,7 @@ type Spec struct {
 const (
 	DefaultConversationStartTimeout = 5 * time.Minute
 	DefaultFrameTimeout             = 2 * time.Minute
+	DefaultCallTimeout              = 5 * time.Minute
 	DefaultLogLimit                 = 64 << 20
 )
 
@@ -108,6 +119,13 @@ func (s Spec) frameTimeout() time.Duration {
 		return s.FrameTimeout
 	}
 	return DefaultFrameTimeout
+}
+
+func (s Spec) callTimeout() time.Duration {
+	if s.CallTimeout > 0 {
+		return s.CallTimeout
+	}
+	return DefaultCallTimeout
 }
 
 func (s Spec) startTimeout() time.Duration {

@@ -291,6 +291,8 @@ func HostSpec(b *config.PluginBlock) pluginhost.Spec {
 		StartTimeout:             s.StartTimeout,
 		ConversationStartTimeout: s.ConversationStartTimeout,
 		FrameTimeout:             s.FrameTimeout,
+		CallTimeout:              s.CallTimeout,
+		ConversationTimeout:      s.ConversationTimeout,
 		ConfigDir:                s.ConfigDir,
 		LogLimit:                 s.LogLimit,
 	}

@@ -6,6 +6,7 @@ package protocol
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Turn labels (protocol section 2).
@@ -251,3 +252,22 @@ func (v VAD) Validate() error {
 	}
 	return nil
 }
+
+// The bounds of one conversation (docs/protocol.md sections 2.2, 3.1 and 3.7): the
+// project's choice, so that no valid input costs without limit. A scenario of 10,010
+// short turns took the host past 4 GB; 1-sample frames at 192 kHz are 3.3 hours of
+// round trips for one 75 s conversation.
+const (
+	// MaxTurns is the most turns a scenario has (open v1's longest has 15).
+	MaxTurns = 100
+	// MaxScenarioSeconds bounds a scenario's audio: its clips and natural gaps (the
+	// preamble has its own bound).
+	MaxScenarioSeconds = 900.0
+	// MinFrameSeconds is the shortest frame a model may declare (10 ms; real models use
+	// 20 ms to 1 s).
+	MinFrameSeconds = 0.01
+	// DefaultConversationWallTime bounds the wall time of one conversation, start to
+	// close: past it the conversation fails and the run goes on (the plugin block's
+	// conversation_timeout changes it).
+	DefaultConversationWallTime = time.Hour
+)

@@ -31,7 +31,23 @@ type Record struct {
 	// Failure says why the conversation failed (model error, crash, deadline, protocol
 	// violation); empty on success. A failed record is partial.
 	Failure string `json:"failure,omitempty"`
+	// FailureKind is what kind of failure Failure is (one of the Fail* kinds), for the
+	// give-up rule, which counts failures by kind, never by their text (a message with a
+	// random temporary path in it differs every time). Not stored: the text is.
+	FailureKind string `json:"-"`
 }
+
+// The kinds of a conversation's failure (Record.FailureKind).
+const (
+	FailStart    = "start"     // Model.Start failed or missed its deadline
+	FailFormat   = "format"    // the format the model declared is refused
+	FailDeadline = "deadline"  // a Step (or Close) missed its deadline
+	FailStep     = "step"      // a Step returned an error (the model's own, or a bound it broke)
+	FailAudio    = "audio"     // the model sent samples that are not finite numbers
+	FailQueue    = "queue"     // the model queued more unplayed audio than the bound
+	FailWallTime = "wall-time" // the conversation ran past its wall-time bound
+	FailDied     = "died"      // the plugin process died (the evaluation loop's finding)
+)
 
 // Failed reports whether the conversation failed.
 func (r *Record) Failed() bool { return r.Failure != "" }

@@ -123,6 +123,10 @@ type Options struct {
 	FrameDeadline time.Duration
 	// StartDeadline bounds the wall time of Start; 0 means no bound.
 	StartDeadline time.Duration
+	// WallTime bounds the wall time of the whole conversation (docs/protocol.md section
+	// 3.7): past it the conversation fails (record.FailWallTime). 0 means
+	// protocol.DefaultConversationWallTime; negative, no bound.
+	WallTime time.Duration
 }
 
 // ListenerRate is the rate the online detector hears (Silero runs at 16 kHz).
@@ -155,6 +159,7 @@ func Run(ctx context.Context, model sdk.Model, conv Conversation, opts Options) 
 	}
 
 	rec := &record.Record{ConversationID: conv.ID}
+	began := time.Now()
 	startCtx, cancel := withDeadline(ctx, opts.StartDeadline)
 	c, err := model.Start(startCtx, sdk.ConversationStart{ID: conv.ID, Seed: opts.Seed, Instruction: opts.Instruction})
 	cancel()
@@ -162,14 +167,14 @@ func Run(ctx context.Context, model sdk.Model, conv Conversation, opts Options) 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		rec.Failure = fmt.Sprintf("model failed to start the conversation: %v", err)
+		rec.Failure, rec.FailureKind = fmt.Sprintf("model failed to start the conversation: %v", err), record.FailStart
 		return rec, nil
 	}
 	defer c.Close()
 	f := c.Format()
 	rec.Format = f
 	if err := checkFormat(f); err != nil {
-		rec.Failure = err.Error()
+		rec.Failure, rec.FailureKind = err.Error(), record.FailFormat
 		return rec, nil
 	}
 
@@ -185,6 +190,7 @@ func Run(ctx context.Context, model sdk.Model, conv Conversation, opts Options) 
 		conv:  conv,
 		lis:   lis,
 		toVAD: newResampler(f.OutputRate, ListenerRate),
+		began: began,
 	}
 	s.plan()
 	if err := s.loop(ctx, c, rec); err != nil || rec.Failed() {
@@ -239,8 +245,9 @@ func checkFormat(f sdk.Format) error {
 	if f.InputRate < 8000 || f.InputRate > 192000 || f.OutputRate < 8000 || f.OutputRate > 192000 {
 		return fmt.Errorf("model declared input rate %d Hz and output rate %d Hz; both must be between 8000 and 192000", f.InputRate, f.OutputRate)
 	}
-	if f.FrameSize <= 0 || f.FrameSize > maxFrameSeconds*f.InputRate {
-		return fmt.Errorf("model declared a frame of %d samples at %d Hz; it must be between 1 sample and %d s", f.FrameSize, f.InputRate, maxFrameSeconds)
+	if f.FrameSize <= 0 || f.FrameSize > maxFrameSeconds*f.InputRate || float64(f.FrameSize) < protocol.MinFrameSeconds*float64(f.InputRate) {
+		return fmt.Errorf("model declared a frame of %d samples at %d Hz; it must be between %g ms and %d s (docs/protocol.md section 3.1)",
+			f.FrameSize, f.InputRate, protocol.MinFrameSeconds*1000, maxFrameSeconds)
 	}
 	return nil
 }
@@ -265,6 +272,7 @@ type scheduler struct {
 	conv  Conversation
 	lis   Listener
 	toVAD *resampler
+	began time.Time // when the conversation started, for Options.WallTime
 
 	segs []segment
 	cur  int   // current segment
@@ -482,15 +490,25 @@ func (s *scheduler) loop(ctx context.Context, c sdk.Conversation, rec *record.Re
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return ctx.Err()
+		case err == nil && s.pastWallTime():
+			rec.Failure = fmt.Sprintf("the conversation ran past its wall-time bound of %s at %s (the project's bound, docs/protocol.md section 3.7); raise conversation_timeout in the model's plugin block if it needs longer",
+				s.wallTime(), at())
+			rec.FailureKind = record.FailWallTime
+			return nil
 		case s.opts.FrameDeadline > 0 && (took > s.opts.FrameDeadline || missed):
 			rec.Failure = fmt.Sprintf("model exceeded the per-frame deadline of %s at %s: the step took %s", s.opts.FrameDeadline, at(), took.Round(time.Millisecond))
+			rec.FailureKind = record.FailDeadline
 			return nil
 		case err != nil:
-			rec.Failure = fmt.Sprintf("model failed at %s: %v", at(), err)
+			rec.Failure, rec.FailureKind = fmt.Sprintf("model failed at %s: %v", at(), err), record.FailStep
+			if errors.Is(err, context.DeadlineExceeded) {
+				rec.FailureKind = record.FailDeadline // the plugin's own frame_timeout
+			}
 			return nil
 		}
 		if bad := badSample(out.Samples); bad >= 0 {
 			rec.Failure = fmt.Sprintf("model replied to %s with a non-finite sample at index %d", at(), bad)
+			rec.FailureKind = record.FailAudio
 			return nil
 		}
 		if out.Flush {
@@ -499,12 +517,26 @@ func (s *scheduler) loop(ctx context.Context, c sdk.Conversation, rec *record.Re
 		s.playback = append(s.playback, out.Samples...)
 		if float64(len(s.playback)) > maxQueued*float64(s.f.OutputRate) {
 			rec.Failure = fmt.Sprintf("model queued more than %g s of unplayed audio by %s", maxQueued, at())
+			rec.FailureKind = record.FailQueue
 			return nil
 		}
 		if out.Text != "" {
 			rec.Text = append(rec.Text, record.TextPiece{Frame: int(k), Time: float64(k+1) * frameSec, Text: out.Text})
 		}
 	}
+}
+
+func (s *scheduler) wallTime() time.Duration {
+	if s.opts.WallTime == 0 {
+		return protocol.DefaultConversationWallTime
+	}
+	return s.opts.WallTime
+}
+
+// pastWallTime reports whether the conversation has run past Options.WallTime.
+func (s *scheduler) pastWallTime() bool {
+	w := s.wallTime()
+	return w > 0 && time.Since(s.began) > w
 }
 
 func badSample(x []float32) int {

@@ -63,3 +63,44 @@ func (w Writer) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Short is String(s) cut to its first n characters when it has more, ending with "…"
+// and how long s was: a 200 KB id in a message is shown, not echoed whole.
+func Short(s string, n int) string {
+	count := 0
+	for i := range s {
+		if count == n {
+			return String(s[:i]) + fmt.Sprintf("… (%d bytes in all)", len(s))
+		}
+		count++
+	}
+	return String(s)
+}
+
+// Invisible returns the first character of s that an id must not hold, and its byte
+// offset: a control character (tab and newline included), a format character (zero-width
+// space and joiners, bidirectional marks, the byte-order mark, soft hyphen), a space
+// other than U+0020, or a filler that prints as nothing; ok is false when there is none.
+// Two ids differing only by such a character print alike.
+func Invisible(s string) (r rune, at int, ok bool) {
+	for i, r := range s {
+		if invisible(r) {
+			return r, i, true
+		}
+	}
+	return 0, 0, false
+}
+
+func invisible(r rune) bool {
+	switch {
+	case unicode.IsControl(r), unicode.Is(unicode.Cf, r), r == utf8.RuneError:
+		return true
+	case unicode.Is(unicode.Zs, r) && r != ' ', r == '\u2028', r == '\u2029':
+		return true
+	case r == '\u115f', r == '\u1160', r == '\u3164', r == '\uffa0', r == '\u034f', r == '\u180e':
+		return true // Hangul fillers, the combining grapheme joiner, the Mongolian vowel separator
+	case r >= '\ufe00' && r <= '\ufe0f', r >= '\U000e0100' && r <= '\U000e01ef', r >= '\U000e0000' && r <= '\U000e007f':
+		return true // variation selectors and tags
+	}
+	return false
+}

@@ -2,6 +2,7 @@ package termsafe
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -23,5 +24,29 @@ func TestStringEscapesWhatATerminalWouldObey(t *testing.T) {
 	var b bytes.Buffer
 	if _, err := (Writer{W: &b}).Write([]byte("id \x1b[2J\n")); err != nil || b.String() != "id \\x1b[2J\n" {
 		t.Errorf("Writer wrote %q (%v)", b.String(), err)
+	}
+}
+
+func TestShortCutsLongValues(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	got := Short(long, 64)
+	if len(got) > 100 || !strings.HasPrefix(got, strings.Repeat("x", 64)+"…") || !strings.Contains(got, "204800 bytes in all") {
+		t.Errorf("Short of 200 KB: %q", got)
+	}
+	if got := Short("id\x1b", 64); got != `id\x1b` {
+		t.Errorf("Short of a short value: %q, want it escaped and whole", got)
+	}
+}
+
+func TestInvisible(t *testing.T) {
+	for _, s := range []string{"a\u200bb", "a\u200db", "\ufeffa", "a\u00a0b", "a\u2060", "a\u3164", "a\x1b", "a\tb", "a\u00adb", "a\u202eb"} {
+		if _, _, bad := Invisible(s); !bad {
+			t.Errorf("Invisible(%q) found nothing", s)
+		}
+	}
+	for _, s := range []string{"p1-explicit", "café", "Ж-1", "日本", "a b"} {
+		if r, _, bad := Invisible(s); bad {
+			t.Errorf("Invisible(%q) found %U", s, r)
+		}
 	}
 }

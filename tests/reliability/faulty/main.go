@@ -9,14 +9,21 @@
 //	wedge       Step never returns and holds a lock every later Start and Step wait for
 //	hang_start  Start never returns
 //	hang_close  Close never returns
+//	random_error  Step returns an error whose text differs every time (a random temporary
+//	            path in it, as a Python exception's)
 //	garbage     Step replies with integer-scaled samples (3000.0)
 //	nan         Step replies with a NaN sample
 //	flood       flood_frames Steps from at_frame on write 1 MiB to stdout each
 //	text        every Step from at_frame on replies with text_bytes bytes of text
 //	asr_crash   as the ASR (it is one, and a judge, for the scoring tests), Transcribe
 //	            exits the process once: when crash_file does not exist yet (it creates it)
+//	asr_hang    Transcribe never returns, once: when crash_file does not exist yet
+//	judge_hang  JudgeAnswer and ClassifySpeech never return, once, as asr_hang
 //	setsid      Start spawns a child in a session of its own (setsid) that holds the
-//	            plugin's stdout and stderr and sleeps; its pid goes to pid_file
+//	            plugin's stdout and stderr and sleeps; its pid goes to pid_file; with
+//	            clear_env the child starts with an empty environment
+//
+// Configure writes the TMPDIR the plugin was given to tmpdir_file, when set.
 //
 // A start delay (a model loading its weights) is set with the environment variable
 // FAULTY_START_DELAY, in seconds, before the handshake.
@@ -24,6 +31,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"math"
 	"os"
@@ -38,7 +46,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-var faults = []string{"none", "panic", "crash", "hang", "wedge", "hang_start", "hang_close", "garbage", "nan", "flood", "text", "setsid", "asr_crash"}
+var faults = []string{"none", "panic", "crash", "hang", "wedge", "hang_start", "hang_close", "garbage", "nan", "flood", "text", "setsid", "asr_crash", "asr_hang", "judge_hang", "random_error"}
 
 const (
 	rate      = 16000
@@ -53,6 +61,7 @@ type faulty struct {
 	text      int
 	pidFile   string
 	crashFile string
+	clearEnv  bool
 	convs     []string
 	wedged    sync.Mutex // held forever once a wedge strikes
 }
@@ -71,8 +80,10 @@ func (f *faulty) Describe(context.Context) (sdk.Info, error) {
 			{Name: "conversations", Type: sdk.TypeListString, Default: []any{}, Description: "conversation ids it goes wrong in; empty: all"},
 			{Name: "flood_frames", Type: sdk.TypeNumber, Default: 50.0, Description: "how many frames a flood lasts"},
 			{Name: "text_bytes", Type: sdk.TypeNumber, Default: float64(1 << 20), Description: "how much text a text fault sends per frame"},
-			{Name: "crash_file", Type: sdk.TypePath, Default: "", Description: "an asr_crash fault crashes once, creating this file"},
+			{Name: "crash_file", Type: sdk.TypePath, Default: "", Description: "an asr_crash, asr_hang or judge_hang fault strikes once, creating this file"},
 			{Name: "pid_file", Type: sdk.TypePath, Default: "", Description: "where a setsid fault writes its child's pid"},
+			{Name: "clear_env", Type: sdk.TypeBool, Default: false, Description: "a setsid fault's child starts with an empty environment"},
+			{Name: "tmpdir_file", Type: sdk.TypePath, Default: "", Description: "where Configure writes the plugin's TMPDIR"},
 			{Name: "touch", Type: sdk.TypePath, Default: "", Description: "a file Configure creates (to see where a relative path resolves)"},
 		},
 		Identity: map[string]string{"fault": f.fault, "at_frame": strconv.Itoa(f.at), "conversations": strings.Join(f.convs, ",")},
@@ -92,6 +103,12 @@ func (f *faulty) Configure(_ context.Context, cfg map[string]any) error {
 	}
 	if v, ok := cfg["pid_file"].(string); ok {
 		f.pidFile = v
+	}
+	f.clearEnv, _ = cfg["clear_env"].(bool)
+	if v, ok := cfg["tmpdir_file"].(string); ok && v != "" {
+		if err := os.WriteFile(v, []byte(os.Getenv("TMPDIR")), 0o644); err != nil {
+			return err
+		}
 	}
 	if v, ok := cfg["fault"].(string); ok {
 		if !slices.Contains(faults, v) {
@@ -136,13 +153,16 @@ func (f *faulty) Start(_ context.Context, req sdk.ConversationStart) (sdk.Conver
 		select {}
 	}
 	f.mu.Lock()
-	at, flood, text, pidFile := f.at, f.flood, f.text, f.pidFile
+	at, flood, text, pidFile, clearEnv := f.at, f.flood, f.text, f.pidFile, f.clearEnv
 	f.mu.Unlock()
 	if fault == "setsid" {
 		// A child in a session of its own: out of the plugin's process group, and it
 		// holds the plugin's stdout and stderr open.
-		child := exec.Command(os.Args[0])
+		child := exec.Command(os.Args[0], "child")
 		child.Env = append(os.Environ(), "FAULTY_CHILD=1")
+		if clearEnv {
+			child.Env = []string{} // no token, no TMPDIR: found only as what the plugin had
+		}
 		child.Stdout, child.Stderr = os.Stdout, os.Stderr
 		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := child.Start(); err != nil {
@@ -193,6 +213,10 @@ func (c *conversation) Step(context.Context, []float32) (sdk.Output, error) {
 		os.Exit(3)
 	case "hang":
 		select {}
+	case "random_error":
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		return sdk.Output{}, fmt.Errorf("FileNotFoundError: /tmp/tmp%x/state.pt", b)
 	case "wedge":
 		c.f.wedged.Lock()
 		select {}
@@ -221,28 +245,55 @@ func (f *faulty) Transcribe(context.Context, sdk.Audio, string) (string, error) 
 	f.mu.Lock()
 	fault, file := f.fault, f.crashFile
 	f.mu.Unlock()
-	if fault == "asr_crash" && file != "" {
-		if _, err := os.Stat(file); err != nil {
-			_ = os.WriteFile(file, []byte("crashed\n"), 0o644)
-			fmt.Fprintln(os.Stderr, "faulty: the ASR exits in Transcribe")
-			os.Exit(3)
+	if (fault == "asr_crash" || fault == "asr_hang") && f.once(file) {
+		if fault == "asr_hang" {
+			fmt.Fprintln(os.Stderr, "faulty: the ASR hangs in Transcribe")
+			select {}
 		}
+		fmt.Fprintln(os.Stderr, "faulty: the ASR exits in Transcribe")
+		os.Exit(3)
 	}
 	return "hello", nil
+}
+
+// once reports whether a once-only fault strikes now: file does not exist yet (it is
+// created, so that a restarted process does not strike again).
+func (f *faulty) once(file string) bool {
+	if file == "" {
+		return false
+	}
+	if _, err := os.Stat(file); err == nil {
+		return false
+	}
+	_ = os.WriteFile(file, []byte("struck\n"), 0o644)
+	return true
+}
+
+// judgeHang hangs a judge call forever, once, under the judge_hang fault.
+func (f *faulty) judgeHang() {
+	f.mu.Lock()
+	fault, file := f.fault, f.crashFile
+	f.mu.Unlock()
+	if fault == "judge_hang" && f.once(file) {
+		fmt.Fprintln(os.Stderr, "faulty: the judge hangs")
+		select {}
+	}
 }
 
 // JudgeAnswer and ClassifySpeech make it a judge that finds every answer wrong and
 // every speech an intrusion.
 func (f *faulty) JudgeAnswer(context.Context, sdk.AnswerQuery) (sdk.Verdict, error) {
+	f.judgeHang()
 	return sdk.Verdict{Label: sdk.LabelIncorrect, Parsed: true}, nil
 }
 
 func (f *faulty) ClassifySpeech(context.Context, sdk.SpeechQuery) (sdk.Verdict, error) {
+	f.judgeHang()
 	return sdk.Verdict{Label: sdk.LabelIntrusion, Parsed: true}, nil
 }
 
 func main() {
-	if os.Getenv("FAULTY_CHILD") == "1" {
+	if os.Getenv("FAULTY_CHILD") == "1" || (len(os.Args) > 1 && os.Args[1] == "child") {
 		time.Sleep(time.Hour) // a setsid fault's child: it outlives the plugin unless the host ends it
 		return
 	}
