@@ -174,3 +174,21 @@ func processStart(pid int) string {
 	}
 	return f[19]
 }
+
+// residentBytes is process pid's resident memory (/proc/<pid>/statm, its second field,
+// in pages); 0 when unknown.
+func residentBytes(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * int64(os.Getpagesize())
+}

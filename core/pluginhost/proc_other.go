@@ -36,3 +36,6 @@ func processStart(int) string { return "0" }
 
 // pluginProcesses cannot look beyond the process group without /proc.
 func pluginProcesses(int, string) []int { return nil }
+
+// residentBytes is unknown without /proc.
+func residentBytes(int) int64 { return 0 }

@@ -28,6 +28,10 @@ type groupRunner struct {
 	// tracker's, guarded by track.mu), ended with it even once they left its group,
 	// its session and its environment.
 	found map[int]string
+	// logger is the plugin's (go-plugin's, named for it); warnedMemory is set once the
+	// memory warning was given for this start.
+	logger       hclog.Logger
+	warnedMemory atomic.Bool
 }
 
 // TokenEnv names the environment variable that marks every process of one plugin
@@ -71,7 +75,7 @@ func (r *groupRunner) closePipes() {
 // command holding only the environment it needs (cookie, versions, client certificate,
 // socket dir); those variables are added to ours. The runner is published through *out.
 func runnerFunc(base *exec.Cmd, out *atomic.Pointer[groupRunner]) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
-	return func(_ hclog.Logger, prepared *exec.Cmd, socketDir string) (runner.Runner, error) {
+	return func(logger hclog.Logger, prepared *exec.Cmd, socketDir string) (runner.Runner, error) {
 		markSocketDir(socketDir)
 		cmd := exec.Command(base.Path, base.Args[1:]...)
 		cmd.Dir = base.Dir
@@ -79,7 +83,7 @@ func runnerFunc(base *exec.Cmd, out *atomic.Pointer[groupRunner]) func(hclog.Log
 		cmd.Env = append(append(append([]string(nil), base.Env...), prepared.Env...), TokenEnv+"="+token)
 		cmd.SysProcAttr = base.SysProcAttr
 		cmd.ExtraFiles = base.ExtraFiles
-		r := &groupRunner{cmd: cmd, token: token}
+		r := &groupRunner{cmd: cmd, token: token, logger: logger}
 		var err error
 		if r.stdout, err = cmd.StdoutPipe(); err != nil {
 			return nil, err

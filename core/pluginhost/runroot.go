@@ -88,8 +88,39 @@ func (t *tracker) scan() {
 	t.mu.Unlock()
 	for _, r := range runners {
 		r.noteWith("") // group and descendants: no read of every process's environment each second
+		r.checkMemory()
 	}
 	t.write()
+}
+
+// MemoryWarning is the resident memory of one plugin, all its live processes together,
+// past which the host warns, once per start of the plugin, naming it (docs/reliability.md):
+// the project's stated level, not a limit (a speech model may need more; the warning
+// says where a run's memory went before the machine runs out of it).
+var MemoryWarning int64 = 8 << 30
+
+// checkMemory gives the memory warning when r's live processes (the same pid and start
+// time as when they were found) hold more than MemoryWarning.
+func (r *groupRunner) checkMemory() {
+	if r == nil || r.logger == nil || r.warnedMemory.Load() {
+		return
+	}
+	track.mu.Lock()
+	found := make(map[int]string, len(r.found))
+	for pid, start := range r.found {
+		found[pid] = start
+	}
+	track.mu.Unlock()
+	var rss int64
+	for pid, start := range found {
+		if processStart(pid) == start {
+			rss += residentBytes(pid)
+		}
+	}
+	if rss > MemoryWarning && r.warnedMemory.CompareAndSwap(false, true) {
+		r.logger.Warn(fmt.Sprintf("the plugin's processes hold %d MiB of memory, past the host's warning level of %d MiB (pluginhost.MemoryWarning); if it keeps growing, the machine may run out of memory",
+			rss>>20, MemoryWarning>>20))
+	}
 }
 
 // note records the live processes of r now (group, descendants, token), in r and in
