@@ -269,7 +269,8 @@ func (pl *Planned) Kill() {
 	}
 }
 
-// Evaluate runs one evaluation block: it plans the run (PlanEvaluation), starts the
+// Evaluate runs one evaluation block: it checks the config block of every plugin the
+// evaluation uses against the plugin's schema (CheckEvaluationConfigs), plans the run (PlanEvaluation), starts the
 // model plugins that have conversations to play and, when the run will be scored, the
 // asr and judge plugins, all before the first conversation plays (a typo in the judge's
 // config fails in seconds); checks the disk; records the run's manifest (the current
@@ -282,6 +283,11 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	// one writer works in it at a time.
 	if err := rundir.CheckTarget(ev.Out, opts.IntoExisting); err != nil {
 		return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+	}
+	// A config block that does not fit its plugin's schema is reported now, at its
+	// line, not after the dataset is built.
+	if err := CheckEvaluationConfigs(ctx, s, ev); err != nil {
+		return res, err
 	}
 	lock, err := rundir.Acquire(ev.Out, rundir.Options{Create: true})
 	if err != nil {
