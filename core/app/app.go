@@ -19,10 +19,12 @@
 //	Compare        scorings side by side, paired tests               (duplexmpe compare)
 //	Prune          remove the items of earlier plans                 (duplexmpe prune)
 //	ListRuns, PrintRuns  the run directories under a folder, by store and run.json (duplexmpe runs)
+//	CheckFileConfigs  every plugin's config block against its schema, recorded or described (duplexmpe validate)
 //	AuditDataset, DefaultAuditJudge  the shortcut audit, its answers check put to a judge plugin (duplexmpe dataset audit)
 //
 // with ReadRunInfo and ReferenceJobs, which read what those commands need (run.json,
-// a run file's reference blocks). Directly, with no function here: validate (core/config),
+// a run file's reference blocks). Directly, with no function here: validate's checks of the
+// run file itself (core/config),
 // plugins and lock (core/pluginstart), report and explain (core/report,
 // core/score/explain), merge (core/store), sample and agreement (core/review), dataset
 // but audit (core/dataset, core/construct, core/review), vad (core/vad) and version. A new

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/duplexmpe/duplexmpe/core/config"
+	"github.com/duplexmpe/duplexmpe/core/construct"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/fault"
@@ -270,7 +271,8 @@ func (pl *Planned) Kill() {
 	}
 }
 
-// Evaluate runs one evaluation block: it plans the run (PlanEvaluation), starts the
+// Evaluate runs one evaluation block: it checks the config block of every plugin the
+// evaluation uses against the plugin's schema (CheckEvaluationConfigs), plans the run (PlanEvaluation), starts the
 // model plugins that have conversations to play and, when the run will be scored, the
 // asr and judge plugins, all before the first conversation plays (a typo in the judge's
 // config fails in seconds); checks the disk; records the run's manifest (the current
@@ -283,6 +285,11 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	// one writer works in it at a time.
 	if err := rundir.CheckTarget(ev.Out, opts.IntoExisting); err != nil {
 		return res, fmt.Errorf("evaluation %q: %w", ev.Name, err)
+	}
+	// A config block that does not fit its plugin's schema is reported now, at its
+	// line, not after the dataset is built.
+	if err := CheckEvaluationConfigs(ctx, s, ev); err != nil {
+		return res, err
 	}
 	lock, err := rundir.Acquire(ev.Out, rundir.Options{Create: true})
 	if err != nil {
@@ -431,26 +438,23 @@ func Evaluate(ctx context.Context, s *pluginstart.Starter, ev *config.Evaluation
 	return res, err
 }
 
-// limitPairs keeps the first n pairs of the built dataset (both conditions of each, in
+// limitPairs keeps the first n pairs of the built dataset (construct.FirstPairs: both conditions of each, in
 // the order the pairs first appear), and says what it left out; all of it, and no
 // Partial, when the dataset has no more than n pairs.
 func limitPairs(b *BuildResult, n int) (*BuildResult, *Partial) {
 	ds := b.Dataset
-	var order []string
-	keep := map[string]bool{}
-	for _, sc := range ds.Scenarios {
-		if _, seen := keep[sc.PairID]; !seen {
-			keep[sc.PairID] = len(order) < n
-			order = append(order, sc.PairID)
-		}
-	}
-	if len(order) <= n {
+	kept, pairs := construct.FirstPairs(ds.Scenarios, n)
+	if pairs <= n {
 		return b, nil
+	}
+	keep := make(map[string]bool, len(kept))
+	for _, sc := range kept {
+		keep[sc.ScenarioID] = true
 	}
 	limited := *ds
 	limited.Scenarios, limited.Lines = nil, nil
 	for i, sc := range ds.Scenarios {
-		if keep[sc.PairID] {
+		if keep[sc.ScenarioID] {
 			limited.Scenarios = append(limited.Scenarios, sc)
 			if i < len(ds.Lines) {
 				limited.Lines = append(limited.Lines, ds.Lines[i])
@@ -459,7 +463,7 @@ func limitPairs(b *BuildResult, n int) (*BuildResult, *Partial) {
 	}
 	out := *b
 	out.Dataset = &limited
-	return &out, &Partial{Dataset: b.Block.Name, Pairs: n, OfPairs: len(order)}
+	return &out, &Partial{Dataset: b.Block.Name, Pairs: n, OfPairs: pairs}
 }
 
 // toPlay counts the items shard plays.

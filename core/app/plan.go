@@ -26,6 +26,9 @@ type PlanOptions struct {
 	Measured []string
 	// Rates are configured rates per model (--rtf), over the measured ones.
 	Rates map[string]plan.Rates
+	// Limit, when above 0, plans what `run --limit` plays: the first Limit pairs of the
+	// dataset, both conditions of each (construct.FirstPairs).
+	Limit int
 }
 
 // PlanResult is what a run file's evaluation will cost.
@@ -44,6 +47,10 @@ type PlanResult struct {
 	FreeBytes uint64
 	// Stale is how many items of earlier plans the run directory keeps: never counted.
 	Stale int
+	// Limit is PlanOptions.Limit; Build what building the dataset for the run still
+	// costs (Plan only: zero in the plan `run` prints, once it has built).
+	Limit int
+	Build plan.Build
 	// Notes are caveats of the estimate, for the reader.
 	Notes []string
 }
@@ -79,6 +86,19 @@ func Plan(s *pluginstart.Starter, ev *config.Evaluation, opts PlanOptions) (*Pla
 	if err != nil {
 		return nil, err
 	}
+	if opts.Limit > 0 {
+		if built != nil {
+			b, _ := limitPairs(&BuildResult{Block: ds, Dataset: built}, opts.Limit)
+			built = b.Dataset
+			scs = built.Scenarios
+		} else {
+			scs, _ = construct.FirstPairs(scs, opts.Limit)
+		}
+	}
+	build, err := buildEstimate(ds, built, opts.Limit)
+	if err != nil {
+		return nil, err
+	}
 	rp, notes, err := recalledPlan(s, ev, built, scs)
 	if err != nil {
 		return nil, fmt.Errorf("evaluation %q: %w", ev.Name, err)
@@ -87,8 +107,66 @@ func Plan(s *pluginstart.Starter, ev *config.Evaluation, opts PlanOptions) (*Pla
 	if err != nil {
 		return nil, err
 	}
+	res.Limit, res.Build = opts.Limit, build
+	if built != nil && build.Clips > 0 {
+		notes = append(notes, fmt.Sprintf("the built dataset lacks %d clips the run plays (fewer pairs built, or scripts edited since): its items are counted as built; `run` synthesises them first", build.Clips))
+	}
 	res.Notes = append(notes, res.Notes...)
 	return res, nil
+}
+
+// buildEstimate is what building ds for a run of its first limit pairs (all when
+// limit <= 0) still has to synthesise (plan.Build): the lines of the scripts' scenarios
+// that the built dataset (nil: none yet) does not hold, each speaker's line once, and
+// the preamble when nothing is built.
+func buildEstimate(ds *config.Dataset, built *dataset.Dataset, limit int) (plan.Build, error) {
+	scripts, _, _, err := scriptScenarios(ds)
+	if err != nil {
+		return plan.Build{}, err
+	}
+	need, of := construct.FirstPairs(scripts, limit)
+	b := plan.Build{OfPairs: of}
+	pairs := map[string]bool{}
+	for _, sc := range need {
+		pairs[sc.PairID] = true
+	}
+	b.Pairs = len(pairs)
+	have := map[string]bool{}
+	inBuilt := map[string]bool{}
+	line := func(speaker, text string) string { return speaker + "\x00" + text }
+	if built != nil {
+		for _, sc := range built.Scenarios {
+			inBuilt[sc.ScenarioID] = true
+			for _, t := range sc.Turns {
+				have[line(t.Speaker, t.Text)] = true
+			}
+		}
+	} else {
+		preamble := construct.DefaultPreamble
+		if ds.Preamble != "" && ds.Preamble != "default" {
+			raw, err := os.ReadFile(ds.Preamble)
+			if err != nil {
+				return plan.Build{}, fault.Deterministic(fmt.Errorf("dataset %q: preamble: %w", ds.Name, err))
+			}
+			preamble = string(raw)
+		}
+		b.Clips++
+		b.AudioS += float64(len(strings.Fields(preamble))) * plan.SecondsPerWord
+	}
+	for _, sc := range need {
+		if inBuilt[sc.ScenarioID] {
+			continue
+		}
+		for _, t := range sc.Turns {
+			if k := line(t.Speaker, t.Text); !have[k] {
+				have[k] = true
+				b.Clips++
+				b.AudioS += t.DurationS
+			}
+		}
+	}
+	b.CPUSeconds = b.AudioS * plan.SynthesisCPUPerAudioS
+	return b, nil
 }
 
 // Estimate is the cost of playing pl in shard (PlanOptions.Shard), from the same plan
@@ -262,29 +340,36 @@ func planScenarios(ds *config.Dataset) ([]dataset.Scenario, plan.Clips, string, 
 	if d, err := dataset.Load(ds.Out); err == nil {
 		return d.Scenarios, clipsOf(d), "the built dataset " + ds.Out, d, nil
 	}
+	scs, words, from, err := scriptScenarios(ds)
+	return scs, words, from, nil, err
+}
+
+// scriptScenarios is the dataset's scripts as written or generated (not built), with
+// lengths from their words at the speaking rate of flite.
+func scriptScenarios(ds *config.Dataset) ([]dataset.Scenario, plan.Clips, string, error) {
 	words := plan.Clips{PreambleS: float64(len(strings.Fields(construct.DefaultPreamble))) * plan.SecondsPerWord}
 	from := fmt.Sprintf("words at %.3f s each (flite, measured); build the dataset for exact lengths", plan.SecondsPerWord)
 	switch {
 	case ds.Generate == nil:
 		d, err := dataset.Load(ds.Scenarios)
 		if err != nil {
-			return nil, plan.Clips{}, "", nil, fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
+			return nil, plan.Clips{}, "", fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
 		}
-		return withSpokenLengths(d.Scenarios), words, from, nil, nil
+		return withSpokenLengths(d.Scenarios), words, from, nil
 	case ds.Generate.Generator == "procedural":
 		scs, err := construct.Generate(construct.GenerateSpec{Pairs: ds.Generate.Pairs, Seed: ds.Generate.Seed, FourSpeakerShare: ds.Generate.FourSpeakerShare})
 		if err != nil {
-			return nil, plan.Clips{}, "", nil, fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
+			return nil, plan.Clips{}, "", fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
 		}
-		return withSpokenLengths(scs), words, from, nil, nil
+		return withSpokenLengths(scs), words, from, nil
 	default:
 		// An LLM writes the scripts at build time; the procedural ones stand in for
 		// their lengths.
 		scs, err := construct.Generate(construct.GenerateSpec{Pairs: ds.Generate.Pairs, Seed: ds.Generate.Seed, FourSpeakerShare: ds.Generate.FourSpeakerShare})
 		if err != nil {
-			return nil, plan.Clips{}, "", nil, fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
+			return nil, plan.Clips{}, "", fault.Deterministic(fmt.Errorf("dataset %q: %w", ds.Name, err))
 		}
-		return withSpokenLengths(scs), words, "procedural scripts of the same size (an LLM writes the real ones); " + from, nil, nil
+		return withSpokenLengths(scs), words, "procedural scripts of the same size (an LLM writes the real ones); " + from, nil
 	}
 }
 

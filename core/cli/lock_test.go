@@ -79,11 +79,11 @@ plugin "dirplug" {
 		t.Errorf("locked beeper = %+v", beeper)
 	}
 	dirplug, _ := lock.Get("dirplug")
-	wantHash, err := pluginhost.HashDir(filepath.Join(runs, "pyish"))
+	wantHash, wantFiles, err := pluginhost.HashDirFiles(filepath.Join(runs, "pyish"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(dirplug, pluginhost.LockedPlugin{Name: "dirplug", Version: "0.1.0", Command: []string{"./plugin"}, Hashes: []string{wantHash}}) {
+	if !reflect.DeepEqual(dirplug, pluginhost.LockedPlugin{Name: "dirplug", Version: "0.1.0", Command: []string{"./plugin"}, Hashes: []string{wantHash}, Files: wantFiles}) {
 		t.Errorf("locked dirplug = %+v", dirplug)
 	}
 	if b, _ := os.ReadFile(lockPath); strings.Contains(string(b), dir) {

@@ -23,9 +23,10 @@ func newPlanCmd(st *State) *cobra.Command {
 		vars, measured, rtf []string
 		only, shardFlag     string
 		asJSON              bool
+		limit               int
 	)
 	cmd := &cobra.Command{
-		Use:   "plan FILE.hcl",
+		Use:   "plan FILE.hcl [--limit N]",
 		Short: "Say what a run will cost before it starts: items, done, audio hours, disk, time",
 		Long: "Plan every evaluation block (or --evaluation NAME) as `run` does, into its items\n" +
 			"(one per model, conversation and repeat, with the ids `run` plays), count those the\n" +
@@ -37,10 +38,16 @@ func newPlanCmd(st *State) *cobra.Command {
 			"session.json's frames and step latency), or given with --rtf MODEL=X (seconds of\n" +
 			"model compute per second of conversation); the disk and scoring rates are measured\n" +
 			"there too, or the defaults of docs/scale.md. `run` prints the same summary, of the\n" +
-			"plan it plays, before the first conversation plays.",
+			"plan it plays, before the first conversation plays. It also estimates the dataset\n" +
+			"build the run needs: the clips not built yet, their seconds of speech (from their\n" +
+			"words) and the CPU to synthesise them at Kokoro's measured cost. --limit N plans\n" +
+			"what `run --limit N` plays and builds: the first N pairs, both conditions of each.",
 		Args: exactArgs(1, "one run file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := app.PlanOptions{Shard: store.All, Measured: measured, Rates: map[string]plan.Rates{}}
+			if limit < 0 || cmd.Flags().Changed("limit") && limit == 0 {
+				return UsageErrorf("--limit %d: give a number of pairs, 1 or more", limit)
+			}
+			opts := app.PlanOptions{Shard: store.All, Measured: measured, Rates: map[string]plan.Rates{}, Limit: limit}
 			if shardFlag != "" {
 				s, err := store.ParseShard(shardFlag)
 				if err != nil {
@@ -85,6 +92,7 @@ func newPlanCmd(st *State) *cobra.Command {
 	cmd.Flags().StringArrayVar(&measured, "measured", nil, "a run directory to measure the models' rates on (repeatable)")
 	cmd.Flags().StringArrayVar(&rtf, "rtf", nil, "a model's play rate, MODEL=X: seconds of compute per second of conversation (repeatable)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
+	cmd.Flags().IntVar(&limit, "limit", 0, "plan what `run --limit N` plays: only the first `N` pairs of the dataset (both conditions of each)")
 	return cmd
 }
 
@@ -124,6 +132,8 @@ type jsonPlan struct {
 	StoreFits     bool        `json:"store_fits"` // the run store alone
 	PerModel      []jsonModel `json:"per_model"`
 	Total         jsonModel   `json:"total"`
+	Limit         int         `json:"limit,omitempty"`
+	Build         plan.Build  `json:"build"`
 	Notes         []string    `json:"notes,omitempty"`
 }
 
@@ -153,7 +163,7 @@ func jsonPlans(rs []*app.PlanResult) []jsonPlan {
 	var out []jsonPlan
 	for _, r := range rs {
 		p := jsonPlan{Evaluation: r.Evaluation, Out: r.Out, Shard: r.Shard.String(), Models: r.Models, Conversations: r.Conversations,
-			Repeats: r.Repeats, DurationsFrom: r.DurationsFrom, FreeBytes: r.FreeBytes, Fits: r.Fits(), StoreFits: r.StoreFits(), Notes: r.Notes,
+			Repeats: r.Repeats, DurationsFrom: r.DurationsFrom, FreeBytes: r.FreeBytes, Fits: r.Fits(), StoreFits: r.StoreFits(), Notes: r.Notes, Limit: r.Limit, Build: r.Build,
 			Total: model(r.Estimate.Total)}
 		for _, m := range r.Estimate.Models {
 			p.PerModel = append(p.PerModel, model(m))
@@ -176,6 +186,15 @@ func printPlan(w io.Writer, r *app.PlanResult) {
 		r.Models, pluralWord(r.Models, "model"), r.Conversations, r.Repeats, pluralWord(r.Repeats, "repeat"), t.Items, t.Done, t.ToPlay(), t.Failed, t.Damaged)
 	if r.Stale > 0 {
 		fmt.Fprintf(w, "  %d items of earlier plans are kept in %s and not counted\n", r.Stale, r.Out)
+	}
+	if r.Limit > 0 {
+		fmt.Fprintf(w, "  --limit %d: the first %d of %d pairs, both conditions of each\n", r.Limit, r.Build.Pairs, r.Build.OfPairs)
+	}
+	if b := r.Build; b.Clips > 0 {
+		fmt.Fprintf(w, "  dataset build: %d clips to synthesise, about %.0f s of speech, about %.0f CPU-s (%s) (an estimate: %.1f CPU-s per second of speech, Kokoro's measured cost; flite and Piper are faster)\n",
+			b.Clips, b.AudioS, b.CPUSeconds, durationOrUnknown(b.CPUSeconds), plan.SynthesisCPUPerAudioS)
+	} else {
+		fmt.Fprintf(w, "  dataset build: nothing to synthesise (the built dataset holds every clip)\n")
 	}
 	fmt.Fprintf(w, "  conversation lengths: %s\n\n", r.DurationsFrom)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)

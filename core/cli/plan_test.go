@@ -2,12 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/construct"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
@@ -191,4 +194,79 @@ evaluation "e" {
 }
 `)
 	return dir
+}
+
+// Issues 29 and 30: plan took no --limit. plan --limit N plans what `run --limit N`
+// plays (the first N pairs, both conditions of each) and estimates the dataset build it
+// needs: the distinct lines of those scenarios not built yet and the preamble, their
+// seconds of speech, and the CPU at the stated synthesis rate.
+func TestPlanLimit(t *testing.T) {
+	dir := unbuiltRun(t, "")
+	type planJSON struct {
+		Limit int `json:"limit"`
+		Total struct {
+			Items int `json:"items"`
+			Todo  int `json:"todo"`
+		} `json:"total"`
+		Build plan.Build `json:"build"`
+	}
+	planOf := func(args ...string) planJSON {
+		t.Helper()
+		code, out, errs := runInDir(t, dir, nil, append([]string{"plan", "run.hcl", "--json"}, args...)...)
+		var plans []planJSON
+		if err := json.Unmarshal([]byte(out), &plans); code != ExitOK || err != nil || len(plans) != 1 {
+			t.Fatalf("plan --json %v: exit %d, %v\n%s\n%s", args, code, err, out, errs)
+		}
+		return plans[0]
+	}
+	all, two := planOf(), planOf("--limit", "2")
+
+	// The expected build, counted here from the scripts: the first two pairs' distinct
+	// (speaker, line) and the preamble.
+	d, err := dataset.Load("../../examples/scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, lines, seconds := map[string]bool{}, map[string]bool{}, 0.0
+	for _, sc := range d.Scenarios {
+		if !pairs[sc.PairID] && len(pairs) == 2 {
+			continue
+		}
+		pairs[sc.PairID] = true
+		for _, tr := range sc.Turns {
+			if k := tr.Speaker + "|" + tr.Text; !lines[k] {
+				lines[k] = true
+				seconds += float64(len(strings.Fields(tr.Text))) * plan.SecondsPerWord
+			}
+		}
+	}
+	seconds += float64(len(strings.Fields(construct.DefaultPreamble))) * plan.SecondsPerWord
+	allPairs := map[string]bool{}
+	for _, sc := range d.Scenarios {
+		allPairs[sc.PairID] = true
+	}
+
+	if two.Limit != 2 || two.Total.Items != 4 || two.Total.Todo != 4 {
+		t.Errorf("--limit 2: limit %d, %d items, %d to play; want 2, 4 (two pairs, both conditions), 4", two.Limit, two.Total.Items, two.Total.Todo)
+	}
+	b := two.Build
+	if b.Pairs != 2 || b.OfPairs != len(allPairs) || b.Clips != len(lines)+1 || math.Abs(b.AudioS-seconds) > 1e-6 {
+		t.Errorf("--limit 2 build: %+v; want 2 of %d pairs, %d clips, %.3f s of speech", b, len(allPairs), len(lines)+1, seconds)
+	}
+	if math.Abs(b.CPUSeconds-b.AudioS*plan.SynthesisCPUPerAudioS) > 1e-6 {
+		t.Errorf("build CPU %.3f s is not %.3f s of speech at %.1f CPU-s per s", b.CPUSeconds, b.AudioS, plan.SynthesisCPUPerAudioS)
+	}
+	if all.Limit != 0 || all.Total.Items != 2*len(allPairs) || all.Build.Pairs != len(allPairs) || all.Build.Clips <= b.Clips || all.Build.AudioS <= b.AudioS {
+		t.Errorf("without --limit: %+v; want every pair, more clips and speech than --limit 2", all)
+	}
+
+	code, out, _ := runInDir(t, dir, nil, "plan", "run.hcl", "--limit", "2")
+	for _, want := range []string{fmt.Sprintf("--limit 2: the first 2 of %d pairs", len(allPairs)), fmt.Sprintf("dataset build: %d clips to synthesise", len(lines)+1), "an estimate: 1.3 CPU-s per second of speech"} {
+		if code != ExitOK || !strings.Contains(out, want) {
+			t.Errorf("plan --limit 2: exit %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
+	if code, _, errs := runInDir(t, dir, nil, "plan", "run.hcl", "--limit", "0"); code != ExitUsage {
+		t.Errorf("--limit 0: exit %d, want 2\n%s", code, errs)
+	}
 }

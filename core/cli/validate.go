@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/duplexmpe/duplexmpe/core/app"
 	"github.com/duplexmpe/duplexmpe/core/config"
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/termsafe"
@@ -19,15 +20,18 @@ import (
 
 func newValidateCmd(st *State) *cobra.Command {
 	var vars []string
+	var noStart bool
 	cmd := &cobra.Command{
-		Use:   "validate FILE.hcl",
-		Short: "Check a run file: syntax, values and references (starts no plugin)",
+		Use:   "validate FILE.hcl [--no-start]",
+		Short: "Check a run file: syntax, values, references and plugin config blocks",
 		Long: "Check a run file without running anything: syntax, attribute names and types, durations, " +
 			"references between blocks, the protocol and VAD settings, and that every plugin's " +
 			"executable (source) or directory (dir) exists. Exit 0 when it is good, 3 with the " +
 			"problems (file, line, snippet, the plugin's name) when it is not, 2 for a wrong command " +
-			"line. A missing scenario directory is an error too, unless another dataset of the file builds it. Plugin config blocks " +
-			"are checked against the plugins' schemas by 'duplexmpe plugins FILE.hcl', which starts them.",
+			"line. A missing scenario directory is an error too, unless another dataset of the file builds it. Every plugin's " +
+			"config block is checked against the schema the plugin describes: a plugin recorded by an earlier run or build " +
+			"of the file is not started, any other is started, described and stopped (not configured: no weights load). " +
+			"--no-start skips that check ('duplexmpe plugins FILE.hcl --configure' goes further and configures each plugin).",
 		Example: examples(
 			"duplexmpe validate bench.hcl",
 			"duplexmpe validate examples/runs/open-v1.hcl --var gaps=natural",
@@ -38,6 +42,15 @@ func newValidateCmd(st *State) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if !noStart {
+				s, err := newStarter(st, f)
+				if err != nil {
+					return err
+				}
+				if err := app.CheckFileConfigs(st.Ctx, s); err != nil {
+					return reported(st, f, args[0], err)
+				}
+			}
 			fmt.Fprintf(st.Stdout, "%s: ok (%s, %s, %s, %s)\n", args[0],
 				plural(len(f.Variables), "variable"), plural(len(f.Plugins), "plugin"),
 				plural(len(f.Datasets), "dataset"), plural(len(f.Evaluations), "evaluation"))
@@ -45,6 +58,7 @@ func newValidateCmd(st *State) *cobra.Command {
 		},
 	}
 	addVarFlag(cmd, &vars)
+	cmd.Flags().BoolVar(&noStart, "no-start", false, "start no plugin: skip the check of the config blocks against the plugins' schemas")
 	return cmd
 }
 

@@ -235,7 +235,7 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 
 	// The pairs to build: all, or the first spec.Pairs.
 	all := spec.Scenarios
-	scenarios, pairs := firstPairs(all, spec.Pairs)
+	scenarios, pairs := FirstPairs(all, spec.Pairs)
 	rep.Pairs, rep.Built = pairs, len(scenarioPairs(scenarios))
 	partial := rep.Built < pairs
 
@@ -332,9 +332,10 @@ func scenarioPairs(scs []dataset.Scenario) map[string]bool {
 	return out
 }
 
-// firstPairs is the scenarios of the first n pairs (all when n <= 0), in the order
-// the pairs first appear, and the number of pairs in scs.
-func firstPairs(scs []dataset.Scenario, n int) ([]dataset.Scenario, int) {
+// FirstPairs is the scenarios of the first n pairs (all when n <= 0), in the order
+// the pairs first appear, and the number of pairs in scs: what `run --limit` builds and
+// `plan --limit` estimates.
+func FirstPairs(scs []dataset.Scenario, n int) ([]dataset.Scenario, int) {
 	keep := map[string]bool{}
 	var pairs int
 	for _, s := range scs {

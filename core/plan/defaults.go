@@ -12,6 +12,27 @@ import (
 // synthesised yet: measured on the shipped dataset (274 turns, 2,129 words, 798.6 s).
 const SecondsPerWord = 0.375
 
+// SynthesisCPUPerAudioS is the CPU a dataset build spends per second of speech it
+// synthesises, for `plan`'s estimate of a build: Kokoro's int8 graph on one thread,
+// measured at 1.30 (jm_kumo) and 1.27 (jf_tebukuro) CPU-s per audio-s
+// (plugins/onnx-tts/README.md). flite and Piper cost far less (Piper joe 0.098), so the
+// estimate is an upper one for a set in those voices.
+const SynthesisCPUPerAudioS = 1.3
+
+// Build is what a dataset build has still to synthesise for a run: the distinct clips
+// (a speaker's line, the preamble) of the scenarios it plays that the built dataset
+// does not hold yet, their length from their words (SecondsPerWord), and the CPU that
+// costs at SynthesisCPUPerAudioS. An estimate: the voices a scenario draws are known
+// only at build time, so a line is counted once per speaker.
+type Build struct {
+	// Pairs the run plays, of OfPairs in the set.
+	Pairs      int     `json:"pairs"`
+	OfPairs    int     `json:"of_pairs"`
+	Clips      int     `json:"clips"`
+	AudioS     float64 `json:"audio_s"`
+	CPUSeconds float64 `json:"cpu_s"`
+}
+
 // Defaults are the rates of a model with no measurement of its own, measured on the
 // 2-core development machine (docs/scale.md, "Measured"):
 //

@@ -2,6 +2,7 @@ package pluginhost
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -9,18 +10,35 @@ import (
 	"github.com/hashicorp/go-plugin"
 )
 
-// StartError is a plugin that could not start because of its own files: its executable
-// or command is missing or cannot be run, or its process exited before the handshake
-// (a Python plugin with a wrong script name, a missing module, a plugin that is no
-// duplexmpe plugin). Run again unchanged it fails the same way, so it is deterministic
-// (core/fault: the CLI exits 3). Its message ends with the last lines the plugin wrote
-// on stderr, so the cause is on the terminal and not only in the plugin's log.
+// StartError is a plugin whose process could not be run or exited on its own before the
+// handshake. Its message ends with the last lines the plugin wrote on stderr, so the
+// cause is on the terminal and not only in the plugin's log.
+//
+// It is deterministic (core/fault: the CLI exits 3) when the plugin's own files are the
+// cause: its executable or command is missing or cannot be run, it exited with status 0
+// (no duplexmpe plugin), with one of the statuses that mean "cannot be run as written"
+// (DeterministicExitStatuses: Python's for a script it cannot open, a shell's for a
+// command not found or not executable), or after writing what a Python plugin writes when
+// its files cannot be loaded (DeterministicStderr). Any other failure (a crash, weights
+// that would not fit in memory) may pass on a retry, so it stays transient (exit 1).
 type StartError struct {
 	Plugin string
 	Cause  string // what happened: "exited with status 2 before the handshake", ...
 	Tail   string // the last lines of its stderr, when it wrote any
 	Hint   string // where its whole output is (logHint)
+	// Transient marks a process that exited with a status a retry may not repeat.
+	Transient bool
 }
+
+// DeterministicExitStatuses are the exit statuses of a plugin process, before the
+// handshake, that say it cannot be run as written: 2 (Python: the script cannot be
+// opened; a usage error), 126 (found but not executable) and 127 (not found).
+var DeterministicExitStatuses = []int{2, 126, 127}
+
+// DeterministicStderr are what a Python plugin writes when its own files cannot be
+// loaded (a module not installed, code that does not parse): with any exit status, a
+// start that fails with one of them on stderr fails the same way again.
+var DeterministicStderr = []string{"ModuleNotFoundError", "ImportError", "SyntaxError", "can't open file"}
 
 func (e *StartError) Error() string {
 	msg := fmt.Sprintf("plugin %q did not start: %s%s; fix the plugin's files or its block (source, command, dir)", e.Plugin, e.Cause, e.Hint)
@@ -30,8 +48,9 @@ func (e *StartError) Error() string {
 	return msg
 }
 
-// Deterministic: the plugin's files or its block must change (core/fault).
-func (e *StartError) Deterministic() bool { return true }
+// Deterministic: the plugin's files or its block must change (core/fault), unless the
+// status it exited with may pass on a retry.
+func (e *StartError) Deterministic() bool { return !e.Transient }
 
 // tailLines keeps the last tailBytes of what a plugin writes on stderr, whole lines.
 type tailLines struct {
@@ -98,9 +117,13 @@ func startFailure(name string, err error, pc *plugin.Client, gr *groupRunner, ta
 	if st == nil || !st.Exited() {
 		return nil // killed by a signal (the OOM killer, a user): a retry may pass
 	}
-	cause := fmt.Sprintf("its process exited with status %d before the handshake", st.ExitCode())
-	if st.ExitCode() == 0 {
+	code := st.ExitCode()
+	cause := fmt.Sprintf("its process exited with status %d before the handshake", code)
+	if code == 0 {
 		cause = "its process exited before the handshake (is it a duplexmpe plugin: sdk.Serve, or the Python SDK?)"
 	}
-	return &StartError{Plugin: name, Cause: cause, Tail: tail.String(), Hint: hint}
+	t := tail.String()
+	transient := code != 0 && !slices.Contains(DeterministicExitStatuses, code) &&
+		!slices.ContainsFunc(DeterministicStderr, func(m string) bool { return strings.Contains(t, m) })
+	return &StartError{Plugin: name, Cause: cause, Tail: t, Hint: hint, Transient: transient}
 }

@@ -15,7 +15,8 @@ import (
 
 // A plugin that cannot start because of its own files fails deterministically (exit 3)
 // with the cause in the error, the end of its stderr included; one killed by a signal
-// before its handshake stays transient (issue 30).
+// before its handshake, or that crashed (out of memory) stays transient (issue 30), the
+// crash with its stderr in the error too.
 func TestStartFailureOfThePluginsOwnFiles(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "notexec"), []byte("#!/bin/sh\n"), 0o644); err != nil {
@@ -43,6 +44,8 @@ func TestStartFailureOfThePluginsOwnFiles(t *testing.T) {
 			[]string{"cannot be run", "notexec"}, true},
 		{"killed", pluginhost.Spec{Command: []string{"sh", "-c", "kill -9 $$"}, Dir: dir},
 			nil, false},
+		{"crashed", pluginhost.Spec{Command: []string{"sh", "-c", "echo 'CUDA error: out of memory' >&2; exit 1"}, Dir: dir},
+			[]string{"exited with status 1", "CUDA error: out of memory"}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,7 +56,7 @@ func TestStartFailureOfThePluginsOwnFiles(t *testing.T) {
 				t.Fatal("started")
 			}
 			var se *pluginhost.StartError
-			if got := fault.IsDeterministic(err); got != c.permant || errors.As(err, &se) != c.permant {
+			if got := fault.IsDeterministic(err); got != c.permant || errors.As(err, &se) != (c.want != nil) {
 				t.Fatalf("deterministic = %v; want %v: %v", got, c.permant, err)
 			}
 			t.Log(err)

@@ -119,7 +119,7 @@ func (s *Starter) Check(ctx context.Context, p *config.PluginBlock, checks Check
 		var se *pluginhost.StartError
 		if errors.As(err, &ce) {
 			fail("checksum", "Checksum mismatch", "%v", err)
-		} else if errors.As(err, &se) {
+		} else if errors.As(err, &se) && se.Deterministic() {
 			fail("", "Plugin did not start", "%v", err) // its own files: deterministic
 		} else {
 			transient("Plugin did not start", "%v", err)
