@@ -379,7 +379,7 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 	// The report gets the run as one value: the summary, the items of the current plan
 	// read once with their verdicts (from dir, where they were just written), the
 	// reference; items of earlier plans are not in it.
-	run, err := report.NewRun(res.Summary, res.Meta, viewer.ReadOf(dir, report.PlanSet(plan)))
+	run, err := report.NewRun(res.Summary, res.Meta, viewer.ReadOf(dir, report.PlanSet(plan)), j.ds)
 	if err != nil {
 		return nil, err
 	}

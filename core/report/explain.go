@@ -22,6 +22,7 @@ func ExplainItem(runDir, id string) (*viewer.Item, error) {
 		return nil, err
 	}
 	r := Run{Summary: score.Summary{Protocol: p}, Meta: meta, Items: []*viewer.Conv{c}}
+	r.Dataset, r.DatasetErr = viewer.LoadDataset(meta.DatasetDir)
 	it := r.Explain(runDir, c)
 	if keep := CurrentPlan(runDir); keep != nil && !keep(id) {
 		it.Problems = append(it.Problems, Superseded)
@@ -34,7 +35,7 @@ const Superseded = "superseded: this conversation is of an earlier plan of the r
 
 // Explain explains one of the run's conversations, read from runDir, as its page does.
 func (r Run) Explain(runDir string, c *viewer.Conv) *viewer.Item {
-	return viewer.ExplainConv(runDir, c, r.Summary.Protocol, r.Meta.DatasetDir)
+	return viewer.ExplainConv(runDir, c, r.Summary.Protocol, r.Dataset, r.DatasetErr)
 }
 
 // runProtocol is the protocol a run was scored under, and its report meta (empty when

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/reference"
 	"github.com/duplexmpe/duplexmpe/core/report/viewer"
 	"github.com/duplexmpe/duplexmpe/core/score"
@@ -24,16 +25,27 @@ type Run struct {
 	// with their verdicts; the items of earlier plans are not among them, so they appear
 	// in no explorer event, rate cell, page or link. None: no explorer, no viewer.
 	Items []*viewer.Conv
+	// Dataset is the dataset the run played (Meta.DatasetDir), read once: the viewer's
+	// room channel and gold answers and explain come from it; DatasetErr is why it could
+	// not be read (the pages and explain say so; the report is still written).
+	Dataset    *dataset.Dataset
+	DatasetErr error
 }
 
-// NewRun is the Run of a summary, its meta and its items: it reads the reference run
-// Meta.ReferenceDir names (one that cannot be read is an error).
-func NewRun(s score.Summary, meta Meta, items []*viewer.Conv) (Run, error) {
+// NewRun is the Run of a summary, its meta, its items and the dataset it played: ds is
+// the dataset when the caller has it read already (scoring has), nil to read it from
+// Meta.DatasetDir. It reads the reference run Meta.ReferenceDir names (one that cannot
+// be read is an error).
+func NewRun(s score.Summary, meta Meta, items []*viewer.Conv, ds *dataset.Dataset) (Run, error) {
 	ref, err := loadReference(meta.ReferenceDir)
 	if err != nil {
 		return Run{}, err
 	}
-	return Run{Summary: s, Meta: meta, Reference: ref, Items: items}, nil
+	r := Run{Summary: s, Meta: meta, Reference: ref, Items: items, Dataset: ds}
+	if ds == nil && len(items) > 0 {
+		r.Dataset, r.DatasetErr = viewer.LoadDataset(meta.DatasetDir)
+	}
+	return r, nil
 }
 
 // CurrentItems reads the items of the run directory dir that its plan holds (the run
@@ -72,7 +84,7 @@ func LoadRun(dir string) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	return NewRun(s, meta, CurrentItems(dir))
+	return NewRun(s, meta, CurrentItems(dir), nil)
 }
 
 // Rerender writes the report of a scored run directory again from its summary, meta

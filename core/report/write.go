@@ -46,7 +46,7 @@ type Findings struct {
 // Write is WriteAll, and returns the Findings: the Run of the summary, the meta and the
 // current items of dir (NewRun, CurrentItems), written into dir.
 func Write(dir string, s score.Summary, meta Meta) (Findings, error) {
-	r, err := NewRun(s, meta, CurrentItems(dir))
+	r, err := NewRun(s, meta, CurrentItems(dir), nil)
 	if err != nil {
 		return Findings{}, err
 	}
@@ -74,7 +74,7 @@ func (r Run) Write(dir string) (Findings, error) {
 		pages map[string]string
 	)
 	if len(convs) > 0 {
-		if audio, pages, err = viewer.Write(dir, convs, viewer.Options{Protocol: s.Protocol, DatasetDir: meta.DatasetDir, RecordingsBudget: recordingsBudget(meta), Report: HTMLFile}); err != nil {
+		if audio, pages, err = viewer.Write(dir, convs, viewer.Options{Protocol: s.Protocol, Dataset: r.Dataset, DatasetErr: r.DatasetErr, RecordingsBudget: recordingsBudget(meta), Report: HTMLFile}); err != nil {
 			return Findings{}, err
 		}
 	}

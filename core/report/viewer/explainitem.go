@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/store"
@@ -72,7 +73,8 @@ func Explain(runDir, id string, p protocol.Params, datasetDir string) (*Item, er
 	if err != nil {
 		return nil, err
 	}
-	return ExplainConv(runDir, c, p, datasetDir), nil
+	ds, dsErr := LoadDataset(datasetDir)
+	return ExplainConv(runDir, c, p, ds, dsErr), nil
 }
 
 // ReadItem reads the one item id of the run directory runDir; an id that is not there
@@ -86,8 +88,9 @@ func ReadItem(runDir, id string) (*Conv, error) {
 }
 
 // ExplainConv explains a conversation read from the run directory runDir (ReadItem,
-// ReadOf), as Explain does.
-func ExplainConv(runDir string, c *Conv, p protocol.Params, datasetDir string) *Item {
+// ReadOf), as Explain does, with the gold answer from ds (read once by the caller;
+// dsErr is why it could not be read).
+func ExplainConv(runDir string, c *Conv, p protocol.Params, ds *dataset.Dataset, dsErr error) *Item {
 	r := c.Row
 	id := r.ID
 	it := &Item{ID: id, Model: r.Model, Scenario: r.Scenario, Condition: r.Condition, Status: r.Status,
@@ -105,7 +108,7 @@ func ExplainConv(runDir string, c *Conv, p protocol.Params, datasetDir string) *
 	if c.Scored.Words != nil {
 		it.Words = c.Scored.Words
 	}
-	room := openRoom(datasetDir)
+	room := newRoom(ds, dsErr)
 	sc := datasetScenario(room, c)
 	if sc == nil {
 		_, err := room.scenario(c)

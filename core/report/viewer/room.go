@@ -39,13 +39,22 @@ type clipKey struct {
 // every model, so a clip is reused, but a paper-scale dataset does not fit in memory.
 const maxCachedClips = 512
 
-func openRoom(dir string) *roomSource {
-	r := &roomSource{clips: map[clipKey][]float32{}, hash: map[string]string{}}
+// LoadDataset reads the dataset a run played (report.Meta.DatasetDir) for the room
+// channel and the gold answers; dir "" is an error saying how to record it.
+func LoadDataset(dir string) (*dataset.Dataset, error) {
 	if dir == "" {
-		r.err = fmt.Errorf("the report does not know the dataset directory (report-meta.json has no dataset_dir; score the run again to record it)")
-		return r
+		return nil, fmt.Errorf("the report does not know the dataset directory (report-meta.json has no dataset_dir; score the run again to record it)")
 	}
-	ds, err := dataset.Load(dir)
+	return dataset.Load(dir)
+}
+
+// newRoom is the room of the dataset ds, read once by the caller (LoadDataset); err is
+// why it could not be read, which every page that needs it then says.
+func newRoom(ds *dataset.Dataset, err error) *roomSource {
+	r := &roomSource{clips: map[clipKey][]float32{}, hash: map[string]string{}}
+	if err == nil && ds == nil {
+		_, err = LoadDataset("")
+	}
 	if err != nil {
 		r.err = err
 		return r

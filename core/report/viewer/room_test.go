@@ -237,7 +237,7 @@ func scoredViewerRun(t *testing.T, edit func(model string, sc *score.Scored)) (r
 // writeViewer writes the viewer of a scored run as the report does.
 func writeViewer(t *testing.T, runDir string, ds *dataset.Dataset, p protocol.Params, budget int64) map[string]AudioInfo {
 	t.Helper()
-	audio, _, err := Write(runDir, Read(runDir), Options{Protocol: p, DatasetDir: ds.Dir, RecordingsBudget: budget, Report: "report.html"})
+	audio, _, err := Write(runDir, Read(runDir), Options{Protocol: p, Dataset: ds, RecordingsBudget: budget, Report: "report.html"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,3 +386,6 @@ func TestRecordingOrderPutsFailuresFirst(t *testing.T) {
 		t.Errorf("order %v, want %v", got, want)
 	}
 }
+
+// openRoom is the room of the dataset in dir, read as a report reads it (LoadDataset).
+func openRoom(dir string) *roomSource { return newRoom(LoadDataset(dir)) }

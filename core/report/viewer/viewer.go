@@ -402,9 +402,11 @@ func datasetScenario(room *roomSource, c *Conv) *dataset.Scenario {
 type Options struct {
 	// Protocol is the run's protocol constants, for the rules the pages quote.
 	Protocol protocol.Params
-	// DatasetDir is the dataset the run played (report.Meta.DatasetDir): the room
-	// channel is rebuilt from its clips and the gold answers shown; empty, neither.
-	DatasetDir string
+	// Dataset is the dataset the run played, read once by the caller (report.Run,
+	// LoadDataset): the room channel is rebuilt from its clips and the gold answers shown;
+	// nil, neither, and DatasetErr (or the lack of a dataset_dir) says why.
+	Dataset    *dataset.Dataset
+	DatasetErr error
 	// RecordingsBudget bounds the bytes of the stereo recordings; the caller gives it
 	// (the report: its Meta's, or the plan's default). 0 means no recordings: every
 	// page plays the item's stored audible output.
@@ -418,7 +420,7 @@ type Options struct {
 // recording and page. It returns the audio facts by item id and each page's path
 // relative to runDir.
 func Write(runDir string, convs []*Conv, o Options) (map[string]AudioInfo, map[string]string, error) {
-	room := openRoom(o.DatasetDir)
+	room := newRoom(o.Dataset, o.DatasetErr)
 	audio, err := writeRecordings(runDir, convs, room, o.RecordingsBudget)
 	if err != nil {
 		return nil, nil, err
