@@ -362,8 +362,8 @@ func pauseCheck(all []dataset.Scenario) (Check, []PauseAt) {
 	for th := PauseFrom; th <= PauseTo+1e-9; th += PauseStep {
 		var t, tHit, neg, negHit, q, qHit int
 		for _, w := range wins {
-			// Speech th after the end of a turn is inside T's onset window (tE, tE +
-			// t_onset_window] and before N4_R when it comes at or before the pause's end;
+			// Speech th after the end of a turn is inside T's onset window
+			// (score.OnsetWindow) and before N4_R when it comes at or before the pause's end;
 			// inside an N1-N3 window only when it starts before the window ends.
 			switch {
 			case w.label == protocol.LabelT:
