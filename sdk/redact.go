@@ -91,3 +91,34 @@ func RedactURLs(text string) string {
 	}
 	return urlInText.ReplaceAllStringFunc(text, RedactURL)
 }
+
+// RedactConfig is a copy of a plugin's config with RedactURLs applied to every string
+// value (nested lists and maps too), for the records a run writes: the config the
+// plugin is given keeps its secrets, what is written to disk does not.
+func RedactConfig(cfg map[string]any) map[string]any {
+	if cfg == nil {
+		return nil
+	}
+	out := make(map[string]any, len(cfg))
+	for k, v := range cfg {
+		out[k] = redactValue(v)
+	}
+	return out
+}
+
+func redactValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return RedactURLs(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = redactValue(e)
+		}
+		return out
+	case map[string]any:
+		return RedactConfig(v)
+	default:
+		return v
+	}
+}

@@ -1,6 +1,10 @@
 package sdk
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestRedactURL(t *testing.T) {
 	for in, want := range map[string]string{
@@ -24,5 +28,37 @@ func TestRedactURL(t *testing.T) {
 	}
 	if s := URLSecrets("https://u:secretpw@h/v1?key=k123&lang=en"); len(s) != 2 || s[0] != "secretpw" || s[1] != "k123" {
 		t.Errorf("URLSecrets = %q", s)
+	}
+}
+
+// The identity records a run writes hold a plugin's config with every URL's secrets
+// redacted, nested values too; values that hold no secret, and other types, are kept;
+// the config given is not changed; redacting twice gives the same (a record read back
+// compares equal to the config it was written from).
+func TestRedactConfig(t *testing.T) {
+	cfg := map[string]any{
+		"base_url": "https://alice:hunter2pass@api.example.test/v1?key=AIzaSyD-secretsecretsecret",
+		"model":    "gpt-x",
+		"n":        3.0,
+		"extra":    []any{"http://127.0.0.1:8000/v1?token=abc", map[string]any{"u": "http://bob:pw@h/"}},
+	}
+	got := RedactConfig(cfg)
+	raw := fmt.Sprint(got)
+	for _, secret := range []string{"hunter2pass", "AIzaSyD", "token=abc", "bob:pw"} {
+		if strings.Contains(raw, secret) {
+			t.Errorf("%q kept: %v", secret, got)
+		}
+	}
+	if got["model"] != "gpt-x" || got["n"] != 3.0 || !strings.Contains(got["base_url"].(string), "api.example.test/v1") {
+		t.Errorf("non-secret values changed: %v", got)
+	}
+	if !strings.Contains(cfg["base_url"].(string), "hunter2pass") {
+		t.Error("the config given was changed")
+	}
+	if again := RedactConfig(got); fmt.Sprint(again) != raw {
+		t.Errorf("not idempotent:\n%v\n%v", again, got)
+	}
+	if RedactConfig(nil) != nil {
+		t.Error("nil config")
 	}
 }

@@ -144,7 +144,8 @@ func (k *Known) Start(ctx context.Context) (changed bool, err error) {
 		return false, err
 	}
 	if k.FromRecord {
-		changed = !sameJSON(k.Info, p.Info) || !sameJSON(k.Config, p.Config)
+		// The record holds the config redacted (sdk.RedactConfig): compare it so.
+		changed = !sameJSON(k.Info, p.Info) || !sameJSON(sdk.RedactConfig(k.Config), sdk.RedactConfig(p.Config))
 	}
 	k.Plugin, k.Info, k.Config, k.FromRecord = p, p.Info, p.Config, false
 	if changed {
@@ -195,7 +196,7 @@ func (k *Known) writeRecord() error {
 	if k.key == "" {
 		return nil
 	}
-	raw, err := json.MarshalIndent(identityRecord{Key: k.key, Plugin: k.Block.Name, Hash: k.Hash, Info: k.Info, Config: k.Config, Voices: k.Voices}, "", "  ")
+	raw, err := json.MarshalIndent(identityRecord{Key: k.key, Plugin: k.Block.Name, Hash: k.Hash, Info: k.Info, Config: sdk.RedactConfig(k.Config), Voices: k.Voices}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("plugin %q: identity record: %w", k.Block.Name, err)
 	}
