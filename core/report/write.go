@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/duplexmpe/duplexmpe/core/report/viewer"
+	"github.com/duplexmpe/duplexmpe/core/rundir"
 
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/plan"
@@ -60,6 +61,12 @@ func (r Run) Write(dir string) (Findings, error) {
 	s, meta, ref, convs := r.Summary, r.Meta, r.Reference, r.Items
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Findings{}, fmt.Errorf("report: %w", err)
+	}
+	// The run checked its directory for links when it started; one made since (a
+	// viewer/ folder replaced by a link out of it) is refused here, before the report
+	// and the viewer's pages and recordings are written through it.
+	if err := rundir.CheckLinks(dir); err != nil {
+		return Findings{}, err
 	}
 	js, err := json.MarshalIndent(Results{Meta: meta, Summary: s, Reference: ref}, "", "  ")
 	if err != nil {
