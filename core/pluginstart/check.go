@@ -50,6 +50,10 @@ type CheckOptions struct {
 	// does, and asks for the identity it then reports. A value the plugin rejects is a
 	// problem at its config block, in the plugin's own words.
 	Configure bool
+	// SchemaOnly checks the config block against the schema and asks nothing else (a
+	// TTS plugin's voices, which some plugins list only once configured): what
+	// CheckConfigs needs before a run.
+	SchemaOnly bool
 }
 
 // CheckAll checks every plugin of f, one at a time (see Check). A lock file that cannot
@@ -150,7 +154,7 @@ func (s *Starter) Check(ctx context.Context, p *config.PluginBlock, checks Check
 				p.Name, articled(role), orNone(info.Kinds), articled(role)))
 		}
 	}
-	if slices.Contains(p.Uses, sdk.KindTTS) && slices.Contains(info.Kinds, sdk.KindTTS) {
+	if !checks.SchemaOnly && slices.Contains(p.Uses, sdk.KindTTS) && slices.Contains(info.Kinds, sdk.KindTTS) {
 		s.checkVoices(ctx, p, client, r, add)
 	}
 	cfg, cdiags := config.CheckPluginConfig(p, info.Config)

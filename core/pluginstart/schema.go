@@ -17,7 +17,8 @@ import (
 // A plugin with an identity record (Known) in one of identityDirs is not started: the
 // record's key covers the config block as written, and it holds the schema the plugin
 // described, which the block is checked against again. Any other plugin is started and
-// described and then killed (Check, without Configure), as `duplexmpe plugins` does.
+// described and then killed (Check, without Configure and without asking a TTS plugin
+// for its voices, which some list only once configured).
 //
 // The result is nil when every block fits; a *DiagnosticsError (deterministic: the run
 // file or the plugin's files must change) with every problem found; or, when a plugin
@@ -37,7 +38,7 @@ func (s *Starter) CheckConfigs(ctx context.Context, blocks []*config.PluginBlock
 			diags = append(diags, cdiags...)
 			continue
 		}
-		r, pdiags := s.Check(ctx, b, CheckOptions{})
+		r, pdiags := s.Check(ctx, b, CheckOptions{SchemaOnly: true})
 		if r.Transient {
 			transient = append(transient, r.Problems...)
 			continue
