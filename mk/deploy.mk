@@ -11,7 +11,7 @@ TEST_EXTRA += validate-deploy
 
 validate-deploy: build
 	@for f in examples/deploy/*.hcl; do \
-		$(BIN)/duplexmpe validate $$f || exit 1; \
+		$(BIN)/duplexmpe validate --no-start $$f || exit 1; \
 	done
 
 test-slurm: build dataset-check
