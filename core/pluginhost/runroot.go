@@ -105,12 +105,7 @@ func (r *groupRunner) checkMemory() {
 	if r == nil || r.logger == nil || r.warnedMemory.Load() {
 		return
 	}
-	track.mu.Lock()
-	found := make(map[int]string, len(r.found))
-	for pid, start := range r.found {
-		found[pid] = start
-	}
-	track.mu.Unlock()
+	found := r.foundNow()
 	var rss int64
 	for pid, start := range found {
 		if processStart(pid) == start {
@@ -173,6 +168,17 @@ func (t *tracker) write() {
 	}
 }
 
+// foundNow is a copy of the processes r was seen to have (pid -> start time).
+func (r *groupRunner) foundNow() map[int]string {
+	track.mu.Lock()
+	defer track.mu.Unlock()
+	found := make(map[int]string, len(r.found))
+	for pid, start := range r.found {
+		found[pid] = start
+	}
+	return found
+}
+
 // killFound SIGKILLs every process r was seen to have that still runs (the same pid and
 // start time): a child that left the plugin's group and session and cleared its
 // environment, orphaned when the plugin exited, is found this way.
@@ -180,12 +186,7 @@ func (r *groupRunner) killFound() {
 	if r == nil {
 		return
 	}
-	track.mu.Lock()
-	found := make(map[int]string, len(r.found))
-	for pid, start := range r.found {
-		found[pid] = start
-	}
-	track.mu.Unlock()
+	found := r.foundNow()
 	killRecorded(found)
 }
 
