@@ -21,6 +21,8 @@ type Grid struct {
 	Relationships []string `json:"relationships"`
 	Devices       []string `json:"devices"`
 	Registers     []string `json:"registers"`
+	// Goals are the declared construction shares of a release (open v2); nil for v1.
+	Goals *Goals `json:"goals,omitempty"`
 }
 
 // Minimum sizes of a benchmark's grid (docs/datasheet.md).
@@ -335,7 +337,11 @@ func Lint(d *Dataset, grid *Grid) *LintReport {
 	add("pairs with an N4 event", fmt.Sprintf("%.1f%% (%d)", pct(n4, np), n4), ">= 75%", pct(n4, np) >= 75, "")
 	add("N4 resolved by asker / other", fmt.Sprintf("%d / %d", byAsker, byOther), "within 10% of N4 events", pct(absInt(byAsker-byOther), byAsker+byOther) <= 10, "")
 	add("gold needs another's fact", fmt.Sprintf("%.1f%% (%d)", pct(context, np), context), ">= 50%", pct(context, np) >= 50, "")
-	add("N1, N2 human, N2 device, N3", fmt.Sprintf("%d scenarios lack one", len(missing)), "in every scenario", len(missing) == 0, first(missing, 10))
+	if grid != nil && grid.Goals != nil {
+		lintGoals(grid.Goals, explicits, add)
+	} else {
+		add("N1, N2 human, N2 device, N3", fmt.Sprintf("%d scenarios lack one", len(missing)), "in every scenario", len(missing) == 0, first(missing, 10))
+	}
 	add("N2 human that names Aria", fmt.Sprintf("%d", len(n2aria)), "0 (rule 4: N1)", len(n2aria) == 0, first(n2aria, 10))
 	add("Aria's name in implicit T", fmt.Sprintf("%d", len(named)), "0", len(named) == 0, first(named, 10))
 	add("implicit cue recorded", fmt.Sprintf("%d without", len(nocue)), "every implicit version", len(nocue) == 0, first(nocue, 10))

@@ -7,7 +7,7 @@ quota list (the brief's shares times the number of pairs) shuffled with a fixed 
 Speakers of T, N4_Q and N1 turns cycle over the letters of each speaker count, so each
 letter asks in proportion to its turns (audit: who asks). Hard-negative tags go only to
 pairs whose inventory has a turn for them. Usage: assign.py [PAIRS] > assignments.tsv"""
-import random, sys
+import json, os, random, sys
 
 SEED = 20261207
 PAIRS = int(sys.argv[1]) if len(sys.argv) > 1 else 1040
@@ -64,21 +64,19 @@ DEVICES = {
 REGISTERS = ["casual", "hurried", "playful", "polite", "tense"]
 BUCKETS = ["early-middle", "middle", "late-middle"]
 
-# Shares of the brief (percent of pairs).
-TASKS = {"arithmetic": 20, "recall": 15, "time-date": 12, "unit-conversion": 10, "code": 10,
-         "choice": 12, "general-knowledge": 10, "counting": 11}
+# The declared shares (percent of pairs) are grid.json's goals, which `dataset lint` holds
+# the finished set to; the answer types each task cycles through are the drawing's own.
+GOALS = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "grid.json")))["goals"]
+TASKS, ADDRESSING = GOALS["tasks"], GOALS["addressing"]
+N1, N2DEV, N3, N4 = ({int(k): v for k, v in GOALS["inventory"][x].items()} for x in ("n1", "n2_device", "n3", "n4"))
 ANSWER_TYPES = {  # task -> the answer types it cycles through
     "arithmetic": ["number", "money", "duration"], "recall": ["name", "name", "text"],
     "time-date": ["clock_time", "date"], "unit-conversion": ["number"], "code": ["code"],
     "choice": ["name"], "general-knowledge": ["name", "number"], "counting": ["number"],
 }
-ADDRESSING = {"opening": 40, "end": 20, "mid": 15, "hey": 15, "name-alone": 10}
 CUES = {"role": 25, "capability": 25, "setup": 25, "assistant-term": 25}
-N1 = {0: 10, 1: 40, 2: 35, 3: 15}
-N2DEV = {0: 20, 1: 55, 2: 25}
-N3 = {0: 20, 1: 55, 2: 25}
-N4 = {0: 20, 1: 60, 2: 20}
-# Hard negatives: share of pairs, and what inventory a pair needs to carry one.
+# Hard negatives are drawn above grid.json's minimum shares, so a few dropped in writing
+# still meet them. Hard negatives: share of pairs, and what inventory a pair needs to carry one.
 TAGS = [("n1_about_aria", 32, "n1"), ("n1_addresses_aria", 25, "n1"),
         ("n2_device_mentions_aria", 14, "n2_device"), ("n2_lookalike_request", 35, None),
         ("role_cue_to_human", 18, None)]
