@@ -61,8 +61,20 @@ type LabelFigures struct {
 	// Derivable: scenarios whose gold answer the reviewer derived (matched by
 	// SameAnswer, or adjudicated as the same answer in adjudication.tsv).
 	Derivable int `json:"derivable"`
+	// HardNegatives: per hard-negative tag (dataset.TurnTags), the tagged turns in the
+	// sample and those the reviewers labelled as the release does. The role cue aimed at
+	// a named human (role_cue_to_human) is the mirror case of the implicit role cue: a
+	// reviewer who labels it N2-human attributed it to the human.
+	HardNegatives []TagCount `json:"hard_negatives,omitempty"`
 	// Disagreements, one line each, for the datasheet.
 	Disagreements []string `json:"disagreements"`
+}
+
+// TagCount is one row of LabelFigures.HardNegatives.
+type TagCount struct {
+	Tag   string `json:"tag"`
+	Turns int    `json:"turns"`
+	Agree int    `json:"agree"`
 }
 
 // LabelCount is one row of LabelFigures.PerLabel.
@@ -216,6 +228,7 @@ func (v *ValidationSet) Figures(scs []dataset.Scenario) (*LabelFigures, error) {
 	fig := &LabelFigures{Reviewers: len(v.Reviews)}
 	var rel, rev []string
 	per := map[string]*LabelCount{}
+	tags := map[string]*TagCount{}
 	for _, l := range ReviewLabels {
 		per[l] = &LabelCount{Label: l}
 	}
@@ -250,6 +263,15 @@ func (v *ValidationSet) Figures(scs []dataset.Scenario) (*LabelFigures, error) {
 				rel, rev = append(rel, want), append(rev, got)
 				per[want].Release++
 				per[got].Reviewer++
+				for _, tag := range sc.Turns[t.I].Tags {
+					if tags[tag] == nil {
+						tags[tag] = &TagCount{Tag: tag}
+					}
+					tags[tag].Turns++
+					if want == got {
+						tags[tag].Agree++
+					}
+				}
 				if want == got {
 					per[got].Both++
 					fig.Agree++
@@ -298,6 +320,9 @@ func (v *ValidationSet) Figures(scs []dataset.Scenario) (*LabelFigures, error) {
 	for _, l := range ReviewLabels {
 		fig.PerLabel = append(fig.PerLabel, *per[l])
 	}
+	for _, tag := range dataset.SortedKeys(tags) {
+		fig.HardNegatives = append(fig.HardNegatives, *tags[tag])
+	}
 	return fig, nil
 }
 
@@ -310,6 +335,13 @@ func (f *LabelFigures) Print(w io.Writer) {
 		fmt.Fprintf(w, "%-10s %8d %8d %6d\n", c.Label, c.Release, c.Reviewer, c.Both)
 	}
 	fmt.Fprintf(w, "implicit T inferable %d/%d, explicit T found %d/%d, gold derivable %d/%d\n", f.Inferable, f.Implicit, f.ExplicitFound, f.Explicit, f.Derivable, f.Scenarios)
+	if len(f.HardNegatives) > 0 {
+		var parts []string
+		for _, c := range f.HardNegatives {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", c.Tag, c.Agree, c.Turns))
+		}
+		fmt.Fprintf(w, "hard negatives labelled as the release: %s\n", strings.Join(parts, ", "))
+	}
 	if len(f.Disagreements) > 0 {
 		fmt.Fprintf(w, "disagreements (%d):\n", len(f.Disagreements))
 		for _, d := range f.Disagreements {

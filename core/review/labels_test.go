@@ -3,6 +3,7 @@ package review
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestFiguresHandCounted(t *testing.T) {
 	dir := t.TempDir()
 	scs := []dataset.Scenario{
 		{ScenarioID: "p-explicit", Condition: "explicit", GoldAnswer: "12", Turns: []dataset.Turn{
-			{Label: "N2", Addressee: "human"}, {Label: "T"}, {Label: "N3"}}},
+			{Label: "N2", Addressee: "human", Tags: []string{"role_cue_to_human"}}, {Label: "T", Tags: []string{"x"}}, {Label: "N3"}}},
 		{ScenarioID: "p-implicit", Condition: "implicit", GoldAnswer: "12", Turns: []dataset.Turn{
 			{Label: "N2", Addressee: "human"}, {Label: "T"}, {Label: "N3"}}},
 	}
@@ -53,6 +54,10 @@ func TestFiguresHandCounted(t *testing.T) {
 	}
 	if len(f.Disagreements) != 3 || !strings.Contains(f.Disagreements[0], "release T, reviewer N4_Q") {
 		t.Errorf("disagreements %v", f.Disagreements)
+	}
+	// Tagged turns are counted per tag: the one labelled as the release does, and the one not.
+	if want := []TagCount{{"role_cue_to_human", 1, 1}, {"x", 1, 0}}; !slices.Equal(f.HardNegatives, want) {
+		t.Errorf("hard negatives %+v, want %+v", f.HardNegatives, want)
 	}
 	// A review of another length than its scenario is an error naming both.
 	os.WriteFile(filepath.Join(dir, "review-B.jsonl"), []byte(`{"item":"p/y","turns":[{"i":0,"label":"N2-human"}],"aria_request":1,"answer":"12"}`+"\n"), 0o644)
