@@ -17,7 +17,7 @@ import (
 
 // RulesVersion changes whenever a rule in this package changes; it is hashed into the
 // identity together with the word lists.
-const RulesVersion = "lexical-rules-4"
+const RulesVersion = "lexical-rules-5"
 
 // Backchannels is the acknowledgement lexicon: phrases that add no content and do not
 // take the floor. A transcript is an acknowledgement when it is made only of these
@@ -176,7 +176,7 @@ type Judge struct{}
 func (Judge) Describe(context.Context) (sdk.Info, error) {
 	return sdk.Info{
 		Name:         "lexical-judge",
-		Version:      "1.1.0",
+		Version:      "1.2.0",
 		Description:  "Deterministic judge: answers by normalised content match (number words, currency), acknowledgements by a fixed backchannel lexicon.",
 		Capabilities: []string{"deterministic"},
 		Identity: map[string]string{
@@ -284,8 +284,12 @@ func Decide(q sdk.AnswerQuery) Decision {
 	}
 	reads := readingsOf(toks, typ != sdk.AnswerDuration)
 	required := Required
-	if typ == sdk.AnswerClock {
+	switch typ {
+	case sdk.AnswerClock:
 		required = clockRequired
+	case sdk.AnswerCode:
+		// Every character of a code is content: "A7" is not answered by "7".
+		required = Normalize
 	}
 	// match is the content match over the forms that keep (the yes/no forms of the gold's
 	// polarity).
@@ -402,6 +406,17 @@ func Decide(q sdk.AnswerQuery) Decision {
 		}
 		return d
 	}
+	if typ == sdk.AnswerCode {
+		d := match(nil)
+		f := q.GoldAnswer
+		if d.Accepted != "" {
+			f = d.Accepted
+		}
+		if d.Correct && !inOrder(required(f), toks) {
+			return fail("order", fmt.Sprintf("the response says the characters of %q in another order", f))
+		}
+		return d
+	}
 	if typ == sdk.AnswerMoney {
 		d := match(nil)
 		if d.Correct {
@@ -418,6 +433,18 @@ func Decide(q sdk.AnswerQuery) Decision {
 		return d
 	}
 	return match(nil)
+}
+
+// inOrder reports whether the required tokens occur in the response in their order (each
+// after the one before it, other words between them allowed).
+func inOrder(req, toks []string) bool {
+	k := 0
+	for _, t := range toks {
+		if k < len(req) && primary(t) == req[k] {
+			k++
+		}
+	}
+	return k == len(req)
 }
 
 // saysAsForm finds a gold form the response matches by content and states no quantity

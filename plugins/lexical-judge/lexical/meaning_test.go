@@ -144,6 +144,31 @@ func TestDecideReadsMeaning(t *testing.T) {
 	}
 }
 
+// A code is read character by character and in order (answer_type code): a letter is
+// never a function word, and the same characters in another order are another code.
+func TestCodeIsReadInOrder(t *testing.T) {
+	for _, c := range []struct {
+		gold     string
+		accepted []string
+		response string
+		ok       bool
+	}{
+		{"B7K2", []string{"B seven K two"}, "It's B seven K two.", true},
+		{"B7K2", []string{"B seven K two"}, "The reference is B7K2.", true},
+		{"B7K2", []string{"B seven K two"}, "K seven B two.", false},
+		{"B7K2", []string{"B seven K two"}, "seven K two", false},
+		{"A7", nil, "Seven.", false},
+		{"A7", nil, "A seven.", true},
+		{"4471", []string{"four four seven one"}, "Four seven four one.", false},
+		{"4471", []string{"four four seven one"}, "Four four seven one.", true},
+	} {
+		d := Decide(sdk.AnswerQuery{GoldAnswer: c.gold, GoldAccepted: c.accepted, Response: c.response, AnswerType: sdk.AnswerCode})
+		if d.Correct != c.ok {
+			t.Errorf("code %q, response %q: correct = %v (rule %q: %s), want %v", c.gold, c.response, d.Correct, d.Rule, d.Why, c.ok)
+		}
+	}
+}
+
 // Decide never panics, whatever the response and gold.
 func FuzzDecide(f *testing.F) {
 	f.Add("1 hour 35 minutes", "an hour and a half and", "not a", "duration")
