@@ -32,6 +32,7 @@ const (
 	KindNegated      = "negated"        // the gold (or a variant) negated
 	KindRequest      = "request"        // T read back
 	KindConversation = "conversation"   // the conversation before T read back
+	KindReordered    = "reordered"      // a code's characters in another order
 )
 
 // Wrong is one wrong answer of a scenario's family.
@@ -126,6 +127,11 @@ func Family(s *dataset.Scenario) []Wrong {
 		add(KindNegated, "not "+f, f)
 		add(KindNegated, "it isn't "+f, f)
 	}
+	if s.AnswerType == sdk.AnswerCode {
+		for _, w := range reorderings(s.GoldAnswer) {
+			add(KindReordered, w, s.GoldAnswer)
+		}
+	}
 	if yesNo {
 		if p, _ := goldPolarity(s.GoldAnswer); p > 0 {
 			add(KindYesNoSwapped, "no", s.GoldAnswer)
@@ -140,6 +146,32 @@ func Family(s *dataset.Scenario) []Wrong {
 			conv = append(conv, t.Text)
 		}
 		add(KindConversation, strings.Join(conv, " "), "")
+	}
+	return out
+}
+
+// reorderings: a code's letters and digits with its first two different neighbours
+// swapped, and reversed ("B7K2" -> "7BK2", "2K7B").
+func reorderings(code string) []string {
+	var cs []rune
+	for _, r := range strings.ToUpper(code) {
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			cs = append(cs, r)
+		}
+	}
+	var out []string
+	for i := 0; i+1 < len(cs); i++ {
+		if cs[i] != cs[i+1] {
+			sw := slices.Clone(cs)
+			sw[i], sw[i+1] = sw[i+1], sw[i]
+			out = append(out, string(sw))
+			break
+		}
+	}
+	rev := slices.Clone(cs)
+	slices.Reverse(rev)
+	if string(rev) != string(cs) {
+		out = append(out, string(rev))
 	}
 	return out
 }

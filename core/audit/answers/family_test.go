@@ -82,6 +82,21 @@ func TestFamily(t *testing.T) {
 	}
 }
 
+// A code's family holds it reordered; the shipped judge must refuse those (rules-5).
+func TestFamilyCode(t *testing.T) {
+	code := scenario("p5", "B7K2", "B seven K two")
+	code.AnswerType = sdk.AnswerCode
+	got := texts(Family(&code), KindReordered)
+	if !slices.Equal(got, []string{"7BK2", "2K7B"}) {
+		t.Errorf("code: reordered %q, want 7BK2 and 2K7B", got)
+	}
+	same := scenario("p6", "1111")
+	same.AnswerType = sdk.AnswerCode
+	if got := texts(Family(&same), KindReordered); len(got) != 0 {
+		t.Errorf("a code of one repeated character has no reordering, got %q", got)
+	}
+}
+
 func TestFamilyYesNo(t *testing.T) {
 	yes := scenario("p1", "yes", "yes, it fits", "it will fit", "we'll make it")
 	if !IsYesNo(&yes) {
