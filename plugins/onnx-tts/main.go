@@ -1,5 +1,9 @@
+// Command onnx-tts serves the offline neural TTS of package synth as a plugin.
 package main
 
-import "github.com/duplexmpe/duplexmpe/sdk"
+import (
+	"github.com/duplexmpe/duplexmpe/plugins/onnx-tts/synth"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
 
-func main() { sdk.Serve(newPlugin()) }
+func main() { sdk.Serve(synth.New()) }

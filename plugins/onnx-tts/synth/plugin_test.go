@@ -1,4 +1,4 @@
-package main
+package synth
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func needAll(t *testing.T) {
 // synthesises with the first voice, Piper's joe).
 func TestConformance(t *testing.T) {
 	needAll(t)
-	spec := pluginhost.Spec{Name: "onnx-tts", Source: plugintest.BuildGo(t, ".")}
+	spec := pluginhost.Spec{Name: "onnx-tts", Source: plugintest.BuildGo(t, "..")}
 	plugintest.Run(t, spec, plugintest.Options{TTSText: "Okay, see you at six."})
 }
 
@@ -47,7 +47,7 @@ func start(t *testing.T, cfg map[string]any) (*pluginhost.Client, sdk.TTS) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "onnx-tts", Source: plugintest.BuildGo(t, ".")}, nil)
+	c, err := pluginhost.Start(ctx, pluginhost.Spec{Name: "onnx-tts", Source: plugintest.BuildGo(t, "..")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestVoicesAndErrors(t *testing.T) {
 		}
 	}
 	// Every Kokoro voice has a style table of 510 rows of 256.
-	p := newPlugin()
+	p := New()
 	if _, err := p.Synthesize(ctx, "Yes.", "af_sky"); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestVoicesAndErrors(t *testing.T) {
 		t.Errorf("description %q", info.Description)
 	}
 	for _, cfg := range []map[string]any{{"threads": 0.0}, {"default_voice": "nova"}, {"sentence_silence": -1.0}, {"weights": t.TempDir()}, {"espeak_ng": "/nonexistent/espeak-ng"}} {
-		if err := newPlugin().Configure(ctx, cfg); err == nil {
+		if err := New().Configure(ctx, cfg); err == nil {
 			t.Errorf("Configure(%v) accepted", cfg)
 		}
 	}
@@ -200,7 +200,7 @@ func TestIdentityHashesEveryVoiceFile(t *testing.T) {
 		os.WriteFile(dst, style, 0o644)
 	}
 	ctx := context.Background()
-	a, b := newPlugin(), newPlugin()
+	a, b := New(), New()
 	if err := a.Configure(ctx, map[string]any{"weights": dir}); err != nil {
 		t.Fatal(err)
 	}

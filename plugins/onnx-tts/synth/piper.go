@@ -1,4 +1,4 @@
-package main
+package synth
 
 // Piper voices (rhasspy/piper): a VITS graph with inputs input [1, n] int64 (phoneme
 // ids), input_lengths [1] int64 and scales [3] float32 (noise_scale, length_scale,

@@ -1,4 +1,4 @@
-package main
+package synth
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func needEspeak(t *testing.T) {
 // weightsDir is the fetched voices, or a skip.
 func weightsDir(t testing.TB) string {
 	t.Helper()
-	p := newPlugin()
+	p := New()
 	dir, err := p.weightsDir()
 	if err == nil {
 		if _, err = os.Stat(filepath.Join(dir, piperJoeModel)); err == nil {

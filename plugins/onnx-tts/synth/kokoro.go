@@ -1,4 +1,4 @@
-package main
+package synth
 
 // Kokoro-82M (hexgrad/kokoro), in the int8 ONNX export of kokoro-onnx: inputs tokens
 // [1, n+2] int64 (0, the phoneme ids, 0), style [1, 256] float32 (row n-1 of the voice's

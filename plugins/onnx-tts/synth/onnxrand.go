@@ -1,4 +1,4 @@
-package main
+package synth
 
 // Piper's VITS graphs draw their noise inside the graph: two RandomNormalLike nodes (the
 // duration predictor's and the flow's), unseeded, so ONNX Runtime gives other samples on

@@ -4,7 +4,7 @@ after changing the sentences, in a scratch venv with
     pip install piper-phonemize==1.1.0 phonemizer==3.3.0 espeakng-loader==0.2.4
     pip install --no-deps misaki==0.9.4
 and Debian's espeak-ng installed:
-    python upstream.py ../../../.cache/tts/piper-joe/en_US-joe-medium.onnx.json > upstream.json
+    python upstream.py ../../../../.cache/tts/piper-joe/en_US-joe-medium.onnx.json > upstream.json
 
 piper: piper_phonemize.phonemize_espeak (rhasspy's espeak-ng fork, bundled in the wheel)
 and piper's own phonemes_to_ids (src/python_run/piper/voice.py: BOS, PAD, each phoneme

@@ -1,4 +1,4 @@
-package main
+package synth
 
 // Phonemes come from Debian's espeak-ng, run as a process (never linked): one process
 // per clause, text on standard input, IPA on standard output. Clauses are split here at
