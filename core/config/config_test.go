@@ -649,7 +649,7 @@ func TestModelRoles(t *testing.T) {
 		t.Errorf("roles %v, want %v", got, want)
 	}
 	for _, c := range []struct{ name, src, summary, detail string }{
-		{"unknown role", strings.Replace(src, `role   = "baseline"`, `role   = "control"`, 1), "Invalid role", `"test" (under test, the default), "baseline" or "reference"`},
+		{"unknown role", strings.Replace(src, `role   = "baseline"`, `role   = "control"`, 1), "Invalid role", `"test" (under test, the default), "baseline", "reference", "calibration"`},
 		{"role of a judge", strings.Replace(src, `plugin "lexical" { source = "bin/lexical" }`, "plugin \"lexical\" {\n  source = \"bin/lexical\"\n  role = \"reference\"\n}", 1), "Role of a plugin that is not a model", "used as judge"},
 	} {
 		f, diags := parseIn(t, dir, c.src, Options{})

@@ -549,8 +549,12 @@ func (l *loader) plugin(b *hcl.Block) {
 	if a := attrs["role"]; a != nil {
 		if r, ok := d.str(a); ok {
 			if !contains(protocol.Roles, r) {
-				d.add(errorf(a.Expr.Range(), "Invalid role", "role = %q: a model is %s (under test, the default), %s or %s.",
-					r, strconv.Quote(protocol.RoleTest), strconv.Quote(protocol.RoleBaseline), strconv.Quote(protocol.RoleReference)))
+				var others []string
+				for _, o := range protocol.Roles[1:] {
+					others = append(others, strconv.Quote(o))
+				}
+				d.add(errorf(a.Expr.Range(), "Invalid role", "role = %q: a model is %s (under test, the default), %s.",
+					r, strconv.Quote(protocol.RoleTest), strings.Join(others, ", ")))
 			} else {
 				p.Role = r
 			}

@@ -50,16 +50,19 @@ const (
 	Implicit = "implicit"
 )
 
-// Roles a model plays in a run (section 6.3): under test (the default), or a baseline or
-// reference that calibrates the measures and stays out of the statistics family.
+// Roles a model plays in a run (section 6.3): under test (the default), or a baseline,
+// reference or calibration model that calibrates the measures and stays out of the
+// statistics family. A calibration model is told the answers (the oracle): its scores are
+// what the chain of voices, VAD, ASR and judge lets a perfect model score.
 const (
-	RoleTest      = "test"
-	RoleBaseline  = "baseline"
-	RoleReference = "reference"
+	RoleTest        = "test"
+	RoleBaseline    = "baseline"
+	RoleReference   = "reference"
+	RoleCalibration = "calibration"
 )
 
 // Roles lists the accepted roles, the default first.
-var Roles = []string{RoleTest, RoleBaseline, RoleReference}
+var Roles = []string{RoleTest, RoleBaseline, RoleReference, RoleCalibration}
 
 // T position buckets.
 var TPositions = []string{"early-middle", "middle", "late-middle"}

@@ -91,11 +91,14 @@ func familyText(s score.Summary) string {
 		fmt.Fprintf(&b, "%d %s under test (%s): %d model comparisons, Bonferroni-corrected over %d; Spearman over %d model x condition entries.",
 			len(f.Models), plural(len(f.Models), "model", "models"), strings.Join(f.Models, ", "), f.Comparisons, f.Comparisons, f.SpearmanEntries)
 	}
-	var base, ref []string
+	var base, ref, cal []string
 	for _, m := range sortedKeys(f.Others) {
-		if f.Others[m] == score.RoleReference {
+		switch f.Others[m] {
+		case score.RoleReference:
 			ref = append(ref, m)
-		} else {
+		case score.RoleCalibration:
+			cal = append(cal, m)
+		default:
 			base = append(base, m)
 		}
 	}
@@ -104,6 +107,9 @@ func familyText(s score.Summary) string {
 	}
 	if len(ref) > 0 {
 		fmt.Fprintf(&b, " %s, not in the family: %s.", plural(len(ref), "Reference", "References"), strings.Join(ref, ", "))
+	}
+	if len(cal) > 0 {
+		fmt.Fprintf(&b, " %s, told the answers, not in the family: %s.", plural(len(cal), "Calibration model", "Calibration models"), strings.Join(cal, ", "))
 	}
 	return b.String()
 }

@@ -15,6 +15,8 @@ const (
 	RoleTest      = protocol.RoleTest
 	RoleBaseline  = protocol.RoleBaseline
 	RoleReference = protocol.RoleReference
+	// RoleCalibration is a model told the answers (the oracle).
+	RoleCalibration = protocol.RoleCalibration
 )
 
 // ScoredMeasures are the keys of the built-in scored measures, in report order; code

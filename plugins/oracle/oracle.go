@@ -1,0 +1,467 @@
+// Command oracle is the calibration model (role "calibration", issue 29): it knows the
+// answers. It reads the built dataset named in its config, and in each conversation (the
+// host names the scenario in ConversationStart.ID) it answers T with the gold answer,
+// spoken by a voice of the pool (onnx-tts's synthesiser), starting delay_ms after T ends;
+// it answers every N4_Q the same way with a holding phrase, and stops as soon as a human
+// starts speaking; otherwise it is silent. What it scores is what a perfect model scores
+// through this chain of voices, VAD, ASR and judge: where it misses, the chain does.
+//
+// It finds where a turn ends by listening, not by replaying the scheduler's rules: each
+// turn it answers has a template, the 10 ms log-energy envelope of the last second of its
+// clip up to its last loud hop; when the envelope of the input's last second correlates
+// with it at or above match, that hop has just been heard, and the turn's clip ends its
+// trailing silence later.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
+	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/plugins/always-talk/speech"
+	"github.com/duplexmpe/duplexmpe/sdk"
+)
+
+const version = "1.0.0"
+
+// Envelope analysis: 20 ms windows every 10 ms, in dB with a floor; a template is at most
+// templateHops long; a hop is loud within loudDB of the clip's loudest; the input is
+// speech (a human has started) after speechHops hops above speechDB.
+const (
+	hopS         = 0.010
+	winHops      = 2
+	floorDB      = -80.0
+	templateHops = 100
+	minTemplate  = 20
+	loudDB       = 35.0
+	speechDB     = -50.0
+	speechHops   = 3
+	// maxLevelDB: a heard envelope this far from the template on average (dB) is another
+	// sound, however well its shape correlates.
+	maxLevelDB = 6.0
+)
+
+// synthesizer is what the oracle speaks with (synth.Plugin; a test may give another).
+type synthesizer interface {
+	Configure(ctx context.Context, cfg map[string]any) error
+	Synthesize(ctx context.Context, text, voice string) (sdk.Audio, error)
+}
+
+type oracle struct {
+	mu      sync.Mutex
+	tts     synthesizer
+	format  sdk.Format
+	dir     string
+	byID    map[string]*dataset.Scenario
+	voice   string
+	delayS  float64
+	match   float64
+	n4Text  string
+	config  map[string]any
+	clipEnv map[string]clipEnvelope // clip path -> its envelope
+}
+
+type clipEnvelope struct {
+	env      []float64 // dB per hop
+	first    int       // the first loud hop
+	last     int       // the last loud hop
+	trailing float64   // seconds of clip after the end of hop last
+}
+
+func (o *oracle) Describe(context.Context) (sdk.Info, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return sdk.Info{
+		Name:         "oracle",
+		Version:      version,
+		Description:  "Calibration: answers every T with the gold answer (a pool voice) delay_ms after T ends, holds the floor after every N4_Q until a human speaks, silent otherwise.",
+		Capabilities: []string{"model.concurrency=2"},
+		Config: append([]sdk.ConfigField{
+			{Name: "dataset", Type: sdk.TypePath, Default: "", Description: "the built dataset folder the run plays (its scenarios.jsonl and clips)"},
+			{Name: "voice", Type: sdk.TypeString, Default: "af_heart", Description: "the onnx-tts voice the answers are spoken in"},
+			{Name: "delay_ms", Type: sdk.TypeNumber, Default: 500.0, Description: "milliseconds from the end of T (or N4_Q) to the answer"},
+			{Name: "match", Type: sdk.TypeNumber, Default: 0.95, Description: "envelope correlation at which a turn's end is heard"},
+			{Name: "n4_text", Type: sdk.TypeString, Default: "Let me check that for you. One moment, I'm looking it up right now.", Description: "what it says after an N4_Q (the human resolves it)"},
+			{Name: "weights", Type: sdk.TypePath, Default: "", Description: "onnx-tts's weights folder (empty: as onnx-tts finds it)"},
+			{Name: "onnxruntime", Type: sdk.TypeString, Default: "", Description: "the ONNX Runtime library (empty: as onnx-tts finds it)"},
+		}, speech.FormatFields()[0], speech.FormatFields()[2]),
+		Identity: map[string]string{
+			"voice": o.voice, "delay_ms": fmt.Sprint(o.delayS * 1000), "match": fmt.Sprint(o.match), "n4_text": o.n4Text,
+			"format": fmt.Sprintf("%d Hz in, %d Hz out, %d-sample frames", o.format.InputRate, o.format.OutputRate, o.format.FrameSize),
+		},
+	}, nil
+}
+
+func (o *oracle) Configure(ctx context.Context, cfg map[string]any) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	in := map[string]any{"input_rate": cfg["input_rate"], "frame_ms": cfg["frame_ms"], "output_rate": 24000.0}
+	f, err := speech.ParseFormat(in)
+	if err != nil {
+		return err
+	}
+	dir, _ := cfg["dataset"].(string)
+	if dir == "" {
+		return errors.New("config dataset: name the built dataset folder the run plays (the dataset block's out)")
+	}
+	// The whole built set, and what a partial build (`run --limit`) wrote beside it.
+	byID := map[string]*dataset.Scenario{}
+	found := false
+	for _, name := range []string{dataset.ScenariosFile, dataset.PartialScenariosFile} {
+		path := filepath.Join(dir, name)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		d, err := dataset.Load(path)
+		if err != nil {
+			return fmt.Errorf("config dataset: %w", err)
+		}
+		found = true
+		for i := range d.Scenarios {
+			byID[d.Scenarios[i].ScenarioID] = &d.Scenarios[i]
+		}
+	}
+	if !found {
+		return fmt.Errorf("config dataset: %s holds no %s: name the built dataset folder the run plays (the dataset block's out)", dir, dataset.ScenariosFile)
+	}
+	delay, err := speech.Number(cfg, "delay_ms", 500, 0, 4000)
+	if err != nil {
+		return err
+	}
+	match, err := speech.Number(cfg, "match", 0.95, 0.5, 1)
+	if err != nil {
+		return err
+	}
+	o.format, o.dir, o.byID, o.delayS, o.match = f, dir, byID, delay/1000, match
+	o.voice, o.n4Text = "af_heart", "Let me check that for you. One moment, I'm looking it up right now."
+	if v, ok := cfg["voice"].(string); ok && v != "" {
+		o.voice = v
+	}
+	if v, ok := cfg["n4_text"].(string); ok && v != "" {
+		o.n4Text = v
+	}
+	tcfg := map[string]any{}
+	for _, k := range []string{"weights", "onnxruntime"} {
+		if v, ok := cfg[k].(string); ok && v != "" {
+			tcfg[k] = v
+		}
+	}
+	o.clipEnv = map[string]clipEnvelope{}
+	return o.tts.Configure(ctx, tcfg)
+}
+
+// envelopeOf is the dB envelope of samples at rate: one value per hop, each over winHops hops.
+func envelopeOf(x []float32, rate int) []float64 {
+	hop := int(math.Round(hopS * float64(rate)))
+	var out []float64
+	for end := hop; end <= len(x); end += hop {
+		start := max(0, end-winHops*hop)
+		out = append(out, windowDB(x[start:end]))
+	}
+	return out
+}
+
+func windowDB(x []float32) float64 {
+	if len(x) == 0 {
+		return floorDB
+	}
+	var s float64
+	for _, v := range x {
+		s += float64(v) * float64(v)
+	}
+	return math.Max(floorDB, 10*math.Log10(s/float64(len(x))+1e-12))
+}
+
+// envelope of a clip of the dataset, cached.
+func (o *oracle) envelope(clip string) (clipEnvelope, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if e, ok := o.clipEnv[clip]; ok {
+		return e, nil
+	}
+	pcm, err := readClip(o.dir, clip)
+	if err != nil {
+		return clipEnvelope{}, err
+	}
+	env := envelopeOf(pcm.Samples, pcm.Rate)
+	top := floorDB
+	for _, v := range env {
+		top = math.Max(top, v)
+	}
+	first, last := -1, -1
+	for i, v := range env {
+		if v >= top-loudDB {
+			last = i
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if last-first+1 < minTemplate {
+		return clipEnvelope{}, fmt.Errorf("clip %s: too short to recognise (%d hops of sound)", clip, last-first+1)
+	}
+	e := clipEnvelope{env: env, first: first, last: last, trailing: math.Max(0, pcm.Duration()-float64(last+1)*hopS)}
+	o.clipEnv[clip] = e
+	return e, nil
+}
+
+func readClip(dir, clip string) (audio.PCM, error) {
+	f, _, err := dataset.OpenClipFile(dir, filepath.Join(dir, clip))
+	if err != nil {
+		return audio.PCM{}, err
+	}
+	defer f.Close()
+	pcm, err := audio.DecodeWAV(f)
+	if err != nil {
+		return audio.PCM{}, fmt.Errorf("%s: %w", clip, err)
+	}
+	return pcm, nil
+}
+
+// cue is a turn the oracle answers: when its end is heard, it speaks answer.
+type cue struct {
+	template []float64
+	trailing float64
+	answer   []float32
+}
+
+func (o *oracle) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conversation, error) {
+	o.mu.Lock()
+	s := o.byID[req.ID]
+	o.mu.Unlock()
+	if s == nil {
+		return nil, fmt.Errorf("scenario %q is not in the dataset %s named in the oracle's config: name the dataset this run plays", req.ID, o.dir)
+	}
+	c := &conversation{o: o, format: o.format, id: req.ID}
+	for i, t := range s.Turns {
+		var text string
+		switch t.Label {
+		case protocol.LabelT:
+			text = spoken(s)
+		case protocol.LabelN4Q:
+			text = o.n4Text
+		default:
+			continue
+		}
+		if t.Clip == "" {
+			return nil, fmt.Errorf("scenario %s turn %d has no clip: the oracle needs the built dataset (duplexmpe build), not the scripts", s.ScenarioID, i)
+		}
+		e, err := o.envelope(t.Clip)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s turn %d: %w", s.ScenarioID, i, err)
+		}
+		a, err := o.tts.Synthesize(ctx, text, o.voice)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s turn %d: speaking %q: %w", s.ScenarioID, i, text, err)
+		}
+		// The template is the clip's sound only: what comes before it in the room differs.
+		from := max(e.first, e.last+1-templateHops)
+		c.cues = append(c.cues, cue{template: e.env[from : e.last+1], trailing: e.trailing, answer: trimLead(resample(a.Samples, a.Rate, o.format.OutputRate), o.format.OutputRate)})
+	}
+	return c, nil
+}
+
+// codeLike is a gold written as a code: letters and digits, no space, at least three.
+var codeLike = regexp.MustCompile(`^[A-Z0-9]{3,}$`)
+
+// spoken is the gold answer as a person reads it out: a code character by character
+// ("QMFTRL" -> "Q, M, F, T, R, L."), anything else as written.
+func spoken(s *dataset.Scenario) string {
+	g := strings.TrimSpace(s.GoldAnswer)
+	if s.AnswerType == sdk.AnswerCode || s.AnswerType == "" && codeLike.MatchString(g) {
+		var parts []string
+		for _, r := range g {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				parts = append(parts, string(unicode.ToUpper(r)))
+			}
+		}
+		return strings.Join(parts, ", ") + "."
+	}
+	return g
+}
+
+// trimLead drops the synthesiser's leading silence (all but 10 ms before the first
+// sample within 40 dB of the peak), so the answer is heard when it is scheduled.
+func trimLead(x []float32, rate int) []float32 {
+	var peak float64
+	for _, v := range x {
+		peak = math.Max(peak, math.Abs(float64(v)))
+	}
+	for i, v := range x {
+		if math.Abs(float64(v)) >= peak/100 {
+			return x[max(0, i-rate/100):]
+		}
+	}
+	return x
+}
+
+// resample is linear interpolation from rate to out.
+func resample(x []float32, rate, out int) []float32 {
+	if rate == out || len(x) == 0 {
+		return x
+	}
+	n := int(int64(len(x)) * int64(out) / int64(rate))
+	y := make([]float32, n)
+	for i := range y {
+		p := float64(i) * float64(rate) / float64(out)
+		j := int(p)
+		fr := float32(p - float64(j))
+		if j+1 < len(x) {
+			y[i] = x[j]*(1-fr) + x[j+1]*fr
+		} else {
+			y[i] = x[len(x)-1]
+		}
+	}
+	return y
+}
+
+// conversation listens hop by hop for the next cue's end, then plays its answer from the
+// scheduled output sample until it ends or a human starts speaking.
+type conversation struct {
+	o      *oracle
+	format sdk.Format
+	cues   []cue
+	next   int       // the cue listened for
+	buf    []float32 // input not yet in a hop
+	win    []float32 // the last winHops hops of input
+	env    []float64 // the input's recent envelope (at most templateHops)
+	in     int64     // input samples heard
+	out    int64     // output samples emitted
+	// The answer being played: answer from output sample at; loudHops counts the
+	// consecutive speech hops of input while it plays.
+	answer   []float32
+	at       int64
+	loudHops int
+	k        int
+	// id and the best correlation with the next cue so far, for the log.
+	id           string
+	best, bestAt float64
+}
+
+func (c *conversation) Format() sdk.Format { return c.format }
+
+func (c *conversation) Step(_ context.Context, frame []float32) (sdk.Output, error) {
+	hop := int(math.Round(hopS * float64(c.format.InputRate)))
+	c.buf = append(c.buf, frame...)
+	for len(c.buf) >= hop {
+		h := c.buf[:hop]
+		c.buf = c.buf[hop:]
+		c.in += int64(hop)
+		c.win = append(c.win, h...)
+		if len(c.win) > winHops*hop {
+			c.win = c.win[len(c.win)-winHops*hop:]
+		}
+		db := windowDB(c.win)
+		c.env = append(c.env, db)
+		if len(c.env) > templateHops {
+			c.env = c.env[1:]
+		}
+		c.hear(windowDB(h))
+	}
+	n := speech.FrameOutput(c.format, c.k)
+	c.k++
+	var out []float32
+	if c.answer != nil {
+		out = make([]float32, n)
+		any := false
+		for j := range out {
+			p := c.out + int64(j) - c.at
+			if p >= 0 && p < int64(len(c.answer)) {
+				out[j] = c.answer[p]
+				any = true
+			}
+		}
+		if c.out+int64(n)-c.at >= int64(len(c.answer)) {
+			c.answer = nil
+		}
+		if !any {
+			out = nil
+		}
+	}
+	c.out += int64(n)
+	return sdk.Output{Samples: out}, nil
+}
+
+// hear takes one hop of input: a human starting to speak stops the answer; the next
+// cue's end, heard, schedules its answer.
+func (c *conversation) hear(hopDB float64) {
+	if hopDB > speechDB {
+		c.loudHops++
+	} else {
+		c.loudHops = 0
+	}
+	playing := c.answer != nil && c.out >= c.at
+	if playing && c.loudHops >= speechHops {
+		c.answer = nil
+	}
+	if c.next >= len(c.cues) {
+		return
+	}
+	cu := c.cues[c.next]
+	if len(c.env) < len(cu.template) {
+		return
+	}
+	heard := c.env[len(c.env)-len(cu.template):]
+	r := correlation(heard, cu.template)
+	if r > c.best {
+		c.best, c.bestAt = r, float64(c.in)/float64(c.format.InputRate)
+	}
+	if r < c.o.match || meanAbsDiff(heard, cu.template) > maxLevelDB {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "oracle %s: cue %d heard at %.3f s (r %.3f)\n", c.id, c.next, float64(c.in)/float64(c.format.InputRate), r)
+	c.best = 0
+	c.next++
+	// Now is the end of the cue's last loud hop; its clip ends trailing later.
+	startS := float64(c.in)/float64(c.format.InputRate) + cu.trailing + c.o.delayS
+	c.answer, c.loudHops = cu.answer, 0
+	c.at = int64(math.Round(startS * float64(c.format.OutputRate)))
+}
+
+// meanAbsDiff is the mean absolute difference of two equal-length series.
+func meanAbsDiff(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += math.Abs(a[i] - b[i])
+	}
+	return s / float64(len(a))
+}
+
+// correlation is Pearson's r of two equal-length series (0 when either is flat).
+func correlation(a, b []float64) float64 {
+	n := float64(len(a))
+	var ma, mb float64
+	for i := range a {
+		ma += a[i]
+		mb += b[i]
+	}
+	ma, mb = ma/n, mb/n
+	var sab, saa, sbb float64
+	for i := range a {
+		da, db := a[i]-ma, b[i]-mb
+		sab += da * db
+		saa += da * da
+		sbb += db * db
+	}
+	if saa == 0 || sbb == 0 {
+		return 0
+	}
+	return sab / math.Sqrt(saa*sbb)
+}
+
+func (c *conversation) Close() error {
+	if c.next < len(c.cues) {
+		fmt.Fprintf(os.Stderr, "oracle %s: cue %d of %d never heard (best r %.3f at %.3f s)\n", c.id, c.next, len(c.cues), c.best, c.bestAt)
+	}
+	return nil
+}
