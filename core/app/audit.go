@@ -87,9 +87,8 @@ func AnswersChecks(r answers.Report, judge string) []audit.Check {
 	wrong := audit.Check{Name: "answers", Goal: "0 pairs accept a wrong answer",
 		Value: fmt.Sprintf("%d of %d pairs accept one of %d wrong answers", r.AcceptedPairs, r.Pairs, r.Judged),
 		Pass:  r.AcceptedPairs == 0, Detail: "judge " + judge}
-	if len(r.Accepted) > 0 {
-		a := r.Accepted[0]
-		wrong.Detail += fmt.Sprintf("; e.g. %s accepts %q for %q", a.ScenarioID, a.Text, a.Gold)
+	for _, a := range r.Accepted {
+		wrong.Items = append(wrong.Items, fmt.Sprintf("%s accepts %q (%s) for %q", a.ScenarioID, a.Text, a.Kind, a.Gold))
 	}
 	yn := audit.Check{Name: "answers: yes/no golds",
 		Goal:  fmt.Sprintf("at most %.0f%% of golds yes or no, yes and no within %d", 100*answers.MaxYesNoShare, answers.MaxYesNoImbalance),

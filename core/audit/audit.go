@@ -54,7 +54,13 @@ type Check struct {
 	// fails nothing.
 	NotRun bool   `json:"not_run,omitempty"`
 	Detail string `json:"detail,omitempty"`
+	// Items are what fails the check, one line each (every accepted wrong answer); the
+	// text report prints the first MaxItemsShown, --json all of them.
+	Items []string `json:"items,omitempty"`
 }
+
+// MaxItemsShown is how many of a check's failing items the text report prints.
+const MaxItemsShown = 12
 
 // Options configure an audit.
 type Options struct {
@@ -105,6 +111,13 @@ func (r *Report) Print(w io.Writer) {
 			for _, l := range strings.Split(c.Detail, "\n") {
 				fmt.Fprintf(w, "       %s\n", l)
 			}
+		}
+		for i, it := range c.Items {
+			if i == MaxItemsShown {
+				fmt.Fprintf(w, "       ... and %d more (--json lists them all)\n", len(c.Items)-i)
+				break
+			}
+			fmt.Fprintf(w, "       %s\n", it)
 		}
 	}
 }

@@ -105,6 +105,13 @@ func Family(s *dataset.Scenario) []Wrong {
 		out = append(out, Wrong{Kind: kind, Text: text, From: from})
 	}
 	yesNo := IsYesNo(s)
+	// The slips of a number, a unit or a part are wrong answers when the gold is an
+	// amount; a name, a code or a text gold that a variant words with a number ("Pebble
+	// Cove, twelve kilometres") is still named right with another number beside it.
+	quantities := !slices.Contains([]string{sdk.AnswerName, sdk.AnswerCode, sdk.AnswerText}, s.AnswerType)
+	// am and pm, morning and evening swap for a time of day (or an untyped gold), not in
+	// "the morning Post" of a number's variant.
+	halves := s.AnswerType == "" || s.AnswerType == sdk.AnswerClock
 	for _, f := range forms {
 		if strings.TrimSpace(f) == "" {
 			continue
@@ -115,14 +122,16 @@ func Family(s *dataset.Scenario) []Wrong {
 			}
 			continue
 		}
-		for _, w := range numberSlips(f) {
-			add(w.Kind, w.Text, f)
-		}
-		for _, w := range unitSwaps(f) {
-			add(KindUnitSwapped, w, f)
-		}
-		for _, w := range partsAlone(f) {
-			add(KindPartAlone, w, f)
+		if quantities {
+			for _, w := range numberSlips(f) {
+				add(w.Kind, w.Text, f)
+			}
+			for _, w := range unitSwaps(f, halves) {
+				add(KindUnitSwapped, w, f)
+			}
+			for _, w := range partsAlone(f) {
+				add(KindPartAlone, w, f)
+			}
 		}
 		add(KindNegated, "not "+f, f)
 		add(KindNegated, "it isn't "+f, f)
@@ -145,7 +154,11 @@ func Family(s *dataset.Scenario) []Wrong {
 		for _, t := range s.Turns[:ti] {
 			conv = append(conv, t.Text)
 		}
-		add(KindConversation, strings.Join(conv, " "), "")
+		// One turn read back is a quotation, which can be the answer (the judge's rule too);
+		// the conversation read back is two turns or more.
+		if len(conv) >= 2 {
+			add(KindConversation, strings.Join(conv, " "), "")
+		}
 	}
 	return out
 }
@@ -266,26 +279,27 @@ var currencySymbols = map[string]string{"$": "dollar", "£": "pound", "€": "eu
 var unitWordRe = regexp.MustCompile(`(?i)\b([a-z]+)\b`)
 
 // unitSwaps: f with one unit replaced by each other unit of its group; a currency symbol
-// by the others and by the group's words; "am" and "pm", "morning" and
+// by the others and by the group's words; with halves, "am" and "pm", "morning" and
 // "afternoon"/"evening" for each other.
-func unitSwaps(f string) []string {
+func unitSwaps(f string, halves bool) []string {
 	var out []string
 	for _, loc := range unitWordRe.FindAllStringIndex(f, -1) {
 		w := strings.ToLower(f[loc[0]:loc[1]])
-		switch w {
-		case "am":
+		switch {
+		case !halves:
+		case w == "am":
 			out = append(out, f[:loc[0]]+"pm"+f[loc[1]:])
 			continue
-		case "pm":
+		case w == "pm":
 			out = append(out, f[:loc[0]]+"am"+f[loc[1]:])
 			continue
-		case "morning":
+		case w == "morning":
 			out = append(out, f[:loc[0]]+"afternoon"+f[loc[1]:], f[:loc[0]]+"evening"+f[loc[1]:])
 			continue
-		case "afternoon", "evening":
+		case w == "afternoon" || w == "evening":
 			out = append(out, f[:loc[0]]+"morning"+f[loc[1]:])
 			continue
-		case "night", "nights":
+		case w == "night" || w == "nights":
 			if strings.HasSuffix(strings.ToLower(f[:loc[0]]), "at ") {
 				out = append(out, f[:loc[0]-3]+"in the morning"+f[loc[1]:]) // "at night" is a half of the day
 				continue

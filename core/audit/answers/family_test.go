@@ -13,6 +13,7 @@ func scenario(pair, gold string, accepted ...string) dataset.Scenario {
 	return dataset.Scenario{PairID: pair, ScenarioID: pair + "-explicit", Condition: "explicit",
 		GoldAnswer: gold, GoldAccepted: accepted,
 		Turns: []dataset.Turn{
+			{Speaker: "C", Text: "It's a two kilo roast.", Label: "N2"},
 			{Speaker: "A", Text: "The roast needs twenty minutes a kilo.", Label: "N2"},
 			{Speaker: "B", Text: "Aria, how long does it need altogether?", Label: "T"},
 			{Speaker: "C", Text: "Great.", Label: "N3"},
@@ -42,7 +43,7 @@ func TestFamily(t *testing.T) {
 		KindPartAlone:    {"1 hour", "50 minutes", "an hour", "fifty minutes"},
 		KindNegated:      {"not 1 hour 50 minutes", "it isn't 110 minutes"},
 		KindRequest:      {"Aria, how long does it need altogether?"},
-		KindConversation: {"The roast needs twenty minutes a kilo."},
+		KindConversation: {"It's a two kilo roast. The roast needs twenty minutes a kilo."},
 	}
 	for kind, ws := range want {
 		got := texts(f, kind)
@@ -94,6 +95,26 @@ func TestFamilyCode(t *testing.T) {
 	same.AnswerType = sdk.AnswerCode
 	if got := texts(Family(&same), KindReordered); len(got) != 0 {
 		t.Errorf("a code of one repeated character has no reordering, got %q", got)
+	}
+}
+
+// A name's variants may carry a number; its slips are no wrong answers (the place is still
+// named right). One turn before T read back is a quotation, not the conversation.
+func TestFamilyOfANameAndOfOneTurn(t *testing.T) {
+	name := scenario("p7", "Pebble Cove", "Pebble Cove, twelve kilometres")
+	name.AnswerType = sdk.AnswerName
+	for _, w := range Family(&name) {
+		if w.Kind == KindUnitSwapped || w.Kind == KindPlusOne || w.Kind == KindPartAlone {
+			t.Errorf("a name gold derives %s %q", w.Kind, w.Text)
+		}
+	}
+	if got := texts(Family(&name), KindNegated); !slices.Contains(got, "not Pebble Cove") {
+		t.Errorf("a name gold is not negated: %q", got)
+	}
+	one := scenario("p8", "40 minutes")
+	one.Turns = one.Turns[1:]
+	if got := texts(Family(&one), KindConversation); len(got) != 0 {
+		t.Errorf("one turn before T is read back as the conversation: %q", got)
 	}
 }
 

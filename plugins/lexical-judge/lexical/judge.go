@@ -17,7 +17,7 @@ import (
 
 // RulesVersion changes whenever a rule in this package changes; it is hashed into the
 // identity together with the word lists.
-const RulesVersion = "lexical-rules-5"
+const RulesVersion = "lexical-rules-6"
 
 // Backchannels is the acknowledgement lexicon: phrases that add no content and do not
 // take the floor. A transcript is an acknowledgement when it is made only of these
@@ -76,7 +76,7 @@ var (
 func Identity() string {
 	h := sha256.New()
 	for _, part := range []any{RulesVersion, Backchannels, FunctionWords, UnitWords, ones, teens, tens, scales, ordinals, currencyUnits,
-		NegationWords, YesWords, NoWords, DurationUnits, MonthUnits, CurrencyMajor, CurrencyMinor, MeasureUnits, MeasureSize, nextSmaller, amWords, pmWords, durationFillers, negationStops, minorUnits, roundMinutes} {
+		NegationWords, YesWords, NoWords, DurationUnits, MonthUnits, CurrencyMajor, CurrencyMinor, MeasureUnits, MeasureSize, nextSmaller, amWords, pmWords, durationFillers, negationStops, determiners, minorUnits, roundMinutes} {
 		b, _ := json.Marshal(part) // maps marshal with sorted keys: stable
 		h.Write(b)
 		h.Write([]byte{0})
@@ -176,7 +176,7 @@ type Judge struct{}
 func (Judge) Describe(context.Context) (sdk.Info, error) {
 	return sdk.Info{
 		Name:         "lexical-judge",
-		Version:      "1.2.0",
+		Version:      "1.3.0",
 		Description:  "Deterministic judge: answers by normalised content match (number words, currency), acknowledgements by a fixed backchannel lexicon.",
 		Capabilities: []string{"deterministic"},
 		Identity: map[string]string{
@@ -375,6 +375,13 @@ func Decide(q sdk.AnswerQuery) Decision {
 		}
 		return d
 	case sdk.AnswerNumber:
+		// A number with a unit of time is a duration however the scenario types it: "40
+		// weeks" is not answered by "forty days".
+		if g, ok := numberDuration(forms); ok {
+			if said := durations(toks, false); len(said) > 0 && !slices.ContainsFunc(said, g.equal) {
+				return fail("duration", fmt.Sprintf("the response states the duration %s, not the gold's %s", describeDuration(said[0]), describeDuration(g)))
+			}
+		}
 		var gold []measure
 		var goldRatios []float64
 		for _, f := range forms {
@@ -433,6 +440,21 @@ func Decide(q sdk.AnswerQuery) Decision {
 		return d
 	}
 	return match(nil)
+}
+
+// numberDuration is the duration the first gold form that states one says ("40 weeks"),
+// unless that form is a measure or a rate ("7 centimetres a week").
+func numberDuration(forms []string) (quantity, bool) {
+	for _, f := range forms {
+		toks := Normalize(f)
+		if gd := durations(toks, false); len(gd) > 0 {
+			if len(measures(toks)) > 0 {
+				return quantity{}, false
+			}
+			return gd[0], true
+		}
+	}
+	return quantity{}, false
 }
 
 // inOrder reports whether the required tokens occur in the response in their order (each

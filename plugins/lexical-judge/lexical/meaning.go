@@ -245,14 +245,16 @@ func negate(toks []string) []string {
 			continue
 		}
 		j := i + 1
+		determiner := false // "not the eight pound lamp" denies a thing, not an amount
 		for j < len(out) && functionWords[primary(out[j])] {
+			determiner = determiner || determiners[primary(out[j])]
 			j++
 		}
 		if j >= len(out) {
 			break
 		}
 		first := primary(out[j])
-		quantity := isNumber(first) && !strings.HasSuffix(first, "th")
+		quantity := isNumber(first) && !strings.HasSuffix(first, "th") && !determiner
 		out[j] = gone
 		for j++; j < len(out); j++ {
 			p := primary(out[j])
@@ -268,6 +270,10 @@ func negate(toks []string) []string {
 	}
 	return out
 }
+
+// determiners before a number make what a negation denies a noun phrase ("not the eight
+// pound lamp"), read up to the next clause, not an amount ("not 55 minutes").
+var determiners = set([]string{"the", "this", "that", "its", "their"})
 
 // negationStops end what a negation denies of a phrase that is not a number: the next
 // clause ("not Tom but Sarah", "it isn't the fifth one, it's Kitchen Lights").

@@ -125,6 +125,9 @@ func TestDecideReadsMeaning(t *testing.T) {
 		{"Sarah", nil, "", "Not Tom but Sarah.", true},
 		{"Sarah", nil, "", "It isn't Sarah.", false},
 		{"Kitchen Lights", nil, "", "It isn't the fifth one, it's Kitchen Lights.", true},
+		{"the lamp", []string{"the eight pound lamp"}, "", "Not the eight pound lamp.", false},
+		{"the lamp", []string{"the eight pound lamp"}, "", "Not the chair, it's the eight pound lamp.", true},
+		{"55 minutes", nil, "", "Not 55 minutes but an hour.", false},
 		// reading back the request or the conversation
 		{"55 minutes", []string{"fifty-five"}, boarding, "Boarding's at four fifty and it's three fifty-five now, how many minutes is that?", false},
 		{"55 minutes", []string{"fifty-five"}, boarding, "Boarding's at four fifty and it's three fifty-five now, so fifty-five minutes.", true},
@@ -140,6 +143,20 @@ func TestDecideReadsMeaning(t *testing.T) {
 		}
 		if d := Decide(q); d.Correct != c.ok {
 			t.Errorf("gold %q, response %q: correct = %v (%s, rule %q: %s), want %v", c.gold, c.response, d.Correct, d.Type, d.Rule, d.Why, c.ok)
+		}
+	}
+}
+
+// A number with a unit of time is compared as a duration even when the scenario types it
+// number: "40 weeks" is not "forty days", and a bare "forty" still answers it.
+func TestNumberWithTimeUnit(t *testing.T) {
+	for _, c := range []struct {
+		response string
+		ok       bool
+	}{{"Forty days.", false}, {"40 seconds", false}, {"Forty weeks.", true}, {"Forty.", true}, {"About nine months and a bit, forty weeks.", true}} {
+		d := Decide(sdk.AnswerQuery{GoldAnswer: "40 weeks", GoldAccepted: []string{"forty weeks"}, Response: c.response, AnswerType: sdk.AnswerNumber})
+		if d.Correct != c.ok {
+			t.Errorf("response %q: correct = %v (rule %q: %s), want %v", c.response, d.Correct, d.Rule, d.Why, c.ok)
 		}
 	}
 }
