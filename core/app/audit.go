@@ -74,11 +74,16 @@ func auditAnswers(ctx context.Context, all []dataset.Scenario, source string) ([
 	if err != nil {
 		return nil, &judgeError{fmt.Errorf("audit: the plugin %s is not a judge: %w", source, err)}
 	}
+	info, err := c.Describe(ctx)
+	if err != nil {
+		return nil, &judgeError{fmt.Errorf("audit: describing the judge %s: %w", source, err)}
+	}
 	r, err := answers.CheckAnswers(ctx, all, j)
 	if err != nil {
 		return nil, &judgeError{fmt.Errorf("audit: the judge %s failed: %w", source, err)}
 	}
-	return AnswersChecks(r, source), nil
+	// The judge is named by what it is (its name and version), not where it lies.
+	return AnswersChecks(r, info.Name+" "+info.Version), nil
 }
 
 // AnswersChecks states an answers report as the audit's two checks: no pair accepts a

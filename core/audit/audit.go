@@ -127,6 +127,7 @@ func (r *Report) Print(w io.Writer) {
 // which flatters the labeller; the report says so).
 func Path(path string, opts Options) (*Report, error) {
 	var dev, test, all []dataset.Scenario
+	var built *dataset.Dataset // a built set, whose manifest says each turn's voice
 	scope := ""
 	if r, err := dataset.LoadRelease(filepath.Join(path, dataset.ReleaseFile)); err == nil {
 		for _, sp := range r.Splits {
@@ -153,13 +154,44 @@ func Path(path string, opts Options) (*Report, error) {
 		}
 		dev, test, all = d.Scenarios, d.Scenarios, d.Scenarios
 		scope = "no dev split: text labeller tuned and scored on the same set (flattering it); other checks on the set"
+		built = d
 	}
 	rep, err := Run(dev, test, all, opts)
 	if err != nil {
 		return nil, err
 	}
+	if built != nil && built.Manifest != nil && (built.Manifest.Voices != nil || built.Manifest.PairVoices != nil) {
+		c, err := voiceCheck(built)
+		if err != nil {
+			return nil, err
+		}
+		rep.Checks = append(rep.Checks, c)
+	}
 	rep.Set, rep.Scope = path, scope
 	return rep, nil
+}
+
+// voiceCheck: in a built set, each voice's share of T, N4_Q and N1 turns against its share
+// of all turns (the voice must not tell who asks, issue 29).
+func voiceCheck(d *dataset.Dataset) (Check, error) {
+	vs, totals, err := dataset.VoiceShares(d)
+	if err != nil {
+		return Check{}, err
+	}
+	c := Check{Name: "who asks, by voice", Goal: fmt.Sprintf("every voice within %g points on T, N4_Q and N1", 100*dataset.ShareTolerance), Pass: true}
+	worst, worstV, worstL := 0.0, "", ""
+	for _, v := range vs {
+		g, l := v.Gap(totals)
+		if g > dataset.ShareTolerance+1e-9 {
+			c.Pass = false
+			c.Items = append(c.Items, fmt.Sprintf("%s: %s %.1f%% against %.1f%% of all turns", v.Voice, l, 100*v.LabelShare[l], 100*v.TurnShare))
+		}
+		if g >= worst {
+			worst, worstV, worstL = g, v.Voice, l
+		}
+	}
+	c.Value = fmt.Sprintf("%d voices; %s off by %.1f points on %s", len(vs), worstV, 100*worst, worstL)
+	return c, nil
 }
 
 // Run audits: the text labeller is tuned on dev and scored on test; every other check

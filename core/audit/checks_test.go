@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/duplexmpe/duplexmpe/core/dataset"
@@ -71,5 +72,34 @@ func TestPauseCheckThresholds(t *testing.T) {
 	}
 	if c, rows := pauseCheck(set); !c.Pass || rows[len(rows)-1].Intrudes != 0.25 {
 		t.Errorf("with a lapse in every scenario: %+v", c)
+	}
+}
+
+// In a built set the voice must not tell who asks: a voice that asks every T fails the
+// check by name; voices that ask in proportion to their turns pass.
+func TestVoiceCheck(t *testing.T) {
+	turns := func(asker string) []dataset.Turn {
+		var ts []dataset.Turn
+		for _, sp := range []string{"A", "B", "C"} {
+			ts = append(ts, dataset.Turn{Speaker: sp, Label: "N2", Addressee: "human"})
+		}
+		return append(ts, dataset.Turn{Speaker: asker, Label: "T"})
+	}
+	d := &dataset.Dataset{Manifest: &dataset.Manifest{Voices: map[string]string{"A": "v1", "B": "v2", "C": "v3"}}}
+	for i := 0; i < 6; i++ {
+		d.Scenarios = append(d.Scenarios, dataset.Scenario{PairID: fmt.Sprint(i), Turns: turns("B")})
+	}
+	c, err := voiceCheck(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Pass || len(c.Items) != 3 || !strings.Contains(c.Value, "v2 off by 50.0 points on T") {
+		t.Errorf("one voice asks every T, yet %+v", c)
+	}
+	for i := range d.Scenarios {
+		d.Scenarios[i].Turns = turns([]string{"A", "B", "C"}[i%3])
+	}
+	if c, _ := voiceCheck(d); !c.Pass {
+		t.Errorf("voices asking in proportion fail: %+v", c)
 	}
 }
