@@ -29,14 +29,17 @@ func TestDatasetAudit(t *testing.T) {
 	}
 	code, stdout, _ = runDatasetCLI(".", "dataset", "audit", "--json", "--judge", judge, "../../datasets/open-v1")
 	var r audit.Report
-	if code != ExitDeterministic || json.Unmarshal([]byte(stdout), &r) != nil || len(r.Checks) != 10 || r.Failed() != 9 {
+	if code != ExitDeterministic || json.Unmarshal([]byte(stdout), &r) != nil || len(r.Checks) != 11 || r.Failed() != 9 {
 		t.Fatalf("--json: exit %d, %d checks, %d failed:\n%s", code, len(r.Checks), r.Failed(), stdout)
 	}
-	// The wrong answers pass the judge (rules-4) in no pair; v1's six yes/no golds (5 yes,
-	// 1 no) are unbalanced.
+	// The wrong answers pass the judge in no pair, and every gold form passes it; v1's six
+	// yes/no golds (5 yes, 1 no) are unbalanced.
 	for _, c := range r.Checks {
 		if c.Name == "answers" && (!c.Pass || c.NotRun || !strings.HasPrefix(c.Value, "0 of 430 pairs")) {
 			t.Errorf("answers check: %+v", c)
+		}
+		if c.Name == "answers: golds accepted" && !c.Pass {
+			t.Errorf("golds check: %+v", c)
 		}
 		if c.Name == "answers: yes/no golds" && (c.Pass || !strings.Contains(c.Value, "5 yes, 1 no")) {
 			t.Errorf("yes/no check: %+v", c)

@@ -332,7 +332,9 @@ func Lint(d *Dataset, grid *Grid) *LintReport {
 	for _, b := range protocol.TPositions {
 		lo, hi = min(lo, buckets[b]), max(hi, buckets[b])
 	}
-	add("T position balance", fmt.Sprintf("%d / %d / %d", buckets[protocol.TPositions[0]], buckets[protocol.TPositions[1]], buckets[protocol.TPositions[2]]), "within 5% of pairs", pct(hi-lo, np) <= 5, "")
+	if grid == nil || grid.Goals == nil || grid.Goals.TPositions == nil {
+		add("T position balance", fmt.Sprintf("%d / %d / %d", buckets[protocol.TPositions[0]], buckets[protocol.TPositions[1]], buckets[protocol.TPositions[2]]), "within 5% of pairs", pct(hi-lo, np) <= 5, "")
+	}
 	add("three vs four speakers", fmt.Sprintf("%d / %d", speakers[3], speakers[4]), "within 10% of pairs", pct(absInt(speakers[3]-speakers[4]), np) <= 10, "")
 	add("pairs with an N4 event", fmt.Sprintf("%.1f%% (%d)", pct(n4, np), n4), ">= 75%", pct(n4, np) >= 75, "")
 	add("N4 resolved by asker / other", fmt.Sprintf("%d / %d", byAsker, byOther), "within 10% of N4 events", pct(absInt(byAsker-byOther), byAsker+byOther) <= 10, "")

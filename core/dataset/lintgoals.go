@@ -37,6 +37,9 @@ type Goals struct {
 	HardNegatives map[string]float64 `json:"hard_negatives"`
 	// MaxN3Ellipsis is the most share of N3 turns marked with "...".
 	MaxN3Ellipsis float64 `json:"max_n3_ellipsis"`
+	// TPositions are the shares of T's position buckets (TBucket) the assignment drew,
+	// replacing v1's rule of three equal buckets.
+	TPositions map[string]float64 `json:"t_positions,omitempty"`
 }
 
 // InventoryKinds are the kinds of turn a pair's inventory counts, as Goals.Inventory keys them.
@@ -90,6 +93,9 @@ func lintGoals(g *Goals, explicits []Scenario, add func(name, value, goal string
 		add(name, strings.Join(parts, ", "), fmt.Sprintf("each within %g points of its declared share", tol), len(off) == 0, strings.Join(off, "; "))
 	}
 	shares("task kinds", g.Tasks, func(s *Scenario) string { return s.Task })
+	if g.TPositions != nil {
+		shares("T positions", g.TPositions, func(s *Scenario) string { return s.TPosition })
+	}
 	top, topK := 0, ""
 	kinds := map[string]int{}
 	for i := range explicits {
