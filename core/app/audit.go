@@ -95,10 +95,15 @@ func AnswersChecks(r answers.Report, judge string) []audit.Check {
 	for _, a := range r.Accepted {
 		wrong.Items = append(wrong.Items, fmt.Sprintf("%s accepts %q (%s) for %q", a.ScenarioID, a.Text, a.Kind, a.Gold))
 	}
+	right := audit.Check{Name: "answers: golds accepted", Goal: "every gold and accepted variant judged correct",
+		Value: fmt.Sprintf("%d of %d refused", len(r.Refused), r.Rights), Pass: len(r.Refused) == 0}
+	for _, f := range r.Refused {
+		right.Items = append(right.Items, fmt.Sprintf("%s refuses %q for %q: %s", f.ScenarioID, f.Text, f.Gold, f.Rationale))
+	}
 	yn := audit.Check{Name: "answers: yes/no golds",
 		Goal:  fmt.Sprintf("at most %.0f%% of golds yes or no, yes and no within %d", 100*answers.MaxYesNoShare, answers.MaxYesNoImbalance),
 		Value: fmt.Sprintf("%d of %d (%.1f%%): %d yes, %d no", r.YesNoPairs, r.Pairs, 100*r.YesNoShare, r.Yes, r.No)}
 	d := r.Yes - r.No
 	yn.Pass = r.YesNoShare <= answers.MaxYesNoShare && d <= answers.MaxYesNoImbalance && -d <= answers.MaxYesNoImbalance
-	return []audit.Check{wrong, yn}
+	return []audit.Check{wrong, right, yn}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/sdk"
@@ -24,6 +25,14 @@ type Accepted struct {
 	Rationale string `json:"rationale,omitempty"`
 }
 
+// Refused is a right answer the judge refused.
+type Refused struct {
+	ScenarioID string `json:"scenario_id"`
+	Gold       string `json:"gold"`
+	Text       string `json:"text"`
+	Rationale  string `json:"rationale,omitempty"`
+}
+
 // Report is what CheckAnswers found.
 type Report struct {
 	Pairs     int `json:"pairs"`
@@ -34,6 +43,11 @@ type Report struct {
 	// passes with 0); Accepted lists every accepted wrong answer.
 	AcceptedPairs int        `json:"accepted_pairs"`
 	Accepted      []Accepted `json:"accepted,omitempty"`
+	// Rights is how many right answers (the gold and each accepted variant) were put to
+	// the judge; Refused lists those it judged wrong. A judge that refuses a right answer
+	// fails the release too: refusing everything must not pass the audit.
+	Rights  int       `json:"rights"`
+	Refused []Refused `json:"refused,omitempty"`
 	// YesNoPairs is how many pairs have a yes or no gold (IsYesNo), Yes and No how many
 	// of them are each; YesNoShare is YesNoPairs / Pairs.
 	YesNoPairs int     `json:"yes_no_pairs"`
@@ -55,6 +69,9 @@ func (r Report) Pass() (bool, []string) {
 	var why []string
 	if r.AcceptedPairs > 0 {
 		why = append(why, fmt.Sprintf("the judge accepts a wrong answer in %d of %d pairs", r.AcceptedPairs, r.Pairs))
+	}
+	if len(r.Refused) > 0 {
+		why = append(why, fmt.Sprintf("the judge refuses %d of %d right answers", len(r.Refused), r.Rights))
 	}
 	if r.YesNoShare > MaxYesNoShare {
 		why = append(why, fmt.Sprintf("%d of %d gold answers (%.1f%%) are yes or no; at most %.0f%%", r.YesNoPairs, r.Pairs, 100*r.YesNoShare, 100*MaxYesNoShare))
@@ -89,6 +106,20 @@ func CheckAnswers(ctx context.Context, scenarios []dataset.Scenario, judge Answe
 		q := sdk.AnswerQuery{Request: s.Turns[ti].Text, GoldAnswer: s.GoldAnswer, GoldAccepted: s.GoldAccepted, AnswerType: s.AnswerType}
 		for _, t := range s.Turns[:ti] {
 			q.Context = append(q.Context, sdk.DialogueTurn{Speaker: t.Speaker, Text: t.Text})
+		}
+		for _, f := range append([]string{s.GoldAnswer}, s.GoldAccepted...) {
+			if strings.TrimSpace(f) == "" {
+				continue
+			}
+			q.Response = f
+			v, err := judge.JudgeAnswer(ctx, q)
+			if err != nil {
+				return r, fmt.Errorf("scenario %s: judging the right answer %q: %w", s.ScenarioID, f, err)
+			}
+			r.Rights++
+			if v.Label != sdk.LabelCorrect {
+				r.Refused = append(r.Refused, Refused{ScenarioID: s.ScenarioID, Gold: s.GoldAnswer, Text: f, Rationale: v.Rationale})
+			}
 		}
 		for _, w := range Family(s) {
 			if err := ctx.Err(); err != nil {

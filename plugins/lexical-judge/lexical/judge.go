@@ -17,7 +17,7 @@ import (
 
 // RulesVersion changes whenever a rule in this package changes; it is hashed into the
 // identity together with the word lists.
-const RulesVersion = "lexical-rules-6"
+const RulesVersion = "lexical-rules-8"
 
 // Backchannels is the acknowledgement lexicon: phrases that add no content and do not
 // take the floor. A transcript is an acknowledgement when it is made only of these
@@ -76,7 +76,7 @@ var (
 func Identity() string {
 	h := sha256.New()
 	for _, part := range []any{RulesVersion, Backchannels, FunctionWords, UnitWords, ones, teens, tens, scales, ordinals, currencyUnits,
-		NegationWords, YesWords, NoWords, DurationUnits, MonthUnits, CurrencyMajor, CurrencyMinor, MeasureUnits, MeasureSize, nextSmaller, amWords, pmWords, durationFillers, negationStops, determiners, minorUnits, roundMinutes} {
+		NegationWords, YesWords, NoWords, DurationUnits, MonthUnits, CurrencyMajor, CurrencyMinor, MeasureUnits, MeasureSize, nextSmaller, amWords, pmWords, durationFillers, negationStops, determiners, clauseVerbs, minorUnits, roundMinutes} {
 		b, _ := json.Marshal(part) // maps marshal with sorted keys: stable
 		h.Write(b)
 		h.Write([]byte{0})
@@ -87,8 +87,10 @@ func Identity() string {
 // Required is the content a response must contain to answer with gold: its normalised
 // tokens without function words, and without unit words when gold holds a number.
 // When that leaves nothing (a gold answer of only function words), every token is required.
-func Required(gold string) []string {
-	toks := Normalize(gold)
+func Required(gold string) []string { return requiredOf(Normalize(gold)) }
+
+// requiredOf is Required of normalised tokens.
+func requiredOf(toks []string) []string {
 	hasNumber := false
 	for _, t := range toks {
 		hasNumber = hasNumber || isNumber(t)
@@ -176,7 +178,7 @@ type Judge struct{}
 func (Judge) Describe(context.Context) (sdk.Info, error) {
 	return sdk.Info{
 		Name:         "lexical-judge",
-		Version:      "1.3.0",
+		Version:      "1.5.0",
 		Description:  "Deterministic judge: answers by normalised content match (number words, currency), acknowledgements by a fixed backchannel lexicon.",
 		Capabilities: []string{"deterministic"},
 		Identity: map[string]string{
@@ -261,8 +263,18 @@ type Decision struct {
 func Decide(q sdk.AnswerQuery) Decision {
 	typ := typeOf(q)
 	toks := stripRead(normalize(q.Response), q.Request, q.Context)
+	// denied holds what the response negates ("not under the mat"): a gold form that
+	// itself denies something ("leave it with Mrs Dunn, not under the mat") is answered
+	// only by a response that denies it too.
+	var denied []string
 	if typ != sdk.AnswerYesNo {
-		toks = negate(toks)
+		neg := negate(toks)
+		for i := range toks {
+			if neg[i] == gone && toks[i] != gone {
+				denied = append(denied, primary(toks[i]))
+			}
+		}
+		toks = neg
 	}
 	forms := []string{q.GoldAnswer}
 	for _, a := range q.GoldAccepted {
@@ -290,6 +302,9 @@ func Decide(q sdk.AnswerQuery) Decision {
 	case sdk.AnswerCode:
 		// Every character of a code is content: "A7" is not answered by "7".
 		required = Normalize
+	case sdk.AnswerName, sdk.AnswerText:
+		// What a gold form denies is required as denied, not as said (deniedOf).
+		required = func(f string) []string { return affirmed(f) }
 	}
 	// match is the content match over the forms that keep (the yes/no forms of the gold's
 	// polarity).
@@ -299,7 +314,16 @@ func Decide(q sdk.AnswerQuery) Decision {
 			if keep != nil && !keep(f) {
 				continue
 			}
-			if ok, _ := matchTokens(required(f), reads); ok {
+			onlyDenied := false
+			if typ == sdk.AnswerName || typ == sdk.AnswerText {
+				if dn := deniedOf(f); len(dn) > 0 {
+					if ok, _ := matchTokens(dn, denied); !ok {
+						continue
+					}
+					onlyDenied = len(required(f)) == 0 // "don't use dryer two": all of it denied
+				}
+			}
+			if ok, _ := matchTokens(required(f), reads); ok || onlyDenied {
 				if i == 0 {
 					return pass("", fmt.Sprintf("the response contains the gold content %q", strings.Join(required(f), " ")))
 				}
@@ -377,6 +401,9 @@ func Decide(q sdk.AnswerQuery) Decision {
 	case sdk.AnswerNumber:
 		// A number with a unit of time is a duration however the scenario types it: "40
 		// weeks" is not answered by "forty days".
+		if n, ok := otherUnit(forms, toks); ok {
+			return fail("unit", fmt.Sprintf("the response puts another unit after %s than the gold does", n))
+		}
 		if g, ok := numberDuration(forms); ok {
 			if said := durations(toks, false); len(said) > 0 && !slices.ContainsFunc(said, g.equal) {
 				return fail("duration", fmt.Sprintf("the response states the duration %s, not the gold's %s", describeDuration(said[0]), describeDuration(g)))
@@ -415,14 +442,21 @@ func Decide(q sdk.AnswerQuery) Decision {
 	}
 	if typ == sdk.AnswerCode {
 		d := match(nil)
+		if !d.Correct {
+			return d
+		}
+		// Some form the response holds must be said in its order ("4118" read as "forty-one
+		// eighteen" is in order; "eighteen forty-one" is another code).
+		for _, f := range forms {
+			if ok, _ := matchTokens(required(f), reads); ok && (inOrder(required(f), toks) || inOrder(required(f), reads)) {
+				return d
+			}
+		}
 		f := q.GoldAnswer
 		if d.Accepted != "" {
 			f = d.Accepted
 		}
-		if d.Correct && !inOrder(required(f), toks) {
-			return fail("order", fmt.Sprintf("the response says the characters of %q in another order", f))
-		}
-		return d
+		return fail("order", fmt.Sprintf("the response says the characters of %q in another order", f))
 	}
 	if typ == sdk.AnswerMoney {
 		d := match(nil)
@@ -455,6 +489,36 @@ func numberDuration(forms []string) (quantity, bool) {
 		}
 	}
 	return quantity{}, false
+}
+
+// affirmed is Required of a gold form less what the form denies ("in the porch, not next
+// door" requires "porch", and "next door" as denied).
+func affirmed(f string) []string {
+	toks := Normalize(f)
+	neg := negate(toks)
+	var kept []string
+	for i := range toks {
+		if neg[i] != gone {
+			kept = append(kept, toks[i])
+		}
+	}
+	if len(kept) == 0 {
+		return nil // all of it is denied: deniedOf is the whole requirement
+	}
+	return requiredOf(kept)
+}
+
+// deniedOf is the content a gold form denies, without function words.
+func deniedOf(f string) []string {
+	toks := Normalize(f)
+	neg := negate(toks)
+	var out []string
+	for i := range toks {
+		if neg[i] == gone && !functionWords[primary(toks[i])] && !negationWords[primary(toks[i])] {
+			out = append(out, primary(toks[i]))
+		}
+	}
+	return out
 }
 
 // inOrder reports whether the required tokens occur in the response in their order (each

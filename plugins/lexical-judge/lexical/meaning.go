@@ -259,16 +259,77 @@ func negate(toks []string) []string {
 		for j++; j < len(out); j++ {
 			p := primary(out[j])
 			if quantity && !(isNumber(p) || unitWords[p] || isDurationUnit(p) || measureWord(p) || p == "and" || p == "a" || p == "half" || p == "oh" || p == "o") {
-				break
+				if functionWords[p] || negationStops[p] {
+					break // "not 55 minutes but an hour"
+				}
+				quantity = false // "not one sky piece": the amount was part of a thing denied
 			}
-			if !quantity && negationStops[p] {
-				break // "not Tom but Sarah", "it isn't the fifth one, its Kitchen Lights"
+			if !quantity && negationStops[p] && (p != "it" || j+1 < len(out) && clauseVerbs[primary(out[j+1])]) {
+				break // "not Tom but Sarah", "it isn't the fifth one, its Kitchen Lights"; "glue it and" goes on
 			}
 			out[j] = gone
 		}
 		i = j - 1
 	}
 	return out
+}
+
+// clauseVerbs after "it" start a new clause ("not Tom, it was Sarah"); "it" before anything
+// else is an object inside what is denied ("not glue it and frame it").
+var clauseVerbs = set([]string{"was", "is", "will", "would", "should", "could", "might", "must", "has", "had", "does", "did", "can", "isnt", "wasnt", "wont"})
+
+// unitClasses are what a unit word after a number can mean: "pound" is a mass and a
+// currency, "dollar" only a currency. Two units agree when they share a class.
+func unitClasses(u string) []string {
+	var cs []string
+	if m, ok := MeasureUnits[u]; ok {
+		cs = append(cs, m)
+	}
+	if c, ok := CurrencyMajor[u]; ok {
+		cs = append(cs, "currency:"+c)
+	}
+	if u == "pound" {
+		cs = append(cs, "mass:lb")
+	}
+	if _, ok := CurrencyMinor[u]; ok {
+		cs = append(cs, "currency-minor:"+u)
+	}
+	if isDurationUnit(u) {
+		cs = append(cs, "duration:"+u)
+	}
+	return cs
+}
+
+// unitAfter maps each number of toks to the classes of the unit word right after it.
+func unitAfter(toks []string) map[string][]string {
+	out := map[string][]string{}
+	for i := 0; i+1 < len(toks); i++ {
+		n, u := primary(toks[i]), primary(toks[i+1])
+		if isNumber(n) {
+			if cs := unitClasses(u); len(cs) > 0 {
+				out[n] = append(out[n], cs...)
+			}
+		}
+	}
+	return out
+}
+
+// otherUnit finds a number the response puts another unit after than every gold form
+// that puts a unit after the same number ("35.3 dollars" for "35.3 pounds" of weight).
+func otherUnit(forms []string, toks []string) (string, bool) {
+	gold := map[string][]string{}
+	for _, f := range forms {
+		for n, cs := range unitAfter(Normalize(f)) {
+			gold[n] = append(gold[n], cs...)
+		}
+	}
+	for n, said := range unitAfter(toks) {
+		want, ok := gold[n]
+		if ok && !slices.ContainsFunc(said, func(c string) bool { return slices.Contains(want, c) }) {
+			return n, true
+		}
+	}
+	return "", false
 }
 
 // determiners before a number make what a negation denies a noun phrase ("not the eight
@@ -284,8 +345,11 @@ var negationStops = set([]string{"but", "its", "it", "thats", "instead", "rather
 func polarity(toks []string) int {
 	hasYes, hasNo := false, false
 	first := 0
-	for _, t := range toks {
+	for i, t := range toks {
 		p := primary(t)
+		if i > 0 && p == "no" && i+1 < len(toks) && !functionWords[primary(toks[i+1])] && !negationStops[primary(toks[i+1])] {
+			continue // "the blue one has no nuts": a determiner, not an answer
+		}
 		switch {
 		case yesWords[p]:
 			hasYes = true

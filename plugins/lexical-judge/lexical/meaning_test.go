@@ -126,6 +126,10 @@ func TestDecideReadsMeaning(t *testing.T) {
 		{"Sarah", nil, "", "It isn't Sarah.", false},
 		{"Kitchen Lights", nil, "", "It isn't the fifth one, it's Kitchen Lights.", true},
 		{"the lamp", []string{"the eight pound lamp"}, "", "Not the eight pound lamp.", false},
+		{"glue it and frame it", nil, "", "Not glue it and frame it.", false},
+		{"glue it and frame it", nil, "", "Not the box, it's glue it and frame it.", true},
+		{"Sarah", nil, "", "Not Tom, it was Sarah.", true},
+		{"one sky piece and the door", nil, "", "Not one sky piece and the door.", false},
 		{"the lamp", []string{"the eight pound lamp"}, "", "Not the chair, it's the eight pound lamp.", true},
 		{"55 minutes", nil, "", "Not 55 minutes but an hour.", false},
 		// reading back the request or the conversation
@@ -161,6 +165,43 @@ func TestNumberWithTimeUnit(t *testing.T) {
 	}
 }
 
+// A gold that denies something (answer type text, name or yes/no) is answered by a
+// response that denies it too, and not by one that says it.
+func TestGoldThatDenies(t *testing.T) {
+	for _, c := range []struct {
+		typ, gold, response string
+		accepted            []string
+		ok                  bool
+	}{
+		{sdk.AnswerText, "leave it with Mrs Dunn, not under the mat", "Leave it with Mrs Dunn, not under the mat.", nil, true},
+		{sdk.AnswerText, "leave it with Mrs Dunn, not under the mat", "Under the mat, not with Mrs Dunn.", nil, false},
+		{sdk.AnswerText, "don't use dryer two, the drum's cracked", "Don't use dryer two, the drum's cracked.", nil, true},
+		{sdk.AnswerText, "don't use dryer two, the drum's cracked", "Use dryer two.", nil, false},
+		{sdk.AnswerName, "trainers", "Don't put trainers in it.", []string{"don't put trainers in it"}, true},
+		{sdk.AnswerName, "trainers", "Not trainers.", []string{"don't put trainers in it"}, false},
+		{sdk.AnswerYesNo, "yes, the blue one has no nuts", "Yes, the blue one has no nuts.", nil, true},
+		{sdk.AnswerYesNo, "yes, the blue one has no nuts", "No, the blue one has nuts.", nil, false},
+	} {
+		d := Decide(sdk.AnswerQuery{GoldAnswer: c.gold, GoldAccepted: c.accepted, Response: c.response, AnswerType: c.typ})
+		if d.Correct != c.ok {
+			t.Errorf("%s gold %q, response %q: correct = %v (rule %q: %s), want %v", c.typ, c.gold, c.response, d.Correct, d.Rule, d.Why, c.ok)
+		}
+	}
+}
+
+// A number's unit must agree with the gold's: a weight in pounds is not a sum of dollars.
+func TestNumberUnitAgrees(t *testing.T) {
+	for _, c := range []struct {
+		response string
+		ok       bool
+	}{{"35.3 dollars", false}, {"About 35.3 pounds.", true}, {"35.3 lb", true}, {"Thirty-five point three.", true}, {"35.3 kilos", false}, {"35.3 pence", false}, {"thirty-five point three cents", false}} {
+		d := Decide(sdk.AnswerQuery{GoldAnswer: "35.3 pounds", GoldAccepted: []string{"thirty-five point three pounds"}, Response: c.response, AnswerType: sdk.AnswerNumber})
+		if d.Correct != c.ok {
+			t.Errorf("response %q: correct = %v (rule %q: %s), want %v", c.response, d.Correct, d.Rule, d.Why, c.ok)
+		}
+	}
+}
+
 // A code is read character by character and in order (answer_type code): a letter is
 // never a function word, and the same characters in another order are another code.
 func TestCodeIsReadInOrder(t *testing.T) {
@@ -177,6 +218,8 @@ func TestCodeIsReadInOrder(t *testing.T) {
 		{"A7", nil, "Seven.", false},
 		{"A7", nil, "A seven.", true},
 		{"4471", []string{"four four seven one"}, "Four seven four one.", false},
+		{"4118", []string{"forty-one eighteen"}, "Forty-one eighteen.", true},
+		{"4118", []string{"forty-one eighteen"}, "Eighteen forty-one.", false},
 		{"4471", []string{"four four seven one"}, "Four four seven one.", true},
 	} {
 		d := Decide(sdk.AnswerQuery{GoldAnswer: c.gold, GoldAccepted: c.accepted, Response: c.response, AnswerType: sdk.AnswerCode})
