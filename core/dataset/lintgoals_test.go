@@ -37,6 +37,8 @@ func TestLintGoalsMeasureTheDeclaredShares(t *testing.T) {
 		goalPair("recall", "opening", "name", "Priya", n1, dev, n3, q),
 		goalPair("code", "end", "code", "4471", dev, n3dots),
 	}
+	set[0].TPosition, set[1].TPosition = "middle", "late-middle"
+	g.TPositions = map[string]float64{"middle": 50, "late-middle": 50}
 	for name, c := range lintGoalsOf(g, set) {
 		if !c.Pass {
 			t.Errorf("%s fails on a set that meets it: %s (%s)", name, c.Value, c.Detail)
@@ -44,8 +46,9 @@ func TestLintGoalsMeasureTheDeclaredShares(t *testing.T) {
 	}
 	// A third pair skews every share.
 	set = append(set, goalPair("code", "end", "yes_no", "no, it's too wide", n3dots))
+	set[2].TPosition = "middle"
 	got := lintGoalsOf(g, set)
-	for _, name := range []string{"task kinds", "largest task kind", "addressing forms", "inventory n1", "inventory n4", "pairs with an N4 event (declared)", "hard negatives", `N3 marked "..."`, "yes/no golds"} {
+	for _, name := range []string{"task kinds", "T positions", "largest task kind", "addressing forms", "inventory n1", "inventory n4", "pairs with an N4 event (declared)", "hard negatives", `N3 marked "..."`, "yes/no golds"} {
 		if got[name].Pass {
 			t.Errorf("%s passes on a set that misses it: %s", name, got[name].Value)
 		}

@@ -179,6 +179,10 @@ type V2Counts struct {
 	Tasks map[string]int `json:"tasks,omitempty"`
 	// Addressing counts explicit versions by the recorded addressing form.
 	Addressing map[string]int `json:"addressing,omitempty"`
+	// AnswerTypes counts pairs by the gold's answer type, and NonNumeric those whose gold
+	// is no amount (NonNumeric).
+	AnswerTypes map[string]int `json:"answer_types,omitempty"`
+	NonNumeric  int            `json:"non_numeric,omitempty"`
 	// CueText counts implicit versions that record cue_text.
 	CueText int `json:"cue_text,omitempty"`
 	// Tags counts turns of explicit versions by tag, and TagScenarios the explicit
@@ -200,6 +204,12 @@ func (c *V2Counts) add(s *Scenario) {
 	if s.Addressing != "" {
 		inc(&c.Addressing, s.Addressing)
 	}
+	if s.AnswerType != "" {
+		inc(&c.AnswerTypes, s.AnswerType)
+		if NonNumeric(s) {
+			c.NonNumeric++
+		}
+	}
 	in := map[string]bool{}
 	for _, t := range s.Turns {
 		for _, tag := range t.Tags {
@@ -220,7 +230,7 @@ func inc(m *map[string]int, k string) {
 }
 
 func (c *V2Counts) empty() bool {
-	return len(c.Tasks) == 0 && len(c.Addressing) == 0 && c.CueText == 0 && len(c.Tags) == 0
+	return len(c.Tasks) == 0 && len(c.Addressing) == 0 && len(c.AnswerTypes) == 0 && c.CueText == 0 && len(c.Tags) == 0
 }
 
 func (c *V2Counts) print(w interface{ Write([]byte) (int, error) }, pairs, implicit int) {
@@ -238,6 +248,10 @@ func (c *V2Counts) print(w interface{ Write([]byte) (int, error) }, pairs, impli
 		}
 	}
 	table("task (pairs)", c.Tasks, pairs)
+	table("answer type (pairs)", c.AnswerTypes, pairs)
+	if len(c.AnswerTypes) > 0 {
+		fmt.Fprintf(w, "  %-24s %6d  %5.1f%%\n", "no amount (name, text, yes/no, code with a letter)", c.NonNumeric, pct(c.NonNumeric, pairs))
+	}
 	table("addressing (explicit T)", c.Addressing, pairs)
 	fmt.Fprintf(w, "\ncue_text recorded: %d of %d implicit versions\n", c.CueText, implicit)
 	table("hard-negative tags (scenarios with one, explicit versions)", c.TagScenarios, pairs)

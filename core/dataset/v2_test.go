@@ -96,15 +96,16 @@ func TestStatsCountV2Fields(t *testing.T) {
 		t.Fatalf("a v1 set shows v2 counts: %+v\n%s", st.V2, b.String())
 	}
 	e.Task, im.Task, e.Addressing, im.CueText = "recall", "recall", AddressOpening, "kitchen timers"
+	e.AnswerType, im.AnswerType = "name", "name"
 	e.Turns = slices.Clone(e.Turns)
 	e.Turns[6].Tags = []string{TagN1AboutAria}
 	st = ComputeStats(&Dataset{Scenarios: []Scenario{e, im}})
-	if st.V2 == nil || st.V2.Tasks["recall"] != 1 || st.V2.Addressing[AddressOpening] != 1 || st.V2.CueText != 1 || st.V2.TagScenarios[TagN1AboutAria] != 1 {
+	if st.V2 == nil || st.V2.Tasks["recall"] != 1 || st.V2.Addressing[AddressOpening] != 1 || st.V2.CueText != 1 || st.V2.TagScenarios[TagN1AboutAria] != 1 || st.V2.AnswerTypes["name"] != 1 || st.V2.NonNumeric != 1 {
 		t.Fatalf("v2 counts %+v", st.V2)
 	}
 	b.Reset()
 	st.Print(&b)
-	for _, want := range []string{"task (pairs)", "recall", "cue_text recorded: 1 of 1", TagN1AboutAria} {
+	for _, want := range []string{"task (pairs)", "recall", "cue_text recorded: 1 of 1", TagN1AboutAria, "answer type (pairs)", "no amount"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("stats output lacks %q:\n%s", want, b.String())
 		}
