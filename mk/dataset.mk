@@ -7,10 +7,13 @@
 #   blind validation scores (`dataset review`), and the dev split, built with flite
 #   (examples/runs/shipped.hcl: seconds, where bench.hcl's neural voices take minutes),
 #   verifies against the manifest.
+# - Duplex-MPE open v2 (datasets/open-v2): the same checks, and the shortcut audit (`dataset
+#   audit`, with the shipped lexical judge) passes every threshold on its test split.
 
 TEST_EXTRA += dataset-check
 
 OPEN_V1 := datasets/open-v1
+OPEN_V2 := datasets/open-v2
 
 .PHONY: dataset dataset-check dataset-compile
 
@@ -25,7 +28,15 @@ dataset-check:
 	$(BIN)/duplexmpe dataset review $(OPEN_V1) $(OPEN_V1)/validation/recheck > /dev/null
 	$(BIN)/duplexmpe build --dataset open_v1_dev_flite examples/runs/shipped.hcl
 	$(BIN)/duplexmpe dataset verify build/datasets/open-v1-dev-flite --manifest $(OPEN_V1)/MANIFEST.json
+	$(BIN)/duplexmpe dataset compile --check $(OPEN_V2)/authoring/release.json
+	$(BIN)/duplexmpe dataset lint --grid $(OPEN_V2)/authoring/grid.json $(OPEN_V2)
+	$(BIN)/duplexmpe dataset audit $(OPEN_V2)
+	$(BIN)/duplexmpe dataset review $(OPEN_V2) $(OPEN_V2)/validation > /dev/null
+	$(BIN)/duplexmpe dataset review $(OPEN_V2) $(OPEN_V2)/validation/recheck > /dev/null
+	$(BIN)/duplexmpe build --dataset open_v2_dev_flite examples/runs/shipped.hcl
+	$(BIN)/duplexmpe dataset verify build/datasets/open-v2-dev-flite --manifest $(OPEN_V2)/MANIFEST.json
 
-# After editing datasets/open-v1/authoring: write the splits and the manifest again.
+# After editing datasets/open-v*/authoring: write the splits and the manifests again.
 dataset-compile: build
 	$(BIN)/duplexmpe dataset compile $(OPEN_V1)/authoring/release.json
+	$(BIN)/duplexmpe dataset compile $(OPEN_V2)/authoring/release.json

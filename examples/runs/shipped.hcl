@@ -40,6 +40,14 @@ dataset "open_v1_dev_flite" {
   out       = "../../build/datasets/open-v1-dev-flite"
 }
 
+dataset "open_v2_dev_flite" {
+  scenarios = "../../datasets/open-v2/dev"
+  tts       = plugin.flite
+  voices    = { A = "slt", B = "awb", C = "kal16", D = "rms" }
+  preamble  = "default"
+  out       = "../../build/datasets/open-v2-dev-flite"
+}
+
 evaluation "shipped" {
   dataset = dataset.shipped
   models  = [plugin.silent]
