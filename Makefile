@@ -83,7 +83,7 @@ bench-run: deps build
 	rm -rf build/bench-run
 	@bash -c 'TIMEFORMAT="bench-run: %R s wall, %U s user + %S s system CPU (duplexmpe and its plugins)"; \
 		time $(BIN)/duplexmpe run bench.hcl --var out=build/bench-run > build/bench-run.log 2>&1' || { tail -20 build/bench-run.log; exit 1; }
-	@grep -E "^(dataset open_v1_dev|evaluation default: played|scored|scorer calls)" build/bench-run.log
+	@grep -E "^(dataset open_v2_dev|evaluation default: played|scored|scorer calls)" build/bench-run.log
 
 # Regenerating needs protoc (Debian protobuf-compiler) and the two pinned Go generators.
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12

@@ -1,14 +1,16 @@
 # The embedded default benchmark: `make run` runs it, CPU only and offline.
 #
-# The dev split of Duplex-MPE open v1 (datasets/open-v1, docs/datasheet.md) is spoken by
-# offline neural voices (plugins/onnx-tts); three baseline models and the reference
-# cascade play them; the responses are transcribed with Whisper tiny.en (plugins/whisper) and
-# scored by the lexical judge. The baselines bound the scores (a silent model never answers, a random
-# talker shows chance, a pause detector shows what the timing cue alone is worth); no
-# neural speech model runs here, so no model is under test and the report has no model
-# comparisons (docs/protocol.md section 6.3): add your model's plugin block (without a
-# role: it is under test) to the evaluation's models to get them. Relative paths resolve
-# against this file's directory, the repository root.
+# The dev split of Duplex-MPE open v2 (datasets/open-v2, docs/datasheet-v2.md) is spoken by
+# offline neural voices (plugins/onnx-tts: native English Kokoro voices drawn per scenario
+# from a pool), with the dataset's own natural gaps and lapses between turns; two baseline
+# models, the reference cascade and the oracle play them; the responses are transcribed
+# with Whisper tiny.en (plugins/whisper) and scored by the lexical judge. The baselines
+# bound the scores (a silent model never answers, a pause detector shows what the timing
+# cue alone is worth), the oracle (told the answers) shows what a perfect model scores
+# through this chain; no neural speech model runs here, so no model is under test and the
+# report has no model comparisons (docs/protocol.md section 6.3): add your model's plugin
+# block (without a role: it is under test) to the evaluation's models to get them.
+# Relative paths resolve against this file's directory, the repository root.
 #
 # The always-talk and random-talk baselines are not played here but in
 # examples/runs/calibration.hcl, because their speech is costly to transcribe, not to
@@ -31,8 +33,13 @@ variable "out" {
 }
 
 variable "gaps" {
-  default     = "paper"
-  description = "The gap profile (docs/protocol.md section 3.3): paper (0.5 s after every ordinary turn, the paper's schedule) or natural (the dataset's own gaps); --var gaps=natural."
+  default     = "natural"
+  description = "The gap profile (docs/protocol.md section 3.3): natural (the dataset's own gaps and lapses, the default: a pause tells nothing) or paper (0.5 s after every ordinary turn, the paper's schedule); --var gaps=paper."
+}
+
+variable "dev" {
+  default     = "build/datasets/open-v2-dev"
+  description = "Where the dev split is built (the dataset block's out, and what the oracle reads)."
 }
 
 variable "concurrency" {
@@ -41,8 +48,8 @@ variable "concurrency" {
 }
 
 # Plugins are built by `make build` into bin/plugins/<directory name>.
-# Offline neural voices (plugins/onnx-tts, docs/datasheet.md): Piper's joe and Kokoro-82M
-# styles, chosen by make measure-tts; a narrator no speaker uses; every clip at -23 LUFS.
+# Offline neural voices (plugins/onnx-tts, docs/datasheet.md): Kokoro-82M's native English
+# styles, graded by make measure-tts; every clip at -23 LUFS.
 plugin "onnx_tts" {
   source = "bin/plugins/onnx-tts"
 }
@@ -76,6 +83,18 @@ plugin "cascade" {
 # `make deps` installs .venv-whisper. Workers default to one per CPU core. Without
 # Python: plugin "pocketsphinx" { source = "bin/plugins/pocketsphinx" } and
 # asr = plugin.pocketsphinx.
+# The oracle (role calibration) is told the answers: it answers every T with the gold
+# answer in a pool voice 500 ms after T ends, and after every N4_Q holds the floor until a
+# human speaks. Its row is what a perfect model scores through these voices, VAD, Whisper
+# and the judge (plugins/oracle/README.md).
+plugin "oracle" {
+  source = "bin/plugins/oracle"
+  role   = "calibration"
+  config {
+    dataset = var.dev
+  }
+}
+
 plugin "whisper" {
   command = ["./run.sh"]
   dir     = "plugins/whisper"
@@ -85,21 +104,27 @@ plugin "lexical" {
   source = "bin/plugins/lexical-judge"
 }
 
-# The dev split of open v1: 41 pairs, every one with an N4 event. The test split
-# (datasets/open-v1/test) is played by examples/runs/open-v1.hcl.
-dataset "open_v1_dev" {
-  scenarios = "datasets/open-v1/dev"
-  tts       = plugin.onnx_tts
-  voices   = { A = "jf_gongitsune", B = "joe", C = "jf_tebukuro", D = "jm_kumo" }
-  narrator = "jf_alpha"
+# The dev split of open v2: 104 pairs, every one with an N4 event. The test split
+# (datasets/open-v2/test) is played by examples/runs/open-v2.hcl. Each pair's speakers get
+# voices drawn from the pool by voice_seed (A and C from the women, B and D from the men;
+# each voice with its median F0 in Hz from make measure-tts), no two in a scenario closer
+# than voice_min_semitones, balanced so no voice asks more than its share (docs/dataset.md).
+dataset "open_v2_dev" {
+  scenarios  = "datasets/open-v2/dev"
+  tts        = plugin.onnx_tts
+  voice_pool = {
+    women = { af_heart = 194, af_bella = 193, af_nicole = 141, bf_emma = 180, bf_isabella = 206, bf_alice = 224 }
+    men   = { am_michael = 113, am_fenrir = 136, am_puck = 125, bm_fable = 123, bm_lewis = 92, bm_george = 143 }
+  }
+  narrator = "af_sarah"
   loudness = -23
   preamble = "default"
-  out      = "build/datasets/open-v1-dev"
+  out      = var.dev
 }
 
 evaluation "default" {
-  dataset     = dataset.open_v1_dev
-  models      = [plugin.silent, plugin.pause_responder, plugin.cascade]
+  dataset     = dataset.open_v2_dev
+  models      = [plugin.silent, plugin.pause_responder, plugin.cascade, plugin.oracle]
   asr         = plugin.whisper
   judge       = plugin.lexical
   concurrency = var.concurrency

@@ -59,11 +59,11 @@ func TestShippedRunFiles(t *testing.T) {
 	}
 	f, _ := Load("../../bench.hcl", Options{})
 	ev := f.Evaluation("default")
-	if ev == nil || !slices.Equal(ev.Models, []string{"silent", "pause_responder", "cascade"}) || ev.ASR != "whisper" || ev.Judge != "lexical" || f.Dataset(ev.Dataset).TTS != "onnx_tts" {
+	if ev == nil || !slices.Equal(ev.Models, []string{"silent", "pause_responder", "cascade", "oracle"}) || ev.Protocol.GapProfile != "natural" || ev.ASR != "whisper" || ev.Judge != "lexical" || f.Dataset(ev.Dataset).TTS != "onnx_tts" {
 		t.Errorf("bench.hcl default evaluation = %+v", ev)
 	}
-	// Every model of the default is a baseline or the reference (section 6.3).
-	if roles := f.ModelRoles(ev); !maps.Equal(roles, map[string]string{"silent": "baseline", "pause_responder": "baseline", "cascade": "reference"}) {
+	// Every model of the default is a baseline, the reference or the oracle (section 6.3).
+	if roles := f.ModelRoles(ev); !maps.Equal(roles, map[string]string{"silent": "baseline", "pause_responder": "baseline", "cascade": "reference", "oracle": "calibration"}) {
 		t.Errorf("bench.hcl roles %v", roles)
 	}
 	// Every plugin is one the repository builds (bin/plugins) or ships with its
@@ -145,11 +145,12 @@ func TestCalibrationRunsTheBenchDataset(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diagText(cal, diags))
 	}
-	b, c := bench.Dataset("open_v1_dev"), cal.Dataset("open_v1_dev")
+	b, c := bench.Dataset("open_v2_dev"), cal.Dataset("open_v2_dev")
 	if b == nil || c == nil {
-		t.Fatal("both files declare dataset \"open_v1_dev\"")
+		t.Fatal("both files declare dataset \"open_v2_dev\"")
 	}
-	if b.Scenarios != c.Scenarios || b.Preamble != c.Preamble || b.Out != c.Out || !maps.Equal(b.Voices, c.Voices) || b.TTS != c.TTS {
+	if b.Scenarios != c.Scenarios || b.Preamble != c.Preamble || b.Out != c.Out || !maps.Equal(b.Voices, c.Voices) || !maps.Equal(b.VoicePool, c.VoicePool) ||
+		b.VoiceSeed != c.VoiceSeed || b.Narrator != c.Narrator || b.Loudness != c.Loudness || b.TTS != c.TTS {
 		t.Errorf("calibration.hcl's dataset %+v is not bench.hcl's %+v", c, b)
 	}
 	if bf, cf := bench.Plugin(b.TTS), cal.Plugin(c.TTS); bf.Spec.Source != cf.Spec.Source {

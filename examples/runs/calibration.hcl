@@ -22,12 +22,11 @@ variable "seed" {
 }
 
 variable "gaps" {
-  default     = "paper"
-  description = "The gap profile, as bench.hcl's: paper or natural."
+  default     = "natural"
+  description = "The gap profile, as bench.hcl's: natural or paper."
 }
 
-# Offline neural voices (plugins/onnx-tts, docs/datasheet.md): Piper's joe and Kokoro-82M
-# styles, chosen by make measure-tts; a narrator no speaker uses; every clip at -23 LUFS.
+# Offline neural voices (plugins/onnx-tts, docs/datasheet.md), as bench.hcl's.
 plugin "onnx_tts" {
   source = "../../bin/plugins/onnx-tts"
 }
@@ -52,18 +51,21 @@ plugin "lexical" {
 }
 
 # bench.hcl's dataset block, paths relative to this file (TestCalibrationRunsTheBenchDataset).
-dataset "open_v1_dev" {
-  scenarios = "../../datasets/open-v1/dev"
-  tts       = plugin.onnx_tts
-  voices    = { A = "jf_gongitsune", B = "joe", C = "jf_tebukuro", D = "jm_kumo" }
-  narrator  = "jf_alpha"
-  loudness  = -23
-  preamble  = "default"
-  out       = "../../build/datasets/open-v1-dev"
+dataset "open_v2_dev" {
+  scenarios  = "../../datasets/open-v2/dev"
+  tts        = plugin.onnx_tts
+  voice_pool = {
+    women = { af_heart = 194, af_bella = 193, af_nicole = 141, bf_emma = 180, bf_isabella = 206, bf_alice = 224 }
+    men   = { am_michael = 113, am_fenrir = 136, am_puck = 125, bm_fable = 123, bm_lewis = 92, bm_george = 143 }
+  }
+  narrator = "af_sarah"
+  loudness = -23
+  preamble = "default"
+  out      = "../../build/datasets/open-v2-dev"
 }
 
 evaluation "calibration" {
-  dataset = dataset.open_v1_dev
+  dataset = dataset.open_v2_dev
   models  = [plugin.always_talk, plugin.random_talk]
   asr     = plugin.whisper
   judge   = plugin.lexical
