@@ -11,7 +11,8 @@ DEPS += deps-tts
 deps-tts:
 	@PYTHON=$(PYTHON) scripts/fetch-tts.sh
 
-# make measure-tts: per voice of onnx-tts and flite, the Whisper tiny.en word error rate
+# make measure-tts: per voice of bench.hcl's English pool and its narrator (onnx-tts; any
+# plugin:voice with -voices), the Whisper tiny.en word error rate
 # on a fixed set of 20 sentences, pitch (median and 10th-90th percentile F0), integrated
 # loudness before normalisation, and the real-time factor on this machine
 # (tools/ttsmeasure). Whisper runs in the whisper plugin's environment, .venv-whisper

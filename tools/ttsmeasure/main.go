@@ -51,7 +51,7 @@ var sentences = []string{
 
 func main() {
 	bin := flag.String("bin", "bin/plugins", "folder of the built plugins")
-	voices := flag.String("voices", "onnx-tts:joe,onnx-tts:jf_alpha,onnx-tts:jf_gongitsune,onnx-tts:jf_nezumi,onnx-tts:jf_tebukuro,onnx-tts:jm_kumo,flite:kal16,flite:awb,flite:rms,flite:slt", "plugin:voice list")
+	voices := flag.String("voices", "onnx-tts:af_heart,onnx-tts:af_bella,onnx-tts:af_nicole,onnx-tts:bf_emma,onnx-tts:bf_isabella,onnx-tts:bf_alice,onnx-tts:am_michael,onnx-tts:am_fenrir,onnx-tts:am_puck,onnx-tts:bm_fable,onnx-tts:bm_lewis,onnx-tts:bm_george,onnx-tts:af_sarah", "plugin:voice list")
 	out := flag.String("out", "build/measure-tts", "folder for the clips")
 	python := flag.String("python", "", "Python with faster-whisper (empty: no WER)")
 	model := flag.String("whisper-model", "", "CTranslate2 Whisper model folder")
