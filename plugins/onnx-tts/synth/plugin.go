@@ -185,12 +185,10 @@ func describeText() string {
 		}
 		fmt.Fprintf(&b, "%s (%s, %s): %s", v.ID, v.Engine, v.Sex, v.Licence)
 	}
-	b.WriteString(". Benchmark set: " + benchmarkSet + ".")
+	b.WriteString(". The benchmark's voices are chosen in bench.hcl (voice_pool).")
 	return b.String()
 }
 
-// benchmarkSet is the voice set chosen for bench.hcl by measurement (README.md).
-const benchmarkSet = "A = jf_gongitsune (woman), B = joe (man), C = jf_tebukuro (woman), D = jm_kumo (man), narrator = jf_alpha (woman)"
 
 func (p *Plugin) Configure(ctx context.Context, cfg map[string]any) error {
 	p.mu.Lock()
