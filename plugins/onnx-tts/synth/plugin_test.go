@@ -155,7 +155,7 @@ func TestVoicesAndErrors(t *testing.T) {
 			t.Errorf("identity %s = %q", k, info.Identity[k])
 		}
 	}
-	if !strings.Contains(info.Description, "Apache-2.0") || !strings.Contains(info.Description, "MIT") || !strings.Contains(info.Description, "Benchmark set") {
+	if !strings.Contains(info.Description, "Apache-2.0") || !strings.Contains(info.Description, "MIT") || !strings.Contains(info.Description, "bench.hcl") {
 		t.Errorf("description %q", info.Description)
 	}
 	for _, cfg := range []map[string]any{{"threads": 0.0}, {"default_voice": "nova"}, {"sentence_silence": -1.0}, {"weights": t.TempDir()}, {"espeak_ng": "/nonexistent/espeak-ng"}} {
