@@ -35,6 +35,7 @@ func newDatasetAuditCmd(st *State) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			rep.Set = args[0] // named as the user named it, not by where it lies
 			if err := printOrJSON(st.Stdout, asJSON, rep, rep.Print); err != nil {
 				return err
 			}
