@@ -166,3 +166,29 @@ func TestCalibrationRunsTheBenchDataset(t *testing.T) {
 		}
 	}
 }
+
+// The test split's run file speaks like bench.hcl (the same pool, seed, narrator, loudness
+// and TTS) and scores like it, under the same gap profile by default: a result on test is
+// comparable with make run's on dev.
+func TestOpenV2RunFileSpeaksLikeBench(t *testing.T) {
+	bench, diags := Load("../../bench.hcl", Options{})
+	if diags.HasErrors() {
+		t.Fatal(diagText(bench, diags))
+	}
+	v2, diags := Load("../../examples/runs/open-v2.hcl", Options{})
+	if diags.HasErrors() {
+		t.Fatal(diagText(v2, diags))
+	}
+	b, d := bench.Dataset("open_v2_dev"), v2.Dataset("open_v2_test")
+	if b == nil || d == nil {
+		t.Fatal("bench.hcl declares open_v2_dev and open-v2.hcl open_v2_test")
+	}
+	if !maps.Equal(b.VoicePool, d.VoicePool) || !maps.Equal(b.VoiceSex, d.VoiceSex) || b.VoiceSeed != d.VoiceSeed || b.VoiceMinSemitones != d.VoiceMinSemitones ||
+		b.Narrator != d.Narrator || b.Loudness != d.Loudness || b.Preamble != d.Preamble {
+		t.Errorf("open-v2.hcl's voices %+v are not bench.hcl's %+v", d, b)
+	}
+	ev, bev := v2.Evaluation("open_v2_test"), bench.Evaluation("default")
+	if ev == nil || ev.Protocol != bev.Protocol || ev.VAD != bev.VAD || ev.ASR != bev.ASR || ev.Judge != bev.Judge {
+		t.Errorf("open-v2.hcl's evaluation %+v does not score like bench.hcl's", ev)
+	}
+}

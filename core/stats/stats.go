@@ -117,10 +117,11 @@ func Spearman(x, y []float64) (rho float64, ok bool) {
 	if len(x) != len(y) || len(x) < 2 {
 		return 0, false
 	}
-	return pearson(Ranks(x), Ranks(y))
+	return Pearson(Ranks(x), Ranks(y))
 }
 
-func pearson(x, y []float64) (float64, bool) {
+// Pearson is the correlation of two equal-length series; false when either is flat.
+func Pearson(x, y []float64) (float64, bool) {
 	n := float64(len(x))
 	var mx, my float64
 	for i := range x {

@@ -28,6 +28,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/stats"
 	"github.com/duplexmpe/duplexmpe/plugins/always-talk/speech"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
@@ -412,7 +413,7 @@ func (c *conversation) hear(hopDB float64) {
 		return
 	}
 	heard := c.env[len(c.env)-len(cu.template):]
-	r := correlation(heard, cu.template)
+	r, _ := stats.Pearson(heard, cu.template)
 	if r > c.best {
 		c.best, c.bestAt = r, float64(c.in)/float64(c.format.InputRate)
 	}
@@ -435,28 +436,6 @@ func meanAbsDiff(a, b []float64) float64 {
 		s += math.Abs(a[i] - b[i])
 	}
 	return s / float64(len(a))
-}
-
-// correlation is Pearson's r of two equal-length series (0 when either is flat).
-func correlation(a, b []float64) float64 {
-	n := float64(len(a))
-	var ma, mb float64
-	for i := range a {
-		ma += a[i]
-		mb += b[i]
-	}
-	ma, mb = ma/n, mb/n
-	var sab, saa, sbb float64
-	for i := range a {
-		da, db := a[i]-ma, b[i]-mb
-		sab += da * db
-		saa += da * da
-		sbb += db * db
-	}
-	if saa == 0 || sbb == 0 {
-		return 0
-	}
-	return sab / math.Sqrt(saa*sbb)
 }
 
 func (c *conversation) Close() error {

@@ -189,7 +189,6 @@ func describeText() string {
 	return b.String()
 }
 
-
 func (p *Plugin) Configure(ctx context.Context, cfg map[string]any) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
