@@ -267,7 +267,7 @@ func (o *oracle) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conv
 		}
 		// The template is the clip's sound only: what comes before it in the room differs.
 		from := max(e.first, e.last+1-templateHops)
-		c.cues = append(c.cues, cue{template: e.env[from : e.last+1], trailing: e.trailing, answer: trimLead(resample(a.Samples, a.Rate, o.format.OutputRate), o.format.OutputRate)})
+		c.cues = append(c.cues, cue{template: e.env[from : e.last+1], trailing: e.trailing, answer: trimLead(audio.Resample(audio.PCM{Samples: a.Samples, Rate: a.Rate}, o.format.OutputRate).Samples, o.format.OutputRate)})
 	}
 	return c, nil
 }
@@ -304,26 +304,6 @@ func trimLead(x []float32, rate int) []float32 {
 		}
 	}
 	return x
-}
-
-// resample is linear interpolation from rate to out.
-func resample(x []float32, rate, out int) []float32 {
-	if rate == out || len(x) == 0 {
-		return x
-	}
-	n := int(int64(len(x)) * int64(out) / int64(rate))
-	y := make([]float32, n)
-	for i := range y {
-		p := float64(i) * float64(rate) / float64(out)
-		j := int(p)
-		fr := float32(p - float64(j))
-		if j+1 < len(x) {
-			y[i] = x[j]*(1-fr) + x[j+1]*fr
-		} else {
-			y[i] = x[len(x)-1]
-		}
-	}
-	return y
 }
 
 // conversation listens hop by hop for the next cue's end, then plays its answer from the

@@ -60,10 +60,10 @@ func TestOracleAnswersAtTheEndOfTAndYieldsAfterN4(t *testing.T) {
 		sc.Turns = append(sc.Turns, dataset.Turn{Speaker: "A", Text: l.text, Label: l.label, Clip: clip})
 		if l.label == "N4_R" {
 			// The resolution is heard from its first sound, after the clip's own lead.
-			lead := len(resample(a.Samples, a.Rate, rate)) - len(trimLead(resample(a.Samples, a.Rate, rate), rate))
+			lead := len(audio.Resample(audio.PCM{Samples: a.Samples, Rate: a.Rate}, rate).Samples) - len(trimLead(audio.Resample(audio.PCM{Samples: a.Samples, Rate: a.Rate}, rate).Samples, rate))
 			rStart = at() + float64(lead)/rate
 		}
-		room = append(room, resample(a.Samples, a.Rate, rate)...)
+		room = append(room, audio.Resample(audio.PCM{Samples: a.Samples, Rate: a.Rate}, rate).Samples...)
 		switch l.label {
 		case "T":
 			tEnd = at()
