@@ -269,11 +269,7 @@ func Decide(q sdk.AnswerQuery) Decision {
 	var denied []string
 	if typ != sdk.AnswerYesNo {
 		neg := negate(toks)
-		for i := range toks {
-			if neg[i] == gone && toks[i] != gone {
-				denied = append(denied, primary(toks[i]))
-			}
-		}
+		denied = deniedBy(toks, neg)
 		toks = neg
 	}
 	forms := []string{q.GoldAnswer}
@@ -491,15 +487,25 @@ func numberDuration(forms []string) (quantity, bool) {
 	return quantity{}, false
 }
 
-// affirmed is Required of a gold form less what the form denies ("in the porch, not next
-// door" requires "porch", and "next door" as denied).
-func affirmed(f string) []string {
-	toks := Normalize(f)
-	neg := negate(toks)
-	var kept []string
+// deniedBy is what negate blanked of toks (neg is negate(toks)): each token's primary
+// reading, without the negation words themselves.
+func deniedBy(toks, neg []string) []string {
+	var out []string
 	for i := range toks {
-		if neg[i] != gone {
-			kept = append(kept, toks[i])
+		if neg[i] == gone && toks[i] != gone && !negationWords[primary(toks[i])] {
+			out = append(out, primary(toks[i]))
+		}
+	}
+	return out
+}
+
+// affirmed is Required of a gold form less what the form denies ("in the porch, not next
+// door" requires "porch", and "next door" as denied); nil when it denies all of it.
+func affirmed(f string) []string {
+	var kept []string
+	for _, t := range negate(Normalize(f)) {
+		if t != gone {
+			kept = append(kept, t)
 		}
 	}
 	if len(kept) == 0 {
@@ -511,11 +517,10 @@ func affirmed(f string) []string {
 // deniedOf is the content a gold form denies, without function words.
 func deniedOf(f string) []string {
 	toks := Normalize(f)
-	neg := negate(toks)
 	var out []string
-	for i := range toks {
-		if neg[i] == gone && !functionWords[primary(toks[i])] && !negationWords[primary(toks[i])] {
-			out = append(out, primary(toks[i]))
+	for _, t := range deniedBy(toks, negate(toks)) {
+		if !functionWords[t] {
+			out = append(out, t)
 		}
 	}
 	return out
