@@ -78,6 +78,20 @@ func BuildDatasetPairs(ctx context.Context, s *pluginstart.Starter, ds *config.D
 	if ds.VoicePool != nil {
 		pool = &dataset.VoicePool{F0: ds.VoicePool, Sex: ds.VoiceSex, Seed: ds.VoiceSeed, MinSemitones: ds.VoiceMinSemitones}
 	}
+	var (
+		room  *construct.RoomSpec
+		reuse []string
+	)
+	if ds.Room != nil && ds.Room.Preset != dataset.Clean {
+		p, ok := dataset.RoomPresetByName(ds.Room.Preset)
+		if !ok {
+			return nil, fmt.Errorf("dataset %q: no room preset %q", ds.Name, ds.Room.Preset)
+		}
+		room = &construct.RoomSpec{Preset: p, Seed: ds.Room.Seed, Simulator: RoomSimulator(s.File.Dir)}
+		if ds.Room.Reuse != "" {
+			reuse = append(reuse, ds.Room.Reuse)
+		}
+	}
 	build := func(synth sdk.TTS, count *progress.Counter) (*dataset.Dataset, construct.Report, error) {
 		spec := construct.BuildSpec{
 			Name: ds.Name, Out: ds.Out, Scenarios: scripts, Generator: gen,
@@ -88,6 +102,8 @@ func BuildDatasetPairs(ctx context.Context, s *pluginstart.Starter, ds *config.D
 			PreambleVoice: ds.Narrator,
 			Loudness:      ds.Loudness,
 			Pairs:         pairs,
+			Room:          room,
+			ReuseFrom:     reuse,
 		}
 		return construct.Build(ctx, spec, synth, count)
 	}
@@ -118,6 +134,34 @@ func BuildDatasetPairs(ctx context.Context, s *pluginstart.Starter, ds *config.D
 		ui.Built(res)
 	}
 	return res, nil
+}
+
+// RoomSimulator is the command that simulates a room's impulse responses:
+// $DUPLEXMPE_ROOM_SIMULATOR, else the first tools/rooms/run.sh in dir (the run file's
+// directory) or a directory above it, else above the duplexmpe executable (bin/ of the
+// repository); nil when there is none.
+func RoomSimulator(dir string) []string {
+	if p := os.Getenv("DUPLEXMPE_ROOM_SIMULATOR"); p != "" {
+		return []string{p}
+	}
+	starts := []string{dir}
+	if exe, err := os.Executable(); err == nil {
+		starts = append(starts, filepath.Dir(exe))
+	}
+	for _, d := range starts {
+		for d != "" {
+			p := filepath.Join(d, "tools", "rooms", "run.sh")
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				return []string{p}
+			}
+			up := filepath.Dir(d)
+			if up == d {
+				break
+			}
+			d = up
+		}
+	}
+	return nil
 }
 
 // buildWithPlugin starts the tts plugin, records its voices, and builds with it.

@@ -342,6 +342,7 @@ func scoreStore(ctx context.Context, j scoreJob, ui UI) (*ScoreResult, error) {
 		res.Stale = len(stale)
 	}
 	res.Summary = score.SummarizeWith(sr.Summarized(), ev.Protocol, score.Options{Roles: j.file.ModelRoles(ev)})
+	res.Summary.Acoustics = st.Manifest().Dataset.Acoustics
 	// A hosted judge learns from its replies which model the server ran ("served_model"):
 	// the report records the identity it reports now; the scoring key, what it said before.
 	described := append([]provenance.Plugin(nil), scorers.Records...)

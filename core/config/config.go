@@ -154,11 +154,23 @@ type Dataset struct {
 	// Narrator is the preamble's voice; empty means speaker D's, else A's.
 	Narrator string
 	// Loudness is the clips' integrated loudness in LUFS; 0 means the build's default.
-	Loudness  float64
+	Loudness float64
+	// Room is the acoustic condition of the build; nil means clean.
+	Room      *Room
 	Out       string // absolute
 	DeclRange hcl.Range
 	// AttrRanges holds the range of each attribute the block sets, by name.
 	AttrRanges map[string]hcl.Range
+}
+
+// Room is a dataset's room block: the acoustic condition it is built under
+// (dataset.RoomPresets; "clean" is the dry set).
+type Room struct {
+	Preset string
+	Seed   int64
+	// Reuse is a built set (absolute) whose clips the build may link in; empty: none.
+	Reuse     string
+	DeclRange hcl.Range
 }
 
 // Generate is a dataset's generate block.

@@ -270,6 +270,8 @@ func TestErrors(t *testing.T) {
 		{"scenarios and generate", strings.Replace(base, `scenarios = "scenarios"`, "scenarios = \"s\"\n  generate {\n generator = \"procedural\"\n pairs = 1\n}", 1), Options{}, "Conflicting dataset sources", "", 9},
 		{"no dataset source", strings.Replace(base, `scenarios = "scenarios"`, "", 1), Options{}, "Missing dataset source", "", 7},
 		{"unknown generator", strings.Replace(base, `scenarios = "scenarios"`, "generate {\n generator = \"procedurl\"\n pairs = 1\n}", 1), Options{}, "Unknown generator", `Did you mean "procedural"?`, 9},
+		{"unknown room", strings.Replace(base, `tts       = plugin.flite`, "tts       = plugin.flite\n  room {\n    preset = \"livingroom\"\n  }", 1), Options{}, "Unknown room", `Did you mean "living-room"?`, 11},
+		{"room without preset", strings.Replace(base, `tts       = plugin.flite`, "tts       = plugin.flite\n  room {\n  }", 1), Options{}, "Missing required argument", `"preset"`, 10},
 		{"llm generator without llm", strings.Replace(base, `scenarios = "scenarios"`, "generate {\n generator = \"llm\"\n pairs = 1\n}", 1), Options{}, "Missing llm", "", 8},
 		{"fractional pairs", strings.Replace(base, `scenarios = "scenarios"`, "generate {\n generator = \"procedural\"\n pairs = 1.5\n}", 1), Options{}, "Invalid whole number", "1.5", 10},
 		{"zero pairs", strings.Replace(base, `scenarios = "scenarios"`, "generate {\n generator = \"procedural\"\n pairs = 0\n}", 1), Options{}, "Invalid pairs", "", 10},
@@ -798,5 +800,20 @@ evaluation "g" {
 	_, diags = parseIn(t, dir, src("built/gen"), Options{PluginsMustExist: true})
 	if diags.HasErrors() || len(summaries(diags, hcl.DiagWarning)) != 0 {
 		t.Errorf("a directory another dataset builds: %v", diags)
+	}
+}
+
+// A room block names a preset, a seed and a clean set to reuse, resolved against the
+// run file's directory.
+func TestDatasetRoom(t *testing.T) {
+	dir := t.TempDir()
+	src := strings.Replace(base, `tts       = plugin.flite`, "tts       = plugin.flite\n  room {\n    preset = \"kitchen\"\n    seed = 4\n    reuse = \"build/clean\"\n  }", 1)
+	f := mustParse(t, dir, src, Options{})
+	r := f.Datasets[0].Room
+	if r == nil || r.Preset != "kitchen" || r.Seed != 4 || r.Reuse != filepath.Join(dir, "build/clean") {
+		t.Fatalf("room %+v", r)
+	}
+	if f := mustParse(t, dir, base, Options{}); f.Datasets[0].Room != nil {
+		t.Fatal("a dataset without a room block has a room")
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
@@ -738,6 +739,9 @@ func (l *loader) dataset(b *hcl.Block, plugins []string) {
 			ds.Out = p
 		}
 	}
+	if rb := once["room"]; rb != nil {
+		ds.Room = l.room(rb)
+	}
 	gen := once["generate"]
 	switch a := attrs["scenarios"]; {
 	case a != nil && gen != nil:
@@ -847,6 +851,37 @@ func checkVoices(d *decoder, a *hcl.Attribute, voices map[string]string) {
 			d.add(errorf(rng, "Missing voice", "voices needs a voice for speaker %s (A, B and C are required; D for four-speaker scenarios).", k))
 		}
 	}
+}
+
+// room reads a dataset's room block (docs/dataset.md, "Rooms").
+func (l *loader) room(b *hcl.Block) *Room {
+	content, _ := l.content(b.Body, Spec.Block("dataset").Block("room"))
+	r := &Room{Seed: 1, DeclRange: b.DefRange}
+	attrs, d := content.Attributes, l.d
+	if a := attrs["preset"]; a != nil {
+		if s, ok := d.str(a); ok {
+			r.Preset = s
+			names := dataset.RoomPresetNames()
+			if !contains(names, s) {
+				detail := fmt.Sprintf("preset = %q is not a room; use %s.", s, quoteList(names))
+				if sug := suggest(s, names); sug != "" {
+					detail = fmt.Sprintf("preset = %q is not a room. Did you mean %q?", s, sug)
+				}
+				d.add(errorf(a.Expr.Range(), "Unknown room", "%s", detail))
+			}
+		}
+	}
+	if a := attrs["seed"]; a != nil {
+		if n, ok := d.whole(a); ok {
+			r.Seed = n
+		}
+	}
+	if a := attrs["reuse"]; a != nil {
+		if p, ok := d.path(a); ok {
+			r.Reuse = p
+		}
+	}
+	return r
 }
 
 func (l *loader) generate(b *hcl.Block, plugins []string) *Generate {

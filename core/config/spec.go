@@ -145,6 +145,14 @@ var Spec = &BlockSpec{
 				{Name: "out", Type: TypePath, Default: `"build/datasets/<name>"`, Doc: "Where the synthesised dataset is written."},
 			},
 			Blocks: []*BlockSpec{{
+				Type: "room",
+				Doc:  "The acoustic condition of the build (docs/dataset.md, \"Rooms\"): each speaker's clips pass through the simulated impulse response from the speaker's seat to the listening device (pyroomacoustics' image source method, tools/rooms), and a background loop plays under every conversation. Without the block the set is clean: dry clips, no background. A condition is its own built set: give it its own `out`.",
+				Attrs: []AttrSpec{
+					{Name: "preset", Type: TypeString, Required: true, Doc: "`\"clean\"`, `\"living-room\"`, `\"kitchen\"` or `\"car\"` (docs/dataset.md lists their rooms, seats and backgrounds). Recorded in `dataset.json` as `room`."},
+					{Name: "seed", Type: TypeWhole, Default: "1", Doc: "The seed of the seats drawn for each pair's speakers and of the background's noise."},
+					{Name: "reuse", Type: TypePath, Doc: "A built set whose clips the build links in instead of synthesising them again, each checked against that set's `clips.sha256`: the clean build of the same scenarios and voices, so a room costs its simulation and not a second synthesis."},
+				},
+			}, {
 				Type: "generate",
 				Doc:  "Generate scenarios instead of reading them.",
 				Attrs: []AttrSpec{

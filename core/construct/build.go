@@ -79,6 +79,15 @@ type BuildSpec struct {
 	// scenarios.jsonl, dataset.json and clips.sha256 as they are and writes the pairs
 	// it built to dataset.PartialScenariosFile.
 	Pairs int
+	// Room, when set, builds the set under an acoustic condition (room.go): every turn's
+	// clip is its dry clip through the impulse response of the speaker's seat, and a
+	// background loop plays under the conversations. The dry clips stay in the set too,
+	// keyed as in a clean build, so a clean build's clips copied in are reused.
+	Room *RoomSpec
+	// ReuseFrom are other built sets whose clips this build copies instead of making
+	// them again (a room build names the clean build of the same scenarios): a clip is
+	// taken when the other set's clips.sha256 lists it and its bytes match.
+	ReuseFrom []string
 }
 
 // Report says what a build did.
@@ -123,6 +132,7 @@ func ClipRel(key string) string { return dataset.ClipsDir + "/" + key + ".wav" }
 type clipJob struct {
 	voice, text, rel string
 	preamble         bool
+	bed              bool // a room's background loop
 	duration         float64
 	sum              string // SHA-256 of the file as written, hex
 	// recorded is what the last build said about the clip: its SHA-256 (clips.sha256)
@@ -131,6 +141,11 @@ type clipJob struct {
 	recordedDuration float64
 	damage           string // why the clip on disk was not reused; empty when it was fine or absent
 	limited          bool   // made below the loudness target, so as not to clip
+	// make, when set, makes the clip instead of the TTS (a room's clips and its bed,
+	// from dry clips already made).
+	make func() (audio.PCM, error)
+	// from is the same clip in a set of BuildSpec.ReuseFrom, with its recorded hash.
+	from, fromSum string
 }
 
 // Build synthesises every turn of spec.Scenarios (one clip per distinct voice and text,
@@ -269,10 +284,36 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 	// What a build killed mid-write left; a build owns its directory while it runs.
 	atomicfile.Sweep(spec.Out)
 	atomicfile.Sweep(filepath.Join(spec.Out, dataset.ClipsDir))
+	// A room: the dry clips (and the babble's lines) first, then each turn through its
+	// seat's response, and the background loop.
+	var (
+		room      *dataset.Room
+		roomOrder []string
+	)
+	if spec.Room != nil {
+		room, roomOrder, err = planRoom(ctx, spec, all, scenarios, rate, lufs, voices, keys, jobs, addJob)
+		if err != nil {
+			return nil, rep, fmt.Errorf("build: %w", err)
+		}
+	}
 	recordPrevious(spec.Out, jobs)
-	rep.Clips = len(order)
-	count.Start(len(order))
+	for _, dir := range spec.ReuseFrom {
+		sums, err := dataset.ClipSums(dir)
+		if err != nil {
+			return nil, rep, fmt.Errorf("build: the set to reuse clips from: %w", err)
+		}
+		for _, j := range jobs {
+			if sum, ok := sums[j.rel]; ok && j.from == "" {
+				j.from, j.fromSum = filepath.Join(dir, filepath.FromSlash(j.rel)), sum
+			}
+		}
+	}
+	rep.Clips = len(order) + len(roomOrder)
+	count.Start(rep.Clips)
 	err = runJobs(ctx, spec, tts, rate, lufs, jobs, order, count, &rep)
+	if err == nil && len(roomOrder) > 0 {
+		err = runJobs(ctx, spec, tts, rate, lufs, jobs, roomOrder, count, &rep)
+	}
 	for _, key := range order {
 		if j := jobs[key]; j.damage != "" && j.sum != "" {
 			rep.Rebuilt = append(rep.Rebuilt, fmt.Sprintf("clip %s (%q, voice %s) %s: synthesised it again", j.rel, abbreviate(j.text), j.voice, j.damage))
@@ -311,6 +352,10 @@ func Build(ctx context.Context, spec BuildSpec, tts sdk.TTS, count *progress.Cou
 		PairVoices: pairVoices,
 		Loudness:   lufs,
 		Preamble:   &dataset.Preamble{Text: preamble, Voice: pvoice, Clip: jobs[pkey].rel, DurationS: jobs[pkey].duration},
+		Room:       room,
+	}
+	if room != nil && room.Background != nil {
+		room.Background.DurationS = jobs[bedKeyOf(room)].duration
 	}
 	save := dataset.Save
 	if partial {
@@ -452,6 +497,15 @@ const durationTolerance = 0.0015
 func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, lufs float64, job *clipJob) (bool, error) {
 	path := filepath.Join(out, filepath.FromSlash(job.rel))
 	c, err := dataset.CheckClip(out, path, rate, job.recordedSum)
+	if errors.Is(err, fs.ErrNotExist) && job.from != "" {
+		// Another set has it: link it in (or copy it), and take it if it is intact.
+		if copyClip(job.from, path) == nil {
+			if c, err = dataset.CheckClip(out, path, rate, job.fromSum); err != nil {
+				os.Remove(path)
+				err = fs.ErrNotExist
+			}
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -467,20 +521,30 @@ func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, lufs float
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	a, err := tts.Synthesize(ctx, job.text, job.voice)
-	if err != nil {
-		return false, fmt.Errorf("build: synthesising %q with voice %s: %w", abbreviate(job.text), job.voice, err)
+	var pcm audio.PCM
+	if job.make != nil {
+		if pcm, err = job.make(); err != nil {
+			return false, fmt.Errorf("build: %s: %w", job.rel, err)
+		}
+	} else {
+		a, err := tts.Synthesize(ctx, job.text, job.voice)
+		if err != nil {
+			return false, fmt.Errorf("build: synthesising %q with voice %s: %w", abbreviate(job.text), job.voice, err)
+		}
+		if len(a.Samples) == 0 || a.Rate <= 0 {
+			return false, fmt.Errorf("build: TTS returned no audio for %q (voice %s)", abbreviate(job.text), job.voice)
+		}
+		pcm = audio.PCM{Samples: a.Samples, Rate: a.Rate}
 	}
-	if len(a.Samples) == 0 || a.Rate <= 0 {
-		return false, fmt.Errorf("build: TTS returned no audio for %q (voice %s)", abbreviate(job.text), job.voice)
-	}
-	pcm := audio.PCM{Samples: a.Samples, Rate: a.Rate}
 	if pcm.Rate != rate {
 		pcm = audio.Resample(pcm, rate)
 	}
 	what, limit := "a turn's clip", dataset.MaxClipSeconds
-	if job.preamble {
+	switch {
+	case job.preamble:
 		what, limit = "the preamble", dataset.MaxPreambleSeconds
+	case job.bed:
+		what, limit = "the background loop", BedSeconds+1
 	}
 	if d := pcm.Duration(); d > limit {
 		return false, fmt.Errorf("build: the TTS made a %.1f s clip of %q (voice %s); %s lasts at most %g s: shorten the text, or check the TTS",
@@ -490,8 +554,10 @@ func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, lufs float
 		return false, fmt.Errorf("build: the TTS returned a non-finite sample (index %d) for %q (voice %s)", bad, abbreviate(job.text), job.voice)
 	}
 	// One loudness for every clip, so level is no speaker cue (after resampling: the
-	// clip as played is what is measured).
-	pcm, _, job.limited = audio.NormalizeLoudness(pcm, lufs)
+	// clip as played is what is measured). The bed has its own level, set as it is made.
+	if !job.bed {
+		pcm, _, job.limited = audio.NormalizeLoudness(pcm, lufs)
+	}
 	if err := audio.WriteWAV(path, pcm); err != nil {
 		return false, fmt.Errorf("build: writing clip: %w", err)
 	}
@@ -500,6 +566,18 @@ func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, lufs float
 	}
 	job.duration, job.sum = c.Info.Duration(), c.Sum
 	return true, nil
+}
+
+// copyClip puts a hard link to from at to, or a copy where a link cannot be made.
+func copyClip(from, to string) error {
+	if os.Link(from, to) == nil {
+		return nil
+	}
+	raw, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(to, raw)
 }
 
 func firstNonFinite(x []float32) int {

@@ -206,7 +206,9 @@ type Manifest struct {
 	// 0 in sets built before clips were normalised.
 	Loudness float64   `json:"loudness_lufs,omitempty"`
 	Preamble *Preamble `json:"preamble,omitempty"`
-	Counts   Counts    `json:"counts"`
+	// Room is the acoustic condition the clips were made under; nil: clean (dry).
+	Room   *Room  `json:"room,omitempty"`
+	Counts Counts `json:"counts"`
 	// ContentHash is "sha256:<hex>" of scenarios.jsonl as written.
 	ContentHash string `json:"content_hash"`
 }

@@ -164,6 +164,14 @@ func Plan(ds *dataset.Dataset, models []*Model, opts Options) ([]Item, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A room's background plays under every conversation, so it is part of each one's
+	// audio (after the preamble; a clean set has none, and its keys are as before).
+	var bed string
+	if p := ds.BackgroundPath(); p != "" {
+		if bed, err = hashes.hash(p, "the background"); err != nil {
+			return nil, err
+		}
+	}
 	shard := opts.Shard
 	if shard.Count == 0 {
 		shard = store.All
@@ -177,6 +185,9 @@ func Plan(ds *dataset.Dataset, models []*Model, opts Options) ([]Item, error) {
 		}
 		sum := sha256.Sum256(content)
 		key := store.ScenarioKey{ID: sc.ScenarioID, Condition: sc.Condition, Content: "sha256:" + hex.EncodeToString(sum[:]), Audio: []string{preamble}}
+		if bed != "" {
+			key.Audio = append(key.Audio, "background:"+bed)
+		}
 		for ti, t := range sc.Turns {
 			if t.Clip == "" {
 				return nil, fmt.Errorf("scenario %s (%s line %d) turn %d has no clip: synthesise the dataset first (duplexmpe build)", sc.ScenarioID, ds.File, line(ds, si), ti)
@@ -302,6 +313,9 @@ func NewManifest(name string, ds *dataset.Dataset, models []*Model, opts Options
 	m.Dataset = provenance.Dataset{Hash: dataset.ContentHash(raw), Scenarios: len(ds.Scenarios)}
 	if ds.Manifest != nil {
 		m.Dataset.Name, m.Dataset.Version = ds.Manifest.Name, ds.Manifest.Version
+		if ds.Manifest.Room != nil {
+			m.Dataset.Acoustics = ds.Manifest.Room.Preset
+		}
 	}
 	return m, nil
 }
@@ -367,6 +381,10 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 	if err != nil {
 		return sum, err
 	}
+	bed, err := loadBackground(ds)
+	if err != nil {
+		return sum, err
+	}
 
 	queues := map[string][]Item{}
 	for _, m := range models {
@@ -420,7 +438,7 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 		// A model whose plugin cannot be restarted stops alone; the others go on.
 		mctx, stop := context.WithCancelCause(ctx)
 		defer stop(nil)
-		r := &runner{m: m, st: st, opts: opts, preamble: preamble, ds: ds, stop: stop}
+		r := &runner{m: m, st: st, opts: opts, preamble: preamble, bed: bed, ds: ds, stop: stop}
 		runners = append(runners, r)
 		work := make(chan Item)
 		go func(q []Item) {
@@ -512,12 +530,25 @@ func loadPreamble(ds *dataset.Dataset) (audio.PCM, error) {
 	return p, nil
 }
 
+// loadBackground is a room's background loop, or none for a clean set.
+func loadBackground(ds *dataset.Dataset) (audio.PCM, error) {
+	if ds.BackgroundPath() == "" {
+		return audio.PCM{}, nil
+	}
+	p, err := ds.ReadClip(ds.Manifest.Room.Background.Clip)
+	if err != nil {
+		return p, fmt.Errorf("the dataset's background (room %s): %w", ds.Acoustics(), err)
+	}
+	return p, nil
+}
+
 // runner plays one model's items.
 type runner struct {
 	m        *Model
 	st       *store.Store
 	opts     Options
 	preamble audio.PCM
+	bed      audio.PCM // a room's background loop, or none
 	ds       *dataset.Dataset
 	stop     context.CancelCauseFunc // stops this model's items
 
@@ -690,7 +721,8 @@ func CheckGaps(ds *dataset.Dataset, p protocol.Params) error {
 
 // conversation loads the audio of one scenario.
 func (r *runner) conversation(it Item) (session.Conversation, error) {
-	conv := session.Conversation{ID: it.Meta.ScenarioID, PairID: it.Meta.PairID, Preamble: r.preamble}
+	conv := session.Conversation{ID: it.Meta.ScenarioID, PairID: it.Meta.PairID, Preamble: r.preamble,
+		Background: r.bed, BackgroundAt: dataset.BedOffset(it.Meta.PairID, len(r.bed.Samples))}
 	for i, t := range it.Scenario.Turns {
 		pcm, err := r.ds.ReadClip(t.Clip)
 		if err != nil {

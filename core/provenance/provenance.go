@@ -34,6 +34,9 @@ type Dataset struct {
 	Version   string `json:"version,omitempty"`
 	Hash      string `json:"hash"`
 	Scenarios int    `json:"scenarios"`
+	// Acoustics is the room the set was built in (dataset.Room's preset); empty for a
+	// clean set.
+	Acoustics string `json:"acoustics,omitempty"`
 }
 
 // Plugin is one plugin as something used it. The order of the fields is part of the

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/reference"
@@ -162,7 +163,7 @@ func mainSection(s score.Summary) section {
 	intro := "Per model and condition, never one aggregate. Each cell: rate (successes/denominator) [Wilson 95% interval]. " +
 		"Denominators: " + score.DenominatorsText(s.Protocol) + ". " +
 		"Measures marked diag. are diagnostics, not scored. Conversations: those in the denominators; failed conversations (the model failed) " +
-		"and unscored ones (the ASR or judge failed) are left out of every rate and counted in brackets. " + scheduleText(s.Protocol) + " " + familyText(s) + repeatsText(s)
+		"and unscored ones (the ASR or judge failed) are left out of every rate and counted in brackets. " + scheduleText(s.Protocol) + acousticsText(s.Acoustics) + " " + familyText(s) + repeatsText(s)
 	return section{ID: "main", Title: "Main results", Intro: intro, Tables: []table{t}, Charts: []string{chartMeasures}}
 }
 
@@ -529,6 +530,9 @@ func metaTable(s score.Summary, m Meta) table {
 	if m.Dataset.Scenarios > 0 {
 		d += fmt.Sprintf(", %d scenarios", m.Dataset.Scenarios)
 	}
+	if m.Dataset.Acoustics != "" {
+		d += ", room " + m.Dataset.Acoustics
+	}
 	t.add("dataset", d)
 	for _, p := range m.Models {
 		t.add("model", pluginText(p))
@@ -582,6 +586,18 @@ func scheduleText(p protocol.Params) string {
 	default:
 		return fmt.Sprintf("Gaps: paper (turn_gap %g s after every ordinary turn; only T and N4_Q are followed by a long pause).", p.TurnGap)
 	}
+}
+
+// acousticsText names the room the conversations were built in (docs/dataset.md,
+// "Rooms"), with a space before it; nothing for clean audio.
+func acousticsText(preset string) string {
+	if preset == "" || preset == dataset.Clean {
+		return ""
+	}
+	if p, ok := dataset.RoomPresetByName(preset); ok {
+		return fmt.Sprintf(" Room: %s (%s).", preset, p.About)
+	}
+	return fmt.Sprintf(" Room: %s.", preset)
 }
 
 func paramsText(p protocol.Params) string {

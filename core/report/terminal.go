@@ -43,8 +43,8 @@ func MainTable(w io.Writer, s score.Summary) error {
 		return err
 	}
 	if _, err := fmt.Fprintf(w, "Rates: successes/denominator, [Wilson 95%% interval]. Yield is over eligible N4 events, n/a below min_eligible = %d. "+
-		"Presence and window response are diagnostics. Convs: conversations in the denominators (failed and unscored ones in brackets).\n%s\n%s\n",
-		s.Protocol.MinEligible, scheduleText(s.Protocol), familyText(s)); err != nil {
+		"Presence and window response are diagnostics. Convs: conversations in the denominators (failed and unscored ones in brackets).\n%s%s\n%s\n",
+		s.Protocol.MinEligible, scheduleText(s.Protocol), acousticsText(s.Acoustics), familyText(s)); err != nil {
 		return err
 	}
 	if s.Repeats > 1 {

@@ -192,7 +192,10 @@ type Family struct {
 // Summary is the whole statistical result of a run.
 type Summary struct {
 	Protocol protocol.Params `json:"protocol"`
-	Seed     uint64          `json:"seed"`
+	// Acoustics is the room the conversations were built in (dataset.Room); empty for
+	// clean (dry) audio.
+	Acoustics string `json:"acoustics,omitempty"`
+	Seed      uint64 `json:"seed"`
 	// Repeats is how many times each (model, conversation) was played (section 6.5):
 	// the highest repeat of any item, plus one; absent for a run played once.
 	Repeats     int          `json:"repeats,omitempty"`

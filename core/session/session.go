@@ -82,6 +82,11 @@ type Conversation struct {
 	PairID   string
 	Preamble audio.PCM
 	Turns    []Turn
+	// Background, when set, is a loop played under the whole input stream from its
+	// sample BackgroundAt on (a room's bed, dataset.Background): it is added to every
+	// input sample, the preamble, the turns, the gaps and the waits alike.
+	Background   audio.PCM
+	BackgroundAt int
 }
 
 // Turn is one human turn with its audio.
@@ -278,6 +283,9 @@ type scheduler struct {
 	cur  int   // current segment
 	off  int64 // samples of the current segment already played
 
+	bed   []float32 // the background loop at the input rate, or nil
+	bedAt int64     // the loop's sample under input sample 0
+
 	tl       timeline.Timeline
 	playback []float32
 	audible  []float32
@@ -323,6 +331,25 @@ func (s *scheduler) plan() {
 		}
 	}
 	s.tl.Turns = make([]timeline.Turn, 0, len(s.conv.Turns))
+	if bg := s.conv.Background; len(bg.Samples) > 0 {
+		s.bed = beds.get(bg, s.f.InputRate, s.toInput)
+		s.bedAt = int64(math.Round(float64(s.conv.BackgroundAt) * float64(s.f.InputRate) / float64(bg.Rate)))
+	}
+}
+
+// mixBed adds the background loop under frame, which starts at input sample start.
+func (s *scheduler) mixBed(start int64, frame []float32) {
+	n := int64(len(s.bed))
+	if n == 0 {
+		return
+	}
+	j := (s.bedAt + start) % n
+	for i := range frame {
+		frame[i] += s.bed[j]
+		if j++; j == n {
+			j = 0
+		}
+	}
 }
 
 // compose fills frame (the input of frame k, starting at sample start) from the schedule.
@@ -474,6 +501,7 @@ func (s *scheduler) loop(ctx context.Context, c sdk.Conversation, rec *record.Re
 		if !s.compose(k*int64(s.f.FrameSize), frame) {
 			return nil
 		}
+		s.mixBed(k*int64(s.f.FrameSize), frame)
 		if err := s.play(k); err != nil {
 			return fmt.Errorf("session: online detector: %w", err)
 		}
@@ -592,17 +620,17 @@ func (r *resampler) flush() []float32 {
 
 // preambles keeps the resampled preamble: every conversation of a run starts with the
 // same ~30 s clip (the same backing array), and resampling it is a sizeable share of a
-// session's CPU time.
-var preambles = &preambleCache{}
+// session's CPU time. beds does the same for a room's background loop.
+var preambles, beds = &resampledCache{}, &resampledCache{}
 
-type preambleCache struct {
+type resampledCache struct {
 	mu      sync.Mutex
 	src     *float32
 	n, rate int
 	out     []float32
 }
 
-func (c *preambleCache) get(p audio.PCM, rate int, resample func(audio.PCM) []float32) []float32 {
+func (c *resampledCache) get(p audio.PCM, rate int, resample func(audio.PCM) []float32) []float32 {
 	if len(p.Samples) == 0 || p.Rate == rate {
 		return p.Samples
 	}
