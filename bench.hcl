@@ -42,6 +42,11 @@ variable "dev" {
   description = "Where the dev split is built (the dataset block's out, and what the oracle reads)."
 }
 
+variable "room" {
+  default     = "clean"
+  description = "The acoustic condition (docs/dataset.md, Rooms): clean (dry clips), living-room, kitchen or car. A room is its own built set, next to the clean one and built from its clips: play it into its own run directory, e.g. --var room=living-room --var out=runs/living-room."
+}
+
 variable "concurrency" {
   default     = 0
   description = "Conversations played at once over all models; 0: one per CPU core. Transport only: the results are the same at any value."
@@ -91,7 +96,7 @@ plugin "oracle" {
   source = "bin/plugins/oracle"
   role   = "calibration"
   config {
-    dataset = var.dev
+    dataset = var.room == "clean" ? var.dev : "${var.dev}-${var.room}"
   }
 }
 
@@ -119,7 +124,11 @@ dataset "open_v2_dev" {
   narrator = "af_sarah"
   loudness = -23
   preamble = "default"
-  out      = var.dev
+  out      = var.room == "clean" ? var.dev : "${var.dev}-${var.room}"
+  room {
+    preset = var.room
+    reuse  = var.dev
+  }
 }
 
 evaluation "default" {

@@ -95,7 +95,14 @@ func Plan(s *pluginstart.Starter, ev *config.Evaluation, opts PlanOptions) (*Pla
 			scs, _ = construct.FirstPairs(scs, opts.Limit)
 		}
 	}
-	build, err := buildEstimate(ds, built, opts.Limit)
+	synthesised := built
+	if synthesised == nil && ds.Room != nil && ds.Room.Reuse != "" {
+		// A room built from a clean set synthesises only what that set lacks.
+		if clean, err := dataset.Load(ds.Room.Reuse); err == nil {
+			synthesised = clean
+		}
+	}
+	build, err := buildEstimate(ds, synthesised, opts.Limit)
 	if err != nil {
 		return nil, err
 	}

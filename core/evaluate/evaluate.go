@@ -165,7 +165,7 @@ func Plan(ds *dataset.Dataset, models []*Model, opts Options) ([]Item, error) {
 		return nil, err
 	}
 	// A room's background plays under every conversation, so it is part of each one's
-	// audio (after the preamble; a clean set has none, and its keys are as before).
+	// audio (last, after the turns; a clean set has none, and its keys are as before).
 	var bed string
 	if p := ds.BackgroundPath(); p != "" {
 		if bed, err = hashes.hash(p, "the background"); err != nil {
@@ -185,9 +185,6 @@ func Plan(ds *dataset.Dataset, models []*Model, opts Options) ([]Item, error) {
 		}
 		sum := sha256.Sum256(content)
 		key := store.ScenarioKey{ID: sc.ScenarioID, Condition: sc.Condition, Content: "sha256:" + hex.EncodeToString(sum[:]), Audio: []string{preamble}}
-		if bed != "" {
-			key.Audio = append(key.Audio, "background:"+bed)
-		}
 		for ti, t := range sc.Turns {
 			if t.Clip == "" {
 				return nil, fmt.Errorf("scenario %s (%s line %d) turn %d has no clip: synthesise the dataset first (duplexmpe build)", sc.ScenarioID, ds.File, line(ds, si), ti)
@@ -197,6 +194,9 @@ func Plan(ds *dataset.Dataset, models []*Model, opts Options) ([]Item, error) {
 				return nil, err
 			}
 			key.Audio = append(key.Audio, h)
+		}
+		if bed != "" {
+			key.Audio = append(key.Audio, store.BackgroundKeyPrefix+bed)
 		}
 		for r := range repeats(opts) {
 			for _, m := range models {

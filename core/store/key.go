@@ -48,9 +48,13 @@ type ScenarioKey struct {
 	Condition string `json:"condition,omitempty"`
 	// Content is a hash of the scenario as the dataset stores it (text, labels, speakers).
 	Content string `json:"content"`
-	// Audio holds HashPCM of the preamble, then of every turn clip in order.
+	// Audio holds HashPCM of the preamble, then of every turn clip in order, then, for a
+	// set built in a room, BackgroundKeyPrefix and the hash of its background loop.
 	Audio []string `json:"audio"`
 }
+
+// BackgroundKeyPrefix marks a room's background loop in ScenarioKey.Audio.
+const BackgroundKeyPrefix = "background:"
 
 // Schedule holds the protocol values the scheduler uses (docs/protocol.md sections 3 and
 // 8) and the revision of its rules.

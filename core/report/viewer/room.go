@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
 // roomSource rebuilds what the model heard (the room: preamble and human turns) from the
@@ -130,6 +132,28 @@ func (r *roomSource) rebuild(c *Conv) (audio.PCM, error) {
 		}
 		if err := place(r.ds.ClipPath(sc.Turns[t.Index].Clip), at(want, 1+t.Index), t.Start, fmt.Sprintf("turn %d", t.Index)); err != nil {
 			return audio.PCM{}, err
+		}
+	}
+	// A room's background loop under everything, from the pair's offset, as the
+	// scheduler adds it (core/session).
+	if p := r.ds.BackgroundPath(); p != "" {
+		played := ""
+		if len(want) > 0 && strings.HasPrefix(want[len(want)-1], store.BackgroundKeyPrefix) {
+			played = strings.TrimPrefix(want[len(want)-1], store.BackgroundKeyPrefix)
+		}
+		native, err := audio.StatWAV(p)
+		if err != nil {
+			return audio.PCM{}, fmt.Errorf("the background: %w", err)
+		}
+		bed, err := r.clip(p, f.InputRate, played)
+		if err != nil {
+			return audio.PCM{}, fmt.Errorf("the background: %w", err)
+		}
+		if m := len(bed); m > 0 {
+			j := int(math.Round(float64(dataset.BedOffset(c.Meta.PairID, int(native.Frames))) * float64(f.InputRate) / float64(native.Rate)))
+			for i := range room {
+				room[i] += bed[(j+i)%m]
+			}
 		}
 	}
 	return audio.PCM{Samples: room, Rate: f.InputRate}, nil

@@ -63,7 +63,7 @@ func noise(seed uint64, rate int, seconds float64) audio.PCM {
 }
 
 // roomDataset writes a one-scenario dataset: a 22.05 kHz preamble and 16 kHz turns.
-func roomDataset(t *testing.T, dir string) *dataset.Dataset {
+func roomDataset(t *testing.T, dir string, bed bool) *dataset.Dataset {
 	t.Helper()
 	clip := func(name string, p audio.PCM) string {
 		t.Helper()
@@ -81,6 +81,10 @@ func roomDataset(t *testing.T, dir string) *dataset.Dataset {
 			{Speaker: "A", Text: "Let us see.", Label: protocol.LabelN3, Clip: clip("c.wav", noise(3, 16000, 0.9))},
 		}}
 	m := dataset.Manifest{Name: "room", Preamble: &dataset.Preamble{Text: "You are Aria.", Clip: clip("pre.wav", noise(4, 22050, 2.1))}}
+	if bed {
+		// A room's background loop, at a rate of its own and shorter than a conversation.
+		m.Room = &dataset.Room{Preset: "living-room", Background: &dataset.Background{Kind: "babble", Clip: clip("bed.wav", noise(5, 22050, 3.3))}}
+	}
 	if _, err := dataset.Save(dir, m, []dataset.Scenario{sc}); err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +126,14 @@ func TestRoomIsWhatTheModelHeard(t *testing.T) {
 		t.Skipf("no VAD here (%v): run make deps", err)
 	}
 	defer det.Close()
+	for _, bed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("background=%v", bed), func(t *testing.T) { roomIsWhatTheModelHeard(t, det, bed) })
+	}
+}
+
+func roomIsWhatTheModelHeard(t *testing.T, det *vad.Detector, bed bool) {
 	dir := t.TempDir()
-	ds := roomDataset(t, filepath.Join(dir, "ds"))
+	ds := roomDataset(t, filepath.Join(dir, "ds"), bed)
 	ears := map[string]*earModel{
 		"ear24": {format: sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 1920}, heard: map[string][]float32{}},
 		"ear16": {format: sdk.Format{InputRate: 16000, OutputRate: 16000, FrameSize: 2560}, heard: map[string][]float32{}},
@@ -146,6 +156,15 @@ func TestRoomIsWhatTheModelHeard(t *testing.T) {
 		heard := ears[c.Row.Model].heard["p1-explicit"]
 		if got.Rate != ears[c.Row.Model].format.InputRate || len(got.Samples) != len(heard) {
 			t.Fatalf("%s: rebuilt %d samples at %d Hz, the model heard %d", c.Row.Model, len(got.Samples), got.Rate, len(heard))
+		}
+		silent := 0
+		for _, v := range heard {
+			if v == 0 {
+				silent++
+			}
+		}
+		if bed && silent > len(heard)/100 || !bed && silent < len(heard)/10 {
+			t.Fatalf("%s: %d of %d input samples are silent with background=%v", c.Row.Model, silent, len(heard), bed)
 		}
 		for i := range heard {
 			if got.Samples[i] != heard[i] {
@@ -208,7 +227,7 @@ func scoredViewerRun(t *testing.T, edit func(model string, sc *score.Scored)) (r
 	}
 	defer det.Close()
 	dir := t.TempDir()
-	ds = roomDataset(t, filepath.Join(dir, "ds"))
+	ds = roomDataset(t, filepath.Join(dir, "ds"), false)
 	f := sdk.Format{InputRate: 24000, OutputRate: 24000, FrameSize: 1920}
 	models := []*evaluate.Model{
 		{Name: "ear", Model: &earModel{format: f, heard: map[string][]float32{}}, Info: sdk.Info{Name: "ear", Version: "1"}},
