@@ -188,17 +188,19 @@ func TestDatasetBadPaths(t *testing.T) {
 // CITATION.cff and the datasheet's BibTeX cite the release by the hash its manifest
 // holds: a new release that forgets them fails here.
 func TestCitationsNameTheReleaseHash(t *testing.T) {
-	r, err := dataset.LoadRelease("../../datasets/open-v1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"../../CITATION.cff", "../../docs/datasheet.md"} {
-		b, err := os.ReadFile(f)
+	for release, sheet := range map[string]string{"open-v1": "datasheet.md", "open-v2": "datasheet-v2.md"} {
+		r, err := dataset.LoadRelease("../../datasets/" + release)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(b), r.SHA256) || !strings.Contains(string(b), r.Version) {
-			t.Errorf("%s does not cite release %s %s", f, r.Version, r.SHA256)
+		for _, f := range []string{"../../CITATION.cff", "../../docs/" + sheet} {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), r.SHA256) || !strings.Contains(string(b), r.Version) {
+				t.Errorf("%s does not cite release %s %s", f, r.Version, r.SHA256)
+			}
 		}
 	}
 }
