@@ -118,7 +118,7 @@ var RoomPresets = []RoomPreset{
 			{3.9, 0.7, 1.6}, // standing by the door
 		},
 		Background: "babble", SourceM: [3]float64{0.5, 0.4, 1.2}, SNRdB: 15,
-		About: "5.5 x 4.5 x 2.7 m, RT60 0.45 s, people 1.1-1.9 m from the device, other people talking in a corner at 15 dB SNR",
+		About: "5.5 x 4.5 x 2.7 m, RT60 0.45 s, people 1.5-2.0 m from the device, other people talking in a corner at 15 dB SNR",
 	},
 	{
 		Name: "kitchen", DimsM: [3]float64{4.2, 3.4, 2.5}, RT60S: 0.7,
@@ -128,7 +128,7 @@ var RoomPresets = []RoomPreset{
 			{1.0, 2.9, 1.6}, // standing at the stove
 		},
 		Background: "appliance", SourceM: [3]float64{0.5, 3.0, 0.9}, SNRdB: 10,
-		About: "4.2 x 3.4 x 2.5 m of hard surfaces, RT60 0.7 s, people 1.2-2.6 m away, a fridge's hum and a hood's fan at 10 dB SNR",
+		About: "4.2 x 3.4 x 2.5 m of hard surfaces, RT60 0.7 s, people 1.5-2.6 m away, a fridge's hum and a hood's fan at 10 dB SNR",
 	},
 	{
 		Name: "car", DimsM: [3]float64{2.6, 1.6, 1.2}, RT60S: 0.12,
