@@ -1,16 +1,18 @@
 // Command oracle is the calibration model (role "calibration", issue 29): it knows the
 // answers. It reads the built dataset named in its config, and in each conversation (the
 // host names the scenario in ConversationStart.ID) it answers T with the gold answer,
-// spoken by a voice of the pool (onnx-tts's synthesiser), starting delay_ms after T ends;
+// worded by its answer type (words.go) and spoken by a voice of the pool (onnx-tts's
+// synthesiser), starting delay_ms after T ends;
 // it answers every N4_Q the same way with a holding phrase, and stops as soon as a human
 // starts speaking; otherwise it is silent. What it scores is what a perfect model scores
 // through this chain of voices, VAD, ASR and judge: where it misses, the chain does.
 //
 // It finds where a turn ends by listening, not by replaying the scheduler's rules: each
-// turn it answers has a template, the 10 ms log-energy envelope of the last second of its
-// clip up to its last loud hop; when the envelope of the input's last second correlates
-// with it at or above match, that hop has just been heard, and the turn's clip ends its
-// trailing silence later.
+// turn it answers has templates, the 10 ms log-energy envelope of the last second of its
+// clip up to its last loud hop, one for each of 8 phases of the clip against the input's
+// hops; when the envelope of the input's last second correlates with one at or above
+// match (and within 6 dB of it), that hop has just been heard, and the turn's clip ends
+// its trailing silence later.
 package main
 
 import (
@@ -20,10 +22,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
@@ -50,6 +49,14 @@ const (
 	// maxLevelDB: a heard envelope this far from the template on average (dB) is another
 	// sound, however well its shape correlates.
 	maxLevelDB = 6.0
+	// phases: a clip starts anywhere between two of the input's hops, and a 20 ms window
+	// of speech 5 ms off its place has another energy; so each turn has a template for
+	// each of phases shifts of the clip (a hop apart / phases), and the best one hears.
+	phases = 8
+	// defaultMatch is the correlation at which a turn's end is heard. On open v2's dev
+	// split the best phase correlates at 0.994-1.000 at every true end, and at most 0.960
+	// anywhere else before it (the preamble, the middle of a turn).
+	defaultMatch = 0.98
 )
 
 // synthesizer is what the oracle speaks with (synth.Plugin; a test may give another).
@@ -69,14 +76,16 @@ type oracle struct {
 	match   float64
 	n4Text  string
 	config  map[string]any
-	clipEnv map[string]clipEnvelope // clip path -> its envelope
+	clipEnv map[string][]template // clip path -> its templates, one per phase
 }
 
-type clipEnvelope struct {
+// template is what the end of a turn sounds like, as heard at one phase: the envelope
+// of the clip's last second of sound (up to its last loud hop), the clip delayed by
+// shift samples so that its hops fall where the input's do when the clip starts shift
+// samples after an input hop boundary.
+type template struct {
 	env      []float64 // dB per hop
-	first    int       // the first loud hop
-	last     int       // the last loud hop
-	trailing float64   // seconds of clip after the end of hop last
+	trailing float64   // seconds of clip after the end of the template's last hop
 }
 
 func (o *oracle) Describe(context.Context) (sdk.Info, error) {
@@ -91,7 +100,7 @@ func (o *oracle) Describe(context.Context) (sdk.Info, error) {
 			{Name: "dataset", Type: sdk.TypePath, Default: "", Description: "the built dataset folder the run plays (its scenarios.jsonl and clips)"},
 			{Name: "voice", Type: sdk.TypeString, Default: "af_heart", Description: "the onnx-tts voice the answers are spoken in"},
 			{Name: "delay_ms", Type: sdk.TypeNumber, Default: 500.0, Description: "milliseconds from the end of T (or N4_Q) to the answer"},
-			{Name: "match", Type: sdk.TypeNumber, Default: 0.95, Description: "envelope correlation at which a turn's end is heard"},
+			{Name: "match", Type: sdk.TypeNumber, Default: defaultMatch, Description: "envelope correlation (of the best phase) at which a turn's end is heard"},
 			{Name: "n4_text", Type: sdk.TypeString, Default: "Let me check that for you. One moment, I'm looking it up right now.", Description: "what it says after an N4_Q (the human resolves it)"},
 			{Name: "weights", Type: sdk.TypePath, Default: "", Description: "onnx-tts's weights folder (empty: as onnx-tts finds it)"},
 			{Name: "onnxruntime", Type: sdk.TypeString, Default: "", Description: "the ONNX Runtime library (empty: as onnx-tts finds it)"},
@@ -139,7 +148,7 @@ func (o *oracle) Configure(ctx context.Context, cfg map[string]any) error {
 	if err != nil {
 		return err
 	}
-	match, err := speech.Number(cfg, "match", 0.95, 0.5, 1)
+	match, err := speech.Number(cfg, "match", defaultMatch, 0.5, 1)
 	if err != nil {
 		return err
 	}
@@ -157,7 +166,7 @@ func (o *oracle) Configure(ctx context.Context, cfg map[string]any) error {
 			tcfg[k] = v
 		}
 	}
-	o.clipEnv = map[string]clipEnvelope{}
+	o.clipEnv = map[string][]template{}
 	return o.tts.Configure(ctx, tcfg)
 }
 
@@ -183,37 +192,58 @@ func windowDB(x []float32) float64 {
 	return math.Max(floorDB, 10*math.Log10(s/float64(len(x))+1e-12))
 }
 
-// envelope of a clip of the dataset, cached.
-func (o *oracle) envelope(clip string) (clipEnvelope, error) {
+// templates of a clip of the dataset, one per phase, cached.
+func (o *oracle) templates(clip string) ([]template, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if e, ok := o.clipEnv[clip]; ok {
-		return e, nil
+	if t, ok := o.clipEnv[clip]; ok {
+		return t, nil
 	}
 	pcm, err := readClip(o.dir, clip)
 	if err != nil {
-		return clipEnvelope{}, err
+		return nil, err
 	}
-	env := envelopeOf(pcm.Samples, pcm.Rate)
-	top := floorDB
-	for _, v := range env {
-		top = math.Max(top, v)
+	t, err := templatesOf(pcm)
+	if err != nil {
+		return nil, fmt.Errorf("clip %s: %w", clip, err)
 	}
-	first, last := -1, -1
-	for i, v := range env {
-		if v >= top-loudDB {
-			last = i
-			if first < 0 {
-				first = i
+	o.clipEnv[clip] = t
+	return t, nil
+}
+
+// templatesOf makes a clip's templates: for each phase, the clip is delayed by a
+// fraction of a hop (shift samples) and its envelope taken; the template is its last
+// templateHops hops up to the last hop within loudDB of the loudest, and the clip ends
+// trailing seconds after that hop.
+func templatesOf(pcm audio.PCM) ([]template, error) {
+	hop := int(math.Round(hopS * float64(pcm.Rate)))
+	out := make([]template, 0, phases)
+	for p := range phases {
+		shift := p * hop / phases
+		x := append(make([]float32, shift, shift+len(pcm.Samples)), pcm.Samples...)
+		env := envelopeOf(x, pcm.Rate)
+		top := floorDB
+		for _, v := range env {
+			top = math.Max(top, v)
+		}
+		first, last := -1, -1
+		for i, v := range env {
+			if v >= top-loudDB {
+				last = i
+				if first < 0 {
+					first = i
+				}
 			}
 		}
+		if last-first+1 < minTemplate {
+			return nil, fmt.Errorf("too short to recognise (%d hops of sound)", last-first+1)
+		}
+		// The template is the clip's sound only: what comes before it in the room differs.
+		from := max(first, last+1-templateHops)
+		end := float64((last+1)*hop-shift) / float64(pcm.Rate)
+		out = append(out, template{env: env[from : last+1], trailing: math.Max(0, pcm.Duration()-end)})
 	}
-	if last-first+1 < minTemplate {
-		return clipEnvelope{}, fmt.Errorf("clip %s: too short to recognise (%d hops of sound)", clip, last-first+1)
-	}
-	e := clipEnvelope{env: env, first: first, last: last, trailing: math.Max(0, pcm.Duration()-float64(last+1)*hopS)}
-	o.clipEnv[clip] = e
-	return e, nil
+	return out, nil
 }
 
 func readClip(dir, clip string) (audio.PCM, error) {
@@ -229,11 +259,11 @@ func readClip(dir, clip string) (audio.PCM, error) {
 	return pcm, nil
 }
 
-// cue is a turn the oracle answers: when its end is heard, it speaks answer.
+// cue is a turn the oracle answers: when its end is heard (by one of its templates), it
+// speaks answer.
 type cue struct {
-	template []float64
-	trailing float64
-	answer   []float32
+	templates []template
+	answer    []float32
 }
 
 func (o *oracle) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conversation, error) {
@@ -257,7 +287,7 @@ func (o *oracle) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conv
 		if t.Clip == "" {
 			return nil, fmt.Errorf("scenario %s turn %d has no clip: the oracle needs the built dataset (duplexmpe build), not the scripts", s.ScenarioID, i)
 		}
-		e, err := o.envelope(t.Clip)
+		tm, err := o.templates(t.Clip)
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s turn %d: %w", s.ScenarioID, i, err)
 		}
@@ -265,30 +295,9 @@ func (o *oracle) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conv
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s turn %d: speaking %q: %w", s.ScenarioID, i, text, err)
 		}
-		// The template is the clip's sound only: what comes before it in the room differs.
-		from := max(e.first, e.last+1-templateHops)
-		c.cues = append(c.cues, cue{template: e.env[from : e.last+1], trailing: e.trailing, answer: trimLead(audio.Resample(audio.PCM{Samples: a.Samples, Rate: a.Rate}, o.format.OutputRate).Samples, o.format.OutputRate)})
+		c.cues = append(c.cues, cue{templates: tm, answer: trimLead(audio.Resample(audio.PCM{Samples: a.Samples, Rate: a.Rate}, o.format.OutputRate).Samples, o.format.OutputRate)})
 	}
 	return c, nil
-}
-
-// codeLike is a gold written as a code: letters and digits, no space, at least three.
-var codeLike = regexp.MustCompile(`^[A-Z0-9]{3,}$`)
-
-// spoken is the gold answer as a person reads it out: a code character by character
-// ("QMFTRL" -> "Q, M, F, T, R, L."), anything else as written.
-func spoken(s *dataset.Scenario) string {
-	g := strings.TrimSpace(s.GoldAnswer)
-	if s.AnswerType == sdk.AnswerCode || s.AnswerType == "" && codeLike.MatchString(g) {
-		var parts []string
-		for _, r := range g {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				parts = append(parts, string(unicode.ToUpper(r)))
-			}
-		}
-		return strings.Join(parts, ", ") + "."
-	}
-	return g
 }
 
 // trimLead drops the synthesiser's leading silence (all but 10 ms before the first
@@ -388,23 +397,31 @@ func (c *conversation) hear(hopDB float64) {
 	if c.next >= len(c.cues) {
 		return
 	}
+	// The cue's template (phase) that correlates best with the input and lies within
+	// maxLevelDB of it.
 	cu := c.cues[c.next]
-	if len(c.env) < len(cu.template) {
-		return
+	r, heardAt := -1.0, -1
+	for i, t := range cu.templates {
+		if len(c.env) < len(t.env) {
+			continue
+		}
+		heard := c.env[len(c.env)-len(t.env):]
+		ri, _ := stats.Pearson(heard, t.env)
+		if ri > c.best {
+			c.best, c.bestAt = ri, float64(c.in)/float64(c.format.InputRate)
+		}
+		if ri > r && meanAbsDiff(heard, t.env) <= maxLevelDB {
+			r, heardAt = ri, i
+		}
 	}
-	heard := c.env[len(c.env)-len(cu.template):]
-	r, _ := stats.Pearson(heard, cu.template)
-	if r > c.best {
-		c.best, c.bestAt = r, float64(c.in)/float64(c.format.InputRate)
-	}
-	if r < c.o.match || meanAbsDiff(heard, cu.template) > maxLevelDB {
+	if heardAt < 0 || r < c.o.match {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "oracle %s: cue %d heard at %.3f s (r %.3f)\n", c.id, c.next, float64(c.in)/float64(c.format.InputRate), r)
 	c.best = 0
 	c.next++
-	// Now is the end of the cue's last loud hop; its clip ends trailing later.
-	startS := float64(c.in)/float64(c.format.InputRate) + cu.trailing + c.o.delayS
+	// Now is the end of the template's last loud hop; its clip ends trailing later.
+	startS := float64(c.in)/float64(c.format.InputRate) + cu.templates[heardAt].trailing + c.o.delayS
 	c.answer, c.loudHops = cu.answer, 0
 	c.at = int64(math.Round(startS * float64(c.format.OutputRate)))
 }
