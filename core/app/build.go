@@ -13,6 +13,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/core/progress"
+	"github.com/duplexmpe/duplexmpe/core/room"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -79,15 +80,15 @@ func BuildDatasetPairs(ctx context.Context, s *pluginstart.Starter, ds *config.D
 		pool = &dataset.VoicePool{F0: ds.VoicePool, Sex: ds.VoiceSex, Seed: ds.VoiceSeed, MinSemitones: ds.VoiceMinSemitones}
 	}
 	var (
-		room  *construct.RoomSpec
-		reuse []string
+		acoustics *construct.RoomSpec
+		reuse     []string
 	)
-	if ds.Room != nil && ds.Room.Preset != dataset.Clean {
-		p, ok := dataset.RoomPresetByName(ds.Room.Preset)
+	if ds.Room != nil && ds.Room.Preset != room.Clean {
+		p, ok := room.ByName(ds.Room.Preset)
 		if !ok {
 			return nil, fmt.Errorf("dataset %q: no room preset %q", ds.Name, ds.Room.Preset)
 		}
-		room = &construct.RoomSpec{Preset: p, Seed: ds.Room.Seed, Simulator: RoomSimulator(s.File.Dir)}
+		acoustics = &construct.RoomSpec{Preset: p, Seed: ds.Room.Seed, Simulator: RoomSimulator(s.File.Dir)}
 		if ds.Room.Reuse != "" {
 			reuse = append(reuse, ds.Room.Reuse)
 		}
@@ -102,7 +103,7 @@ func BuildDatasetPairs(ctx context.Context, s *pluginstart.Starter, ds *config.D
 			PreambleVoice: ds.Narrator,
 			Loudness:      ds.Loudness,
 			Pairs:         pairs,
-			Room:          room,
+			Room:          acoustics,
 			ReuseFrom:     reuse,
 		}
 		return construct.Build(ctx, spec, synth, count)

@@ -164,7 +164,7 @@ type Dataset struct {
 }
 
 // Room is a dataset's room block: the acoustic condition it is built under
-// (dataset.RoomPresets; "clean" is the dry set).
+// (room.Presets; "clean" is the dry set).
 type Room struct {
 	Preset string
 	Seed   int64

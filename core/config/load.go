@@ -19,8 +19,8 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/room"
 	"github.com/duplexmpe/duplexmpe/core/termsafe"
 )
 
@@ -861,7 +861,7 @@ func (l *loader) room(b *hcl.Block) *Room {
 	if a := attrs["preset"]; a != nil {
 		if s, ok := d.str(a); ok {
 			r.Preset = s
-			names := dataset.RoomPresetNames()
+			names := room.Names()
 			if !contains(names, s) {
 				detail := fmt.Sprintf("preset = %q is not a room; use %s.", s, quoteList(names))
 				if sug := suggest(s, names); sug != "" {

@@ -23,11 +23,12 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/atomicfile"
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/room"
 )
 
 // RoomSpec is a build's acoustic condition.
 type RoomSpec struct {
-	Preset dataset.RoomPreset
+	Preset room.Preset
 	Seed   int64
 	// Simulator is the command that runs tools/rooms/rir.py (tools/rooms/run.sh).
 	Simulator []string
@@ -36,7 +37,7 @@ type RoomSpec struct {
 // DrawSeats gives each pair's speakers distinct seats of the preset, drawn by seed and
 // the pair alone: the same in both versions of a pair, in a partial build and in a full
 // one, and unrelated to who speaks which turn.
-func DrawSeats(scs []dataset.Scenario, p dataset.RoomPreset, seed int64) (map[string]map[string]int, error) {
+func DrawSeats(scs []dataset.Scenario, p room.Preset, seed int64) (map[string]map[string]int, error) {
 	out := map[string]map[string]int{}
 	for _, s := range scs {
 		if _, done := out[s.PairID]; done {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/duplexmpe/duplexmpe/core/audio"
 	"github.com/duplexmpe/duplexmpe/core/dataset"
+	"github.com/duplexmpe/duplexmpe/core/room"
 )
 
 // Reverberate is the convolution of the clip with the response, cut after the tail.
@@ -64,7 +65,7 @@ func TestDrawSeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := dataset.RoomPresetByName("living-room")
+	p, _ := room.ByName("living-room")
 	seats, err := DrawSeats(scs, p, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +103,7 @@ func TestDrawSeats(t *testing.T) {
 	if same == len(seats) {
 		t.Error("another seed drew the same seats")
 	}
-	car, _ := dataset.RoomPresetByName("car")
+	car, _ := room.ByName("car")
 	car.SeatsM = car.SeatsM[:2]
 	if _, err := DrawSeats(scs, car, 1); err == nil {
 		t.Error("a room with fewer seats than speakers was accepted")
@@ -128,7 +129,7 @@ func simulator(t *testing.T) []string {
 // without the simulator the second time.
 func TestAcousticsFromPyroomacoustics(t *testing.T) {
 	sim := simulator(t)
-	for _, p := range dataset.RoomPresets {
+	for _, p := range room.Presets {
 		t.Run(p.Name, func(t *testing.T) {
 			out := t.TempDir()
 			const rate = 16000
@@ -183,7 +184,7 @@ func TestAcousticsFromPyroomacoustics(t *testing.T) {
 
 // A broken simulator is named, with what it said.
 func TestAcousticsNamesABrokenSimulator(t *testing.T) {
-	p, _ := dataset.RoomPresetByName("kitchen")
+	p, _ := room.ByName("kitchen")
 	_, err := acoustics(context.Background(), t.TempDir(), RoomSpec{Preset: p, Simulator: []string{"sh", "-c", "echo pyroomacoustics is sad >&2; exit 2"}}, 16000)
 	if err == nil || !contains(err.Error(), "pyroomacoustics is sad") || !contains(err.Error(), "kitchen") {
 		t.Fatalf("error %v: want the preset and the simulator's words", err)
@@ -206,7 +207,7 @@ func TestBuildInARoom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := dataset.RoomPresetByName("living-room")
+	p, _ := room.ByName("living-room")
 	clean := t.TempDir()
 	cspec := BuildSpec{Name: "t", Out: clean, Scenarios: scs, Generator: dataset.Generator{Kind: "procedural"}, TTS: info}
 	cd, _, err := Build(context.Background(), cspec, tts, nil)
@@ -225,9 +226,9 @@ func TestBuildInARoom(t *testing.T) {
 	if n := int(first.calls.Load()); n != len(BabbleLines) {
 		t.Errorf("the room build synthesised %d clips; with the clean build to reuse, only the %d babble lines", n, len(BabbleLines))
 	}
-	room := d.Manifest.Room
-	if room == nil || room.Preset != "living-room" || room.Background == nil || room.Background.Kind != "babble" || len(room.PairSeats) != 2 {
-		t.Fatalf("manifest room %+v", room)
+	rm := d.Manifest.Room
+	if rm == nil || rm.Preset != "living-room" || rm.Background == nil || rm.Background.Kind != "babble" || len(rm.PairSeats) != 2 {
+		t.Fatalf("manifest room %+v", rm)
 	}
 	if _, vs, err := dataset.ValidatePath(out); err != nil || len(vs) != 0 {
 		t.Fatalf("the room set does not validate: %v %v", err, vs)
@@ -244,13 +245,13 @@ func TestBuildInARoom(t *testing.T) {
 			if len(a) == 0 || string(a) != string(b) {
 				t.Fatalf("%s turn %d: the room set's dry clip differs from the clean build's", s.ScenarioID, j)
 			}
-			seat := room.PairSeats[s.PairID][tu.Speaker]
+			seat := rm.PairSeats[s.PairID][tu.Speaker]
 			wetPCM, err := audio.ReadWAV(filepath.Join(out, tu.Clip))
 			if err != nil {
 				t.Fatal(err)
 			}
 			dryPCM, _ := audio.ReadWAV(filepath.Join(clean, dryClip))
-			h, _ := readF32(filepath.Join(out, room.Seats[seat].RIR))
+			h, _ := readF32(filepath.Join(out, rm.Seats[seat].RIR))
 			if len(wetPCM.Samples) != len(dryPCM.Samples)+reverbTail(h) {
 				t.Fatalf("%s turn %d: %d samples, want the dry %d + the tail %d", s.ScenarioID, j, len(wetPCM.Samples), len(dryPCM.Samples), reverbTail(h))
 			}
@@ -259,7 +260,7 @@ func TestBuildInARoom(t *testing.T) {
 			}
 		}
 	}
-	bed, err := audio.ReadWAV(filepath.Join(out, room.Background.Clip))
+	bed, err := audio.ReadWAV(filepath.Join(out, rm.Background.Clip))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestBuildInARoom(t *testing.T) {
 		t.Fatalf("rebuild: err %v, %+v (first %+v), TTS calls %d", err, rep2, rep, ctr.calls.Load())
 	}
 	// Another preset is another set of clips.
-	k, _ := dataset.RoomPresetByName("kitchen")
+	k, _ := room.ByName("kitchen")
 	kout := t.TempDir()
 	kspec := spec
 	kspec.Out, kspec.ReuseFrom, kspec.Room = kout, []string{out}, &RoomSpec{Preset: k, Seed: 1, Simulator: sim}

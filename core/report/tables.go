@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/protocol"
 	"github.com/duplexmpe/duplexmpe/core/provenance"
 	"github.com/duplexmpe/duplexmpe/core/reference"
+	"github.com/duplexmpe/duplexmpe/core/room"
 	"github.com/duplexmpe/duplexmpe/core/score"
 	"github.com/duplexmpe/duplexmpe/core/score/textfmt"
 )
@@ -591,10 +591,10 @@ func scheduleText(p protocol.Params) string {
 // acousticsText names the room the conversations were built in (docs/dataset.md,
 // "Rooms"), with a space before it; nothing for clean audio.
 func acousticsText(preset string) string {
-	if preset == "" || preset == dataset.Clean {
+	if preset == "" || preset == room.Clean {
 		return ""
 	}
-	if p, ok := dataset.RoomPresetByName(preset); ok {
+	if p, ok := room.ByName(preset); ok {
 		return fmt.Sprintf(" Room: %s (%s).", preset, p.About)
 	}
 	return fmt.Sprintf(" Room: %s.", preset)
