@@ -206,25 +206,12 @@ func TestMeasureASR(t *testing.T) {
 			t.Fatal(err)
 		}
 		info, _ := c.Describe(ctx)
-		got := make([]string, len(clips))
+		audios := make([]sdk.Audio, len(clips))
+		for i, cl := range clips {
+			audios[i] = cl.audio
+		}
 		cpu0, t0 := procCPU(c.Pid()), time.Now()
-		var wg sync.WaitGroup
-		next := make(chan int)
-		errs := make([]error, len(clips))
-		for range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					got[i], errs[i] = asr.Transcribe(ctx, clips[i].audio, "")
-				}
-			}()
-		}
-		for i := range clips {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
+		got, errs := transcribeAll(ctx, asr, audios)
 		cpu, wall := procCPU(c.Pid())-cpu0, time.Since(t0)
 		c.Kill()
 		rows := map[string]*row{}
@@ -267,6 +254,30 @@ func TestMeasureASR(t *testing.T) {
 		}
 		fmt.Println()
 	}
+}
+
+// transcribeAll transcribes every clip, two at a time (the machine's two cores), and
+// returns each transcript and error by index.
+func transcribeAll(ctx context.Context, asr sdk.ASR, audios []sdk.Audio) ([]string, []error) {
+	got := make([]string, len(audios))
+	errs := make([]error, len(audios))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				got[i], errs[i] = asr.Transcribe(ctx, audios[i], "")
+			}
+		}()
+	}
+	for i := range audios {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return got, errs
 }
 
 func identitySummary(id map[string]string) string {

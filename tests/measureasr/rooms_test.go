@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -80,24 +79,11 @@ func TestMeasureConditionWER(t *testing.T) {
 				items = append(items, item{tu.Text, sdk.Audio{Samples: x, Rate: p.Rate}})
 			}
 		}
-		got := make([]string, len(items))
-		errs := make([]error, len(items))
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					got[i], errs[i] = asr.Transcribe(ctx, items[i].pcm, "")
-				}
-			}()
+		audios := make([]sdk.Audio, len(items))
+		for i, it := range items {
+			audios[i] = it.pcm
 		}
-		for i := range items {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
+		got, errs := transcribeAll(ctx, asr, audios)
 		var e, words int
 		var examples []string
 		for i, it := range items {
