@@ -102,38 +102,43 @@ func acoustics(ctx context.Context, out string, spec RoomSpec, rate int) (*roomA
 	meta := filepath.Join(dir, key+".json")
 	fileOf := func(i int) string { return fmt.Sprintf("%s/%s-%d.f32", RoomsDir, key, i) }
 
+	// load reads the responses kept in the set; they are what every build uses, the
+	// first one included, so a rebuild gets the same numbers.
 	var rep simReply
-	raw, err := os.ReadFile(meta)
-	if err == nil {
-		err = json.Unmarshal(raw, &rep)
-	}
 	rirs := make([][]float64, len(req.Sources))
-	if err == nil && len(rep.RT60Measured) == len(req.Sources) {
-		for i := range rirs {
-			if rirs[i], err = readF32(filepath.Join(out, filepath.FromSlash(fileOf(i)))); err != nil {
-				break
-			}
+	load := func() error {
+		raw, err := os.ReadFile(meta)
+		if err == nil {
+			err = json.Unmarshal(raw, &rep)
 		}
+		if err == nil && len(rep.RT60Measured) != len(req.Sources) {
+			err = fmt.Errorf("%s describes %d responses, not %d", meta, len(rep.RT60Measured), len(req.Sources))
+		}
+		for i := 0; err == nil && i < len(rirs); i++ {
+			rirs[i], err = readF32(filepath.Join(out, filepath.FromSlash(fileOf(i))))
+		}
+		return err
 	}
-	if err != nil || len(rep.RT60Measured) != len(req.Sources) {
-		if rep, err = simulate(ctx, spec.Simulator, reqJSON, len(req.Sources)); err != nil {
+	if load() != nil {
+		sim, err := simulate(ctx, spec.Simulator, reqJSON, len(req.Sources))
+		if err != nil {
 			return nil, fmt.Errorf("room %s: %w", p.Name, err)
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		for i, h := range rep.RIRs {
+		for i, h := range sim.RIRs {
 			if err := atomicfile.WriteFile(filepath.Join(out, filepath.FromSlash(fileOf(i))), f32Bytes(h)); err != nil {
 				return nil, err
 			}
-			// What was written is what is used, so a rebuild reading the file gets the
-			// same numbers.
-			rirs[i] = roundF32(h)
 		}
-		rep.RIRs = nil
-		b, _ := json.MarshalIndent(rep, "", "  ")
+		sim.RIRs = nil
+		b, _ := json.MarshalIndent(sim, "", "  ")
 		if err := atomicfile.WriteFile(meta, append(b, '\n')); err != nil {
 			return nil, err
+		}
+		if err := load(); err != nil {
+			return nil, fmt.Errorf("room %s: the responses just written do not read back: %w", p.Name, err)
 		}
 	}
 	a := &roomAcoustics{seats: rirs[:len(p.SeatsM)], source: rirs[len(p.SeatsM)]}
@@ -195,14 +200,6 @@ func f32Bytes(x []float64) []byte {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(v)))
 	}
 	return b
-}
-
-func roundF32(x []float64) []float64 {
-	out := make([]float64, len(x))
-	for i, v := range x {
-		out[i] = float64(float32(v))
-	}
-	return out
 }
 
 func readF32(path string) ([]float64, error) {
