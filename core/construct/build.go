@@ -132,7 +132,8 @@ func ClipRel(key string) string { return dataset.ClipsDir + "/" + key + ".wav" }
 type clipJob struct {
 	voice, text, rel string
 	preamble         bool
-	bed              bool // a room's background loop
+	bed              bool    // a room's background loop
+	loudness         float64 // the clip's own loudness target (the bed's); 0: the set's
 	duration         float64
 	sum              string // SHA-256 of the file as written, hex
 	// recorded is what the last build said about the clip: its SHA-256 (clips.sha256)
@@ -554,10 +555,12 @@ func makeClip(ctx context.Context, out string, tts sdk.TTS, rate int, lufs float
 		return false, fmt.Errorf("build: the TTS returned a non-finite sample (index %d) for %q (voice %s)", bad, abbreviate(job.text), job.voice)
 	}
 	// One loudness for every clip, so level is no speaker cue (after resampling: the
-	// clip as played is what is measured). The bed has its own level, set as it is made.
-	if !job.bed {
-		pcm, _, job.limited = audio.NormalizeLoudness(pcm, lufs)
+	// clip as played is what is measured). The bed has its own target, under the speech.
+	target := lufs
+	if job.loudness != 0 {
+		target = job.loudness
 	}
+	pcm, _, job.limited = audio.NormalizeLoudness(pcm, target)
 	if err := audio.WriteWAV(path, pcm); err != nil {
 		return false, fmt.Errorf("build: writing clip: %w", err)
 	}

@@ -348,8 +348,8 @@ func BedKey(kind string, seed int64, rate int, lufs, snr float64, sourceSHA stri
 
 // makeBed is the background loop of kind at rate: made (babble from the dry clips of
 // BabbleLines, the others synthesised from seeded noise), played from the background's
-// source through the room, joined end to start with a crossfade, at lufs - snr.
-func makeBed(kind string, seed int64, rate int, babble []audio.PCM, source []float64, lufs, snr float64) (audio.PCM, error) {
+// source through the room, joined end to start with a crossfade (the build sets its level: speech minus the SNR).
+func makeBed(kind string, seed int64, rate int, babble []audio.PCM, source []float64) (audio.PCM, error) {
 	n := int(math.Round((BedSeconds + bedFade) * float64(rate)))
 	rng := rand.New(rand.NewSource(seed))
 	dry := make([]float32, n)
@@ -421,8 +421,7 @@ func makeBed(kind string, seed int64, rate int, babble []audio.PCM, source []flo
 		a := float32(i) / float32(fade)
 		out[i] = a*wet[i] + (1-a)*wet[loop+i]
 	}
-	pcm, _, _ := audio.NormalizeLoudness(audio.PCM{Samples: out, Rate: rate}, lufs-snr)
-	return pcm, nil
+	return audio.PCM{Samples: out, Rate: rate}, nil
 }
 
 // onePole is the coefficient of a one-pole low-pass at fc Hz.
@@ -486,7 +485,7 @@ func planRoom(ctx context.Context, spec BuildSpec, all, scenarios []dataset.Scen
 		}
 		key := BedKey(bg.Kind, rs.Seed, rate, lufs, bg.SNRdB, bg.Source.RIRSHA256, lineKeys)
 		src, kind, seed, snr := ac.source, bg.Kind, rs.Seed, bg.SNRdB
-		jobs[key] = &clipJob{text: "the " + bg.Kind + " background", rel: ClipRel(key), bed: true, make: func() (audio.PCM, error) {
+		jobs[key] = &clipJob{text: "the " + bg.Kind + " background", rel: ClipRel(key), bed: true, loudness: lufs - snr, make: func() (audio.PCM, error) {
 			var babble []audio.PCM
 			for _, l := range lines {
 				p, err := readDry(l.rel)
@@ -495,7 +494,7 @@ func planRoom(ctx context.Context, spec BuildSpec, all, scenarios []dataset.Scen
 				}
 				babble = append(babble, p)
 			}
-			return makeBed(kind, seed, rate, babble, src, lufs, snr)
+			return makeBed(kind, seed, rate, babble, src)
 		}}
 		order = append(order, key)
 		bg.Clip, bg.LoudnessLUFS = ClipRel(key), lufs-bg.SNRdB
