@@ -31,6 +31,15 @@ func Resample(p PCM, rate int) PCM {
 	return PCM{Samples: out, Rate: rate}
 }
 
+// AtRate is the sample at rate to that plays at the moment sample n plays at rate from
+// (rounded to the nearest).
+func AtRate(n int64, from, to int) int64 {
+	if from == to {
+		return n
+	}
+	return int64(math.Round(float64(n) * float64(to) / float64(from)))
+}
+
 // ResampledLength is how many samples n samples at rate from last at rate to, as
 // Resample and a flushed Resampler make them: ceil(n * to / from).
 func ResampledLength(n int64, from, to int) int64 {

@@ -230,6 +230,14 @@ func TestPartialBuildIsPartOfTheFullBuild(t *testing.T) {
 	if _, err := os.Stat(part.File); err != nil || filepath.Base(part.File) != dataset.PartialScenariosFile {
 		t.Errorf("partial file %s: %v", part.File, err)
 	}
+	// What a plugin reads of it (the oracle: the scenarios and the room): the same set.
+	back, err := dataset.LoadPartial(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Scenarios, part.Scenarios) || !reflect.DeepEqual(back.Manifest, part.Manifest) || back.ContentHash != part.ContentHash {
+		t.Errorf("LoadPartial reads another set than the partial build made: manifest %+v", back.Manifest)
+	}
 	spec.Pairs = 0
 	second := &counting{TTS: tts}
 	full, frep, err := Build(context.Background(), spec, second, nil)

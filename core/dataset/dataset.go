@@ -32,9 +32,11 @@ const (
 	// ClipSumsFile holds the SHA-256 of every clip as the build wrote it, in the format
 	// of sha256sum (`sha256sum -c clips.sha256` in the dataset directory checks them).
 	ClipSumsFile = "clips.sha256"
-	// PartialScenariosFile holds the pairs a partial build made (`run --limit`), beside
-	// the whole set's files, which it leaves alone.
+	// PartialScenariosFile holds the pairs a partial build made (`run --limit`), and
+	// PartialManifestFile their manifest (voices, preamble, room), beside the whole set's
+	// files, which it leaves alone.
 	PartialScenariosFile = "scenarios.partial.jsonl"
+	PartialManifestFile  = "dataset.partial.json"
 )
 
 // Bounds on a script: a turn is a sentence or a few, and synthesised it lasts seconds.
@@ -452,34 +454,58 @@ func Load(path string) (*Dataset, error) {
 	if fi.IsDir() {
 		d.Dir = path
 		d.File = filepath.Join(path, ScenariosFile)
-		mpath := filepath.Join(path, ManifestFile)
-		if raw, err := os.ReadFile(mpath); err == nil {
-			raw = bytes.TrimPrefix(raw, utf8BOM)
-			if err := checkUTF8(raw); err != nil {
-				return nil, fmt.Errorf("%s: %w (save it as UTF-8, or rebuild the dataset with 'duplexmpe build')", mpath, err)
-			}
-			var m Manifest
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&m); err != nil {
-				return nil, fmt.Errorf("%s: %w (rebuild the dataset with 'duplexmpe build', or fix the file)", mpath, jsonErrLine(raw, err))
-			}
-			if m.Preamble != nil {
-				if err := CheckClipPath(m.Preamble.Clip); err != nil {
-					return nil, fmt.Errorf("%s: the preamble's %w; rebuild the dataset with 'duplexmpe build'", mpath, err)
-				}
-			}
-			d.Manifest = &m
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: %w", mpath, err)
+		if d.Manifest, err = readManifest(filepath.Join(path, ManifestFile)); err != nil {
+			return nil, err
 		}
 	} else {
 		d.Dir = filepath.Dir(path)
 		d.File = path
 	}
+	return d, d.readScenarios(path)
+}
+
+// LoadPartial loads what a partial build (`run --limit`) wrote in dir: its scenarios
+// and its manifest (PartialScenariosFile, PartialManifestFile).
+func LoadPartial(dir string) (*Dataset, error) {
+	d := &Dataset{Dir: dir, File: filepath.Join(dir, PartialScenariosFile)}
+	var err error
+	if d.Manifest, err = readManifest(filepath.Join(dir, PartialManifestFile)); err != nil {
+		return nil, err
+	}
+	return d, d.readScenarios(dir)
+}
+
+// readManifest reads a manifest file; nil when there is none.
+func readManifest(mpath string) (*Manifest, error) {
+	raw, err := os.ReadFile(mpath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", mpath, err)
+	}
+	raw = bytes.TrimPrefix(raw, utf8BOM)
+	if err := checkUTF8(raw); err != nil {
+		return nil, fmt.Errorf("%s: %w (save it as UTF-8, or rebuild the dataset with 'duplexmpe build')", mpath, err)
+	}
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: %w (rebuild the dataset with 'duplexmpe build', or fix the file)", mpath, jsonErrLine(raw, err))
+	}
+	if m.Preamble != nil {
+		if err := CheckClipPath(m.Preamble.Clip); err != nil {
+			return nil, fmt.Errorf("%s: the preamble's %w; rebuild the dataset with 'duplexmpe build'", mpath, err)
+		}
+	}
+	return &m, nil
+}
+
+// readScenarios reads d.File (path is what the caller named, for the message).
+func (d *Dataset) readScenarios(path string) error {
 	f, err := os.Open(d.File)
 	if err != nil {
-		return nil, fmt.Errorf("dataset %s: %w (a dataset directory holds %s)", path, err, ScenariosFile)
+		return fmt.Errorf("dataset %s: %w (a dataset directory holds %s)", path, err, filepath.Base(d.File))
 	}
 	defer f.Close()
 	h := sha256.New()
@@ -487,7 +513,7 @@ func Load(path string) (*Dataset, error) {
 	if err == nil {
 		d.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	}
-	return d, err
+	return err
 }
 
 // jsonErrLine adds a line number to a JSON syntax error.
@@ -547,9 +573,9 @@ func Save(dir string, m Manifest, scs []Scenario) (*Dataset, error) {
 	return &Dataset{Dir: dir, File: filepath.Join(dir, ScenariosFile), Manifest: &m, Scenarios: scs, Lines: lines}, nil
 }
 
-// SavePartial writes the scenarios of a partial build to dir/PartialScenariosFile
-// and returns them as a set whose manifest is m with their hash and counts; dataset.json
-// and scenarios.jsonl, the whole set's, are left as they are.
+// SavePartial writes the scenarios of a partial build to dir/PartialScenariosFile and
+// their manifest (m with their hash and counts) to dir/PartialManifestFile, and returns
+// them as a set; dataset.json and scenarios.jsonl, the whole set's, are left as they are.
 func SavePartial(dir string, m Manifest, scs []Scenario) (*Dataset, error) {
 	jsonl, err := MarshalScenarios(scs)
 	if err != nil {
@@ -558,8 +584,15 @@ func SavePartial(dir string, m Manifest, scs []Scenario) (*Dataset, error) {
 	m.FormatVersion = FormatVersion
 	m.ContentHash = ContentHash(jsonl)
 	m.Counts = CountOf(scs)
+	mraw, err := json.MarshalIndent(&m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
 	path := filepath.Join(dir, PartialScenariosFile)
 	if err := atomicfile.WriteFile(path, jsonl); err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, PartialManifestFile), append(mraw, '\n')); err != nil {
 		return nil, err
 	}
 	lines := make([]int, len(scs))

@@ -333,7 +333,7 @@ func (s *scheduler) plan() {
 	s.tl.Turns = make([]timeline.Turn, 0, len(s.conv.Turns))
 	if bg := s.conv.Background; len(bg.Samples) > 0 {
 		s.bed = beds.get(bg, s.f.InputRate, s.toInput)
-		s.bedAt = int64(math.Round(float64(s.conv.BackgroundAt) * float64(s.f.InputRate) / float64(bg.Rate)))
+		s.bedAt = audio.AtRate(int64(s.conv.BackgroundAt), bg.Rate, s.f.InputRate)
 	}
 }
 

@@ -13,6 +13,13 @@
 // hops; when the envelope of the input's last second correlates with one at or above
 // match (and within 6 dB of it), that hop has just been heard, and the turn's clip ends
 // its trailing silence later.
+//
+// In a room (a set built with a room block) the session adds the set's background loop
+// under every input sample, from a sample drawn for the pair (dataset.BedOffset); the
+// oracle knows the loop and the pair, so it takes the loop back out of what it hears
+// before listening. Its timing is then the clean set's, and what the room changes in its
+// row is what the room does to the chain: the reverberant turns and the background under
+// its answer as the ASR hears them.
 package main
 
 import (
@@ -32,7 +39,9 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
-const version = "1.0.0"
+// version 1.1.0 takes a room's background out of what it hears (1.0.0 heard nothing of a
+// room's turns under the bed, and stopped its answers on the bed as on a human).
+const version = "1.1.0"
 
 // Envelope analysis: 20 ms windows every 10 ms, in dB with a floor; a template is at most
 // templateHops long; a hop is loud within loudDB of the clip's loudest; the input is
@@ -70,13 +79,21 @@ type oracle struct {
 	tts     synthesizer
 	format  sdk.Format
 	dir     string
-	byID    map[string]*dataset.Scenario
+	byID    map[string]scenario
 	voice   string
 	delayS  float64
 	match   float64
 	n4Text  string
 	config  map[string]any
-	clipEnv map[string][]template // clip path -> its templates, one per phase
+	clipEnv map[string][]template  // clip path -> its templates, one per phase
+	beds    map[*float32][]float32 // a background loop -> it at the input rate
+}
+
+// scenario is a scenario of the configured set and the background loop of the build it
+// came from (none in a clean set).
+type scenario struct {
+	sc  *dataset.Scenario
+	bed *audio.PCM
 }
 
 // template is what the end of a turn sounds like, as heard at one phase: the envelope
@@ -124,21 +141,32 @@ func (o *oracle) Configure(ctx context.Context, cfg map[string]any) error {
 	if dir == "" {
 		return errors.New("config dataset: name the built dataset folder the run plays (the dataset block's out)")
 	}
-	// The whole built set, and what a partial build (`run --limit`) wrote beside it.
-	byID := map[string]*dataset.Scenario{}
+	// The whole built set, and what a partial build (`run --limit`) wrote beside it, each
+	// with its background loop.
+	byID := map[string]scenario{}
 	found := false
-	for _, name := range []string{dataset.ScenariosFile, dataset.PartialScenariosFile} {
-		path := filepath.Join(dir, name)
-		if _, err := os.Stat(path); err != nil {
+	for _, set := range []struct {
+		file string
+		load func(string) (*dataset.Dataset, error)
+	}{{dataset.ScenariosFile, dataset.Load}, {dataset.PartialScenariosFile, dataset.LoadPartial}} {
+		if _, err := os.Stat(filepath.Join(dir, set.file)); err != nil {
 			continue
 		}
-		d, err := dataset.Load(path)
+		d, err := set.load(dir)
 		if err != nil {
 			return fmt.Errorf("config dataset: %w", err)
 		}
 		found = true
+		var bed *audio.PCM
+		if d.BackgroundPath() != "" {
+			p, err := d.ReadClip(d.Manifest.Room.Background.Clip)
+			if err != nil {
+				return fmt.Errorf("config dataset: the background of room %s: %w", d.Acoustics(), err)
+			}
+			bed = &p
+		}
 		for i := range d.Scenarios {
-			byID[d.Scenarios[i].ScenarioID] = &d.Scenarios[i]
+			byID[d.Scenarios[i].ScenarioID] = scenario{sc: &d.Scenarios[i], bed: bed}
 		}
 	}
 	if !found {
@@ -166,7 +194,7 @@ func (o *oracle) Configure(ctx context.Context, cfg map[string]any) error {
 			tcfg[k] = v
 		}
 	}
-	o.clipEnv = map[string][]template{}
+	o.clipEnv, o.beds = map[string][]template{}, nil
 	return o.tts.Configure(ctx, tcfg)
 }
 
@@ -268,12 +296,18 @@ type cue struct {
 
 func (o *oracle) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conversation, error) {
 	o.mu.Lock()
-	s := o.byID[req.ID]
+	e, ok := o.byID[req.ID]
 	o.mu.Unlock()
-	if s == nil {
+	if !ok {
 		return nil, fmt.Errorf("scenario %q is not in the dataset %s named in the oracle's config: name the dataset this run plays", req.ID, o.dir)
 	}
+	s := e.sc
 	c := &conversation{o: o, format: o.format, id: req.ID}
+	if e.bed != nil {
+		// The loop as the session plays it: at the input rate, from the pair's sample.
+		c.bed = o.bedAt(*e.bed)
+		c.bedAt = audio.AtRate(int64(dataset.BedOffset(s.PairID, len(e.bed.Samples))), e.bed.Rate, o.format.InputRate) % int64(len(c.bed))
+	}
 	for i, t := range s.Turns {
 		var text string
 		switch t.Label {
@@ -300,6 +334,21 @@ func (o *oracle) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conv
 	return c, nil
 }
 
+// bedAt is a background loop at the input rate (resampled once per loop).
+func (o *oracle) bedAt(p audio.PCM) []float32 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.beds == nil {
+		o.beds = map[*float32][]float32{}
+	}
+	if b, ok := o.beds[&p.Samples[0]]; ok {
+		return b
+	}
+	b := audio.Resample(p, o.format.InputRate).Samples
+	o.beds[&p.Samples[0]] = b
+	return b
+}
+
 // trimLead drops the synthesiser's leading silence (all but 10 ms before the first
 // sample within 40 dB of the peak), so the answer is heard when it is scheduled.
 func trimLead(x []float32, rate int) []float32 {
@@ -321,12 +370,16 @@ type conversation struct {
 	o      *oracle
 	format sdk.Format
 	cues   []cue
-	next   int       // the cue listened for
-	buf    []float32 // input not yet in a hop
-	win    []float32 // the last winHops hops of input
-	env    []float64 // the input's recent envelope (at most templateHops)
-	in     int64     // input samples heard
-	out    int64     // output samples emitted
+	// bed is the room's background loop at the input rate and bedAt its sample under the
+	// next input sample: taken out of the input before it is heard.
+	bed   []float32
+	bedAt int64
+	next  int       // the cue listened for
+	buf   []float32 // input not yet in a hop
+	win   []float32 // the last winHops hops of input
+	env   []float64 // the input's recent envelope (at most templateHops)
+	in    int64     // input samples heard
+	out   int64     // output samples emitted
 	// The answer being played: answer from output sample at; loudHops counts the
 	// consecutive speech hops of input while it plays.
 	answer   []float32
@@ -342,7 +395,16 @@ func (c *conversation) Format() sdk.Format { return c.format }
 
 func (c *conversation) Step(_ context.Context, frame []float32) (sdk.Output, error) {
 	hop := int(math.Round(hopS * float64(c.format.InputRate)))
+	start := len(c.buf)
 	c.buf = append(c.buf, frame...)
+	if n := int64(len(c.bed)); n > 0 {
+		for i := start; i < len(c.buf); i++ {
+			c.buf[i] -= c.bed[c.bedAt]
+			if c.bedAt++; c.bedAt == n {
+				c.bedAt = 0
+			}
+		}
+	}
 	for len(c.buf) >= hop {
 		h := c.buf[:hop]
 		c.buf = c.buf[hop:]
