@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/duplexmpe/duplexmpe/core/app"
+	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
@@ -119,6 +120,26 @@ func newRunCmd(st *State) *cobra.Command {
 
 // printPlanned says, before anything plays, what the run reuses, what it plays and why,
 // and which plugins it started.
+// maxReasons is how many distinct reasons to play a model's conversations the plan's
+// line names (most frequent first); the rest are counted.
+const maxReasons = 3
+
+func reasonsText(reasons []evaluate.Reason) string {
+	var why []string
+	for i, r := range reasons {
+		if i == maxReasons {
+			rest := 0
+			for _, r := range reasons[i:] {
+				rest += r.Items
+			}
+			why = append(why, fmt.Sprintf("%d more, for %d other reasons", rest, len(reasons)-i))
+			break
+		}
+		why = append(why, r.String())
+	}
+	return strings.Join(why, "; ")
+}
+
 func printPlanned(st *State, r *app.PlayResult) {
 	if r.Estimate != nil {
 		printPlan(st.Stdout, r.Estimate) // the same plan as the lines below
@@ -142,11 +163,7 @@ func printPlanned(st *State, r *app.PlayResult) {
 		done := p.Count(m, store.StateDone)
 		line := fmt.Sprintf("plan %s: %d conversations: %d reused", m, done+p.ToPlay(m), done)
 		if n := p.Count(m, store.StateTodo); n > 0 {
-			var why []string
-			for _, r := range p.Reasons(m) {
-				why = append(why, r.String())
-			}
-			line += fmt.Sprintf(", %d to play (%s)", n, strings.Join(why, "; "))
+			line += fmt.Sprintf(", %d to play (%s)", n, reasonsText(p.Reasons(m)))
 		}
 		if n := p.Count(m, store.StateFailed); n > 0 {
 			line += fmt.Sprintf(", %d failed before, played again", n)

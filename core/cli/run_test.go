@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexmpe/duplexmpe/core/evaluate"
 	"github.com/duplexmpe/duplexmpe/core/report"
 	"github.com/duplexmpe/duplexmpe/tools/clitest"
 )
@@ -290,5 +291,20 @@ dataset "gen" {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "dataset.json")); err == nil {
 		t.Error("the changed plugin built a dataset")
+	}
+}
+
+// A plan whose conversations have many distinct reasons to be played names the three
+// most frequent and counts the rest, so one line stays a line.
+func TestPlanLineNamesAtMostThreeReasons(t *testing.T) {
+	var rs []evaluate.Reason
+	for i := range 6 {
+		rs = append(rs, evaluate.Reason{Why: fmt.Sprintf("reason %d", i), Items: 10 - i})
+	}
+	if got, want := reasonsText(rs), "10 reason 0; 9 reason 1; 8 reason 2; 18 more, for 3 other reasons"; got != want {
+		t.Errorf("reasonsText = %q, want %q", got, want)
+	}
+	if got, want := reasonsText(rs[:2]), "10 reason 0; 9 reason 1"; got != want {
+		t.Errorf("reasonsText = %q, want %q", got, want)
 	}
 }

@@ -174,6 +174,9 @@ func toTree(k ItemKey) any {
 	return v
 }
 
+// maxListChanges is how many changed entries of a list Changes names one by one.
+const maxListChanges = 3
+
 func diffJSON(path string, a, b any, out *[]string) {
 	ma, aMap := a.(map[string]any)
 	mb, bMap := b.(map[string]any)
@@ -196,10 +199,20 @@ func diffJSON(path string, a, b any, out *[]string) {
 	}
 	la, aList := a.([]any)
 	lb, bList := b.([]any)
-	if aList && bList && len(la) == len(lb) {
+	if aList && bList && len(la) != len(lb) {
+		*out = append(*out, fmt.Sprintf("%s: %d -> %d entries", path, len(la), len(lb)))
+		return
+	}
+	if aList && bList {
+		var moved []string
 		for i := range la {
-			diffJSON(fmt.Sprintf("%s[%d]", path, i), la[i], lb[i], out)
+			diffJSON(fmt.Sprintf("%s[%d]", path, i), la[i], lb[i], &moved)
 		}
+		// A few entries moved: each; many (a rebuilt set's clips): how many.
+		if len(moved) > maxListChanges {
+			moved = []string{fmt.Sprintf("%s: %d of %d entries changed", path, len(moved), len(la))}
+		}
+		*out = append(*out, moved...)
 		return
 	}
 	ja, _ := json.Marshal(a)
