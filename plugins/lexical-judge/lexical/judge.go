@@ -17,7 +17,7 @@ import (
 
 // RulesVersion changes whenever a rule in this package changes; it is hashed into the
 // identity together with the word lists.
-const RulesVersion = "lexical-rules-8"
+const RulesVersion = "lexical-rules-9"
 
 // Backchannels is the acknowledgement lexicon: phrases that add no content and do not
 // take the floor. A transcript is an acknowledgement when it is made only of these
@@ -178,7 +178,7 @@ type Judge struct{}
 func (Judge) Describe(context.Context) (sdk.Info, error) {
 	return sdk.Info{
 		Name:         "lexical-judge",
-		Version:      "1.5.0",
+		Version:      "1.6.0",
 		Description:  "Deterministic judge: answers by normalised content match (number words, currency), acknowledgements by a fixed backchannel lexicon.",
 		Capabilities: []string{"deterministic"},
 		Identity: map[string]string{
@@ -291,6 +291,12 @@ func Decide(q sdk.AnswerQuery) Decision {
 		toks = blankDurations(toks)
 	}
 	reads := readingsOf(toks, typ != sdk.AnswerDuration)
+	// A closed compound is its words ("skypiece" answers "sky piece", and the reverse),
+	// and a date's day is its ordinal beside a month ("25 March" answers "March 25th").
+	reads = append(reads, compounds(toks)...)
+	if typ == sdk.AnswerDate {
+		reads = append(reads, monthDays(toks)...)
+	}
 	required := Required
 	switch typ {
 	case sdk.AnswerClock:
@@ -305,7 +311,7 @@ func Decide(q sdk.AnswerQuery) Decision {
 	// match is the content match over the forms that keep (the yes/no forms of the gold's
 	// polarity).
 	match := func(keep func(string) bool) Decision {
-		_, missing := matchTokens(required(q.GoldAnswer), reads)
+		_, missing := matchTokens(joinCompounds(required(q.GoldAnswer), reads), reads)
 		for i, f := range forms {
 			if keep != nil && !keep(f) {
 				continue
@@ -319,7 +325,7 @@ func Decide(q sdk.AnswerQuery) Decision {
 					onlyDenied = len(required(f)) == 0 // "don't use dryer two": all of it denied
 				}
 			}
-			if ok, _ := matchTokens(required(f), reads); ok || onlyDenied {
+			if ok, _ := matchTokens(joinCompounds(required(f), reads), reads); ok || onlyDenied {
 				if i == 0 {
 					return pass("", fmt.Sprintf("the response contains the gold content %q", strings.Join(required(f), " ")))
 				}
@@ -438,15 +444,29 @@ func Decide(q sdk.AnswerQuery) Decision {
 	}
 	if typ == sdk.AnswerCode {
 		d := match(nil)
-		if !d.Correct {
-			return d
-		}
 		// Some form the response holds must be said in its order ("4118" read as "forty-one
 		// eighteen" is in order; "eighteen forty-one" is another code).
-		for _, f := range forms {
-			if ok, _ := matchTokens(required(f), reads); ok && (inOrder(required(f), toks) || inOrder(required(f), reads)) {
-				return d
+		if d.Correct {
+			for _, f := range forms {
+				req := joinCompounds(required(f), reads)
+				if ok, _ := matchTokens(req, reads); ok && (inOrder(req, toks) || inOrder(req, reads)) {
+					return d
+				}
 			}
+		}
+		// A code is its characters, however ASR cuts them into words: "AM P4-11" is
+		// AMP411.
+		for _, f := range forms {
+			if spells(toks, f) {
+				d.Accepted, d.Missing = "", nil
+				if f != q.GoldAnswer {
+					d.Accepted = f
+				}
+				return pass("spelled", fmt.Sprintf("consecutive words of the response spell the code %q", f))
+			}
+		}
+		if !d.Correct {
+			return d
 		}
 		f := q.GoldAnswer
 		if d.Accepted != "" {
@@ -623,4 +643,97 @@ func describeDuration(q quantity) string {
 
 func describeSum(q quantity) string {
 	return strconv.FormatFloat(q.sec/100, 'f', 2, 64) + " " + strings.Join(q.currency, "/")
+}
+
+// compounds are the closed compounds of adjacent words of the response ("sky piece" ->
+// "skypiece"), so that a gold's closed compound is found however ASR spaces it.
+func compounds(toks []string) []string {
+	var out []string
+	for i := 0; i+1 < len(toks); i++ {
+		a, b := primary(toks[i]), primary(toks[i+1])
+		if isWord(a) && isWord(b) && !functionWords[a] && !functionWords[b] {
+			out = append(out, a+b)
+		}
+	}
+	return out
+}
+
+// joinCompounds replaces two adjacent words of req by their closed compound when the
+// response holds the compound ("skypiece") and not both words: "sky piece" is answered
+// by "skypiece".
+func joinCompounds(req, reads []string) []string {
+	have := set(reads)
+	var out []string
+	for i := 0; i < len(req); i++ {
+		if i+1 < len(req) && isWord(req[i]) && isWord(req[i+1]) && have[req[i]+req[i+1]] && !(have[req[i]] && have[req[i+1]]) {
+			out = append(out, req[i]+req[i+1])
+			i++
+			continue
+		}
+		out = append(out, req[i])
+	}
+	return out
+}
+
+// isWord: a token of letters only.
+func isWord(t string) bool {
+	if t == "" {
+		return false
+	}
+	for _, r := range t {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// monthDays are the days of the month said as cardinals beside a month name ("25 March",
+// "March 25", "25 of March"), as the ordinals a date's gold writes ("25th").
+func monthDays(toks []string) []string {
+	var out []string
+	month := func(j int) bool { return j >= 0 && j < len(toks) && monthNames[primary(toks[j])] }
+	for i, t := range toks {
+		n, ok := intToken(t)
+		if !ok || n < 1 || n > 31 || !isInteger(primary(t)) {
+			continue
+		}
+		if month(i-1) || month(i+1) || (i+2 < len(toks) && primary(toks[i+1]) == "of" && month(i+2)) {
+			out = append(out, strconv.Itoa(n)+"th")
+		}
+	}
+	return out
+}
+
+// spells: the characters of code (letters and digits, lowercased) are those of a run of
+// consecutive response tokens, whole tokens from the first to the last.
+func spells(toks []string, code string) bool {
+	want := alnum(strings.Join(Normalize(code), ""))
+	if want == "" {
+		return false
+	}
+	for i := range toks {
+		var b strings.Builder
+		for j := i; j < len(toks) && b.Len() < len(want); j++ {
+			b.WriteString(alnum(primary(toks[j])))
+			if b.String() == want {
+				return true
+			}
+			if !strings.HasPrefix(want, b.String()) {
+				break
+			}
+		}
+	}
+	return false
+}
+
+// alnum keeps the letters and digits of a token.
+func alnum(t string) string {
+	var b strings.Builder
+	for _, r := range t {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -241,3 +241,48 @@ func FuzzDecide(f *testing.F) {
 			Context: []sdk.DialogueTurn{{Text: request}, {Text: response}}})
 	})
 }
+
+// What ASR makes of a correct spoken answer (measured by the oracle through Whisper
+// tiny.en on open v2's dev split) is correct: a code cut into other words, a closed
+// compound, a date's day as a cardinal beside its month. What only looks like them is
+// still refused.
+func TestASRShapesOfACorrectAnswer(t *testing.T) {
+	cases := []struct {
+		typ, gold, response string
+		want                bool
+	}{
+		{sdk.AnswerCode, "AMP411", "It's AM P4-11.", true},
+		{sdk.AnswerCode, "3194", "It's 3-194.", true},
+		{sdk.AnswerCode, "SR942", "It's S R 9 4 2.", true},
+		{sdk.AnswerCode, "AMP411", "It's AM P4-12.", false},
+		{sdk.AnswerCode, "AMP411", "It's 411 AMP.", false},
+		{sdk.AnswerCode, "AMP411", "I am, 4-11 P.", false},
+		{sdk.AnswerCode, "3194", "3-19, then 4.", false},
+		{sdk.AnswerText, "one sky piece and the lighthouse door", "one skypiece and the lighthouse door.", true},
+		{sdk.AnswerText, "the skypiece", "It's the sky piece.", true},
+		{sdk.AnswerText, "one sky piece and the lighthouse door", "one skyline and the lighthouse door.", false},
+		{sdk.AnswerText, "one sky piece and the lighthouse door", "one sea piece and the lighthouse door.", false},
+		{sdk.AnswerDate, "March 25th", "On 25 March.", true},
+		{sdk.AnswerDate, "March 25th", "It's March 25.", true},
+		{sdk.AnswerDate, "March 25th", "The 25 of March.", true},
+		{sdk.AnswerDate, "March 25th", "On 24 March.", false},
+		{sdk.AnswerDate, "March 25th", "25 days after March.", false},
+	}
+	for _, c := range cases {
+		d := Decide(sdk.AnswerQuery{GoldAnswer: c.gold, Response: c.response, AnswerType: c.typ})
+		if d.Correct != c.want {
+			t.Errorf("%s %q answered by %q: correct %v (%s), want %v", c.typ, c.gold, c.response, d.Correct, d.Why, c.want)
+		}
+	}
+	// As open v2 states ov2-0855's code, with forms read letter by letter ("a m p 4 11",
+	// which "AM P4-11" holds with "am" the compound of "a m").
+	q := sdk.AnswerQuery{GoldAnswer: "AMP411", GoldAccepted: []string{"A M P four one one", "A M P four eleven", "capital A M P four one one"},
+		Response: "It's AM P4-11.", AnswerType: sdk.AnswerCode}
+	if d := Decide(q); !d.Correct || len(d.Missing) > 0 {
+		t.Errorf("ov2-0855 heard as %q: %+v", q.Response, d)
+	}
+	q.Response = "It's AM P4-12."
+	if d := Decide(q); d.Correct {
+		t.Errorf("ov2-0855 answered %q: %+v", q.Response, d)
+	}
+}
