@@ -181,7 +181,11 @@ func buildWithPlugin(ctx context.Context, tts *pluginstart.Known, ds *config.Dat
 	if err := tts.SetVoices(voices); err != nil {
 		return nil, construct.Report{}, err
 	}
-	count := ui.counter("synthesising", ds.Name, "clips")
+	verb := "synthesising"
+	if ds.Room != nil && ds.Room.Preset != room.Clean {
+		verb = "building" // most clips are simulated from the clean set's, not synthesised
+	}
+	count := ui.counter(verb, ds.Name, "clips")
 	d, rep, err := build(synth, count)
 	count.Finish(err == nil)
 	return d, rep, err

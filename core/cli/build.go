@@ -72,6 +72,10 @@ func printBuilt(st *State, r *app.BuildResult) {
 	if !r.Started {
 		started = "; tts plugin not started"
 	}
-	fmt.Fprintf(st.Stdout, "dataset %s: %d scenarios (%d pairs), %d clips (%d synthesised%s, %d reused)%s -> %s\n",
-		r.Block.Name, c.Scenarios, c.Pairs, r.Report.Clips, r.Report.Synthesised, damaged, r.Report.Reused, started, r.Block.Out)
+	simulated := ""
+	if n := r.Report.Simulated; n > 0 {
+		simulated = fmt.Sprintf(", %d simulated in the room", n)
+	}
+	fmt.Fprintf(st.Stdout, "dataset %s: %d scenarios (%d pairs), %d clips (%d synthesised%s%s, %d reused)%s -> %s\n",
+		r.Block.Name, c.Scenarios, c.Pairs, r.Report.Clips, r.Report.Synthesised, simulated, damaged, r.Report.Reused, started, r.Block.Out)
 }

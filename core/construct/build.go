@@ -93,7 +93,10 @@ type BuildSpec struct {
 // Report says what a build did.
 type Report struct {
 	Clips       int // distinct clips, preamble included
-	Synthesised int // clips made by this build (Rebuilt included)
+	Synthesised int // clips the TTS made for this build (Rebuilt included)
+	// Simulated is the clips this build made from other clips, not by the TTS: a room's
+	// turns through their impulse responses, and its background loop.
+	Simulated int
 	Reused      int // clips found in the cache, checked
 	// Limited counts the clips made by this build that stay below the loudness target
 	// because reaching it would have clipped them (their peak is held at -0.5 dBFS).
@@ -425,7 +428,11 @@ func runJobs(ctx context.Context, spec BuildSpec, tts sdk.TTS, rate int, lufs fl
 				}
 				if err == nil {
 					if made {
-						rep.Synthesised++
+						if job.make != nil {
+							rep.Simulated++
+						} else {
+							rep.Synthesised++
+						}
 						if job.limited {
 							rep.Limited++
 						}

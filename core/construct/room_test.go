@@ -226,6 +226,10 @@ func TestBuildInARoom(t *testing.T) {
 	if n := int(first.calls.Load()); n != len(BabbleLines) {
 		t.Errorf("the room build synthesised %d clips; with the clean build to reuse, only the %d babble lines", n, len(BabbleLines))
 	}
+	// The report says which: the babble lines synthesised, every turn and the loop simulated.
+	if rep.Synthesised != len(BabbleLines) || rep.Simulated == 0 || rep.Synthesised+rep.Simulated+rep.Reused != rep.Clips {
+		t.Errorf("report %+v: want %d synthesised, the rest simulated or reused", rep, len(BabbleLines))
+	}
 	rm := d.Manifest.Room
 	if rm == nil || rm.Preset != "living-room" || rm.Background == nil || rm.Background.Kind != "babble" || len(rm.PairSeats) != 2 {
 		t.Fatalf("manifest room %+v", rm)
