@@ -14,6 +14,7 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/fault"
 	"github.com/duplexmpe/duplexmpe/core/plan"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
+	"github.com/duplexmpe/duplexmpe/core/room"
 	"github.com/duplexmpe/duplexmpe/core/store"
 )
 
@@ -106,6 +107,9 @@ func Plan(s *pluginstart.Starter, ev *config.Evaluation, opts PlanOptions) (*Pla
 	if err != nil {
 		return nil, err
 	}
+	if built == nil && synthesised != nil {
+		build = withBabble(build, ds)
+	}
 	rp, notes, err := recalledPlan(s, ev, built, scs)
 	if err != nil {
 		return nil, fmt.Errorf("evaluation %q: %w", ev.Name, err)
@@ -174,6 +178,21 @@ func buildEstimate(ds *config.Dataset, built *dataset.Dataset, limit int) (plan.
 	}
 	b.CPUSeconds = b.AudioS * plan.SynthesisCPUPerAudioS
 	return b, nil
+}
+
+// withBabble adds to a room's build from a clean set the lines its babble is made of,
+// which no clean set holds.
+func withBabble(b plan.Build, ds *config.Dataset) plan.Build {
+	p, ok := room.ByName(ds.Room.Preset)
+	if !ok || p.Background != "babble" {
+		return b
+	}
+	for _, l := range construct.BabbleLines {
+		b.Clips++
+		b.AudioS += float64(len(strings.Fields(l))) * plan.SecondsPerWord
+	}
+	b.CPUSeconds = b.AudioS * plan.SynthesisCPUPerAudioS
+	return b
 }
 
 // Estimate is the cost of playing pl in shard (PlanOptions.Shard), from the same plan

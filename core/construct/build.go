@@ -97,7 +97,7 @@ type Report struct {
 	// Simulated is the clips this build made from other clips, not by the TTS: a room's
 	// turns through their impulse responses, and its background loop.
 	Simulated int
-	Reused      int // clips found in the cache, checked
+	Reused    int // clips found in the cache, checked
 	// Limited counts the clips made by this build that stay below the loudness target
 	// because reaching it would have clipped them (their peak is held at -0.5 dBFS).
 	Limited int
