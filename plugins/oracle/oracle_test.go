@@ -14,6 +14,17 @@ import (
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
+// lockerScript is the conversation the oracle's tests play: its code is the gold (492),
+// and an N4_Q a human resolves.
+var lockerScript = []struct{ label, voice, text string }{
+	{"N2", "bm_george", "The parcel locker code is four nine two, and it expires tonight."},
+	{"T", "af_bella", "Aria, what's the locker code again?"},
+	{"N2", "bf_emma", "I'll go down after dinner, it's only across the road."},
+	{"N4_Q", "am_michael", "Aria, is the post office open on Sundays?"},
+	{"N4_R", "af_bella", "No, never on Sundays, I checked last week."},
+	{"N2", "bm_george", "Fine, tomorrow morning then, before work."},
+}
+
 // realTTS is onnx-tts's synthesiser on the fetched voices, or a skip.
 func realTTS(t *testing.T) *synth.Plugin {
 	t.Helper()
@@ -33,14 +44,7 @@ func TestOracleAnswersAtTheEndOfTAndYieldsAfterN4(t *testing.T) {
 	tts := realTTS(t)
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "clips"), 0o755)
-	lines := []struct{ label, voice, text string }{
-		{"N2", "bm_george", "The parcel locker code is four nine two, and it expires tonight."},
-		{"T", "af_bella", "Aria, what's the locker code again?"},
-		{"N2", "bf_emma", "I'll go down after dinner, it's only across the road."},
-		{"N4_Q", "am_michael", "Aria, is the post office open on Sundays?"},
-		{"N4_R", "af_bella", "No, never on Sundays, I checked last week."},
-		{"N2", "bm_george", "Fine, tomorrow morning then, before work."},
-	}
+	lines := lockerScript
 	sc := dataset.Scenario{PairID: "p", Condition: "explicit", ScenarioID: "p-explicit", GoldAnswer: "492", AnswerType: sdk.AnswerCode}
 	var room []float32 // the input, at 24 kHz
 	const rate = 24000

@@ -41,14 +41,7 @@ func TestOracleAnswersTheSameInARoom(t *testing.T) {
 		}
 		return audio.PCM{Samples: a.Samples, Rate: a.Rate}
 	}
-	lines := []struct{ label, voice, text string }{
-		{"N1", "bm_george", "The parcel locker code is four nine two, and it expires tonight."},
-		{"T", "af_bella", "Aria, what's the locker code again?"},
-		{"N2", "bf_emma", "I'll go down after dinner, it's only across the road."},
-		{"N4_Q", "am_michael", "Aria, is the post office open on Sundays?"},
-		{"N4_R", "af_bella", "No, never on Sundays, I checked last week."},
-		{"N3", "bm_george", "Fine, tomorrow morning then, before work."},
-	}
+	lines := lockerScript
 	sc := dataset.Scenario{PairID: "room-pair", Condition: "explicit", ScenarioID: "room-pair-explicit", GoldAnswer: "492", AnswerType: sdk.AnswerCode}
 	var turns []session.Turn
 	speechLUFS := 0.0

@@ -150,7 +150,7 @@ func (r *roomSource) rebuild(c *Conv) (audio.PCM, error) {
 			return audio.PCM{}, fmt.Errorf("the background: %w", err)
 		}
 		if m := len(bed); m > 0 {
-			j := int(math.Round(float64(dataset.BedOffset(c.Meta.PairID, int(native.Frames))) * float64(f.InputRate) / float64(native.Rate)))
+			j := int(audio.AtRate(int64(dataset.BedOffset(c.Meta.PairID, int(native.Frames))), native.Rate, f.InputRate))
 			for i := range room {
 				room[i] += bed[(j+i)%m]
 			}
