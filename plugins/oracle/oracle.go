@@ -8,11 +8,11 @@
 // through this chain of voices, VAD, ASR and judge: where it misses, the chain does.
 //
 // It finds where a turn ends by listening, not by replaying the scheduler's rules: each
-// turn it answers has templates, the 10 ms log-energy envelope of the last second of its
-// clip up to its last loud hop, one for each of 8 phases of the clip against the input's
-// hops; when the envelope of the input's last second correlates with one at or above
-// match (and within 6 dB of it), that hop has just been heard, and the turn's clip ends
-// its trailing silence later.
+// turn it answers has templates, the 10 ms log-energy envelope of the last two seconds of
+// its clip up to its last loud hop, one for each of 8 phases of the clip against the
+// input's hops; when the envelope of the input's last two seconds, all heard since the
+// last cue, correlates with one at or above match (and within 6 dB of it), that hop has
+// just been heard, and the turn's clip ends its trailing silence later.
 //
 // In a room (a set built with a room block) the session adds the set's background loop
 // under every input sample, from a sample drawn for the pair (dataset.BedOffset); the
@@ -40,8 +40,10 @@ import (
 )
 
 // version 1.1.0 takes a room's background out of what it hears (1.0.0 heard nothing of a
-// room's turns under the bed, and stopped its answers on the bed as on a human).
-const version = "1.1.0"
+// room's turns under the bed, and stopped its answers on the bed as on a human); 1.2.0
+// matches the last two seconds of a turn instead of one, and hears the next cue only in
+// input after the last (1.1.0 took another turn's reverberant end for T in the kitchen).
+const version = "1.2.0"
 
 // Envelope analysis: 20 ms windows every 10 ms, in dB with a floor; a template is at most
 // templateHops long; a hop is loud within loudDB of the clip's loudest; the input is
@@ -50,7 +52,7 @@ const (
 	hopS         = 0.010
 	winHops      = 2
 	floorDB      = -80.0
-	templateHops = 100
+	templateHops = 200
 	minTemplate  = 20
 	loudDB       = 35.0
 	speechDB     = -50.0
@@ -97,7 +99,7 @@ type scenario struct {
 }
 
 // template is what the end of a turn sounds like, as heard at one phase: the envelope
-// of the clip's last second of sound (up to its last loud hop), the clip delayed by
+// of the clip's last two seconds of sound (up to its last loud hop), the clip delayed by
 // shift samples so that its hops fall where the input's do when the clip starts shift
 // samples after an input hop boundary.
 type template struct {
@@ -481,6 +483,9 @@ func (c *conversation) hear(hopDB float64) {
 	}
 	fmt.Fprintf(os.Stderr, "oracle %s: cue %d heard at %.3f s (r %.3f)\n", c.id, c.next, float64(c.in)/float64(c.format.InputRate), r)
 	c.best = 0
+	// The next cue is heard in input after this one only: the end just heard (a room's
+	// reverberant decay) must not be taken for the next turn's end too.
+	c.env = c.env[:0]
 	c.next++
 	// Now is the end of the template's last loud hop; its clip ends trailing later.
 	startS := float64(c.in)/float64(c.format.InputRate) + cu.templates[heardAt].trailing + c.o.delayS
