@@ -13,7 +13,6 @@ import (
 	"github.com/duplexmpe/duplexmpe/core/dataset"
 	"github.com/duplexmpe/duplexmpe/core/pluginstart"
 	"github.com/duplexmpe/duplexmpe/core/progress"
-	"github.com/duplexmpe/duplexmpe/core/room"
 	"github.com/duplexmpe/duplexmpe/sdk"
 )
 
@@ -83,11 +82,11 @@ func BuildDatasetPairs(ctx context.Context, s *pluginstart.Starter, ds *config.D
 		acoustics *construct.RoomSpec
 		reuse     []string
 	)
-	if ds.Room != nil && ds.Room.Preset != room.Clean {
-		p, ok := room.ByName(ds.Room.Preset)
-		if !ok {
-			return nil, fmt.Errorf("dataset %q: no room preset %q", ds.Name, ds.Room.Preset)
-		}
+	p, inRoom, err := ds.Acoustics()
+	if err != nil {
+		return nil, err
+	}
+	if inRoom {
 		acoustics = &construct.RoomSpec{Preset: p, Seed: ds.Room.Seed, Simulator: RoomSimulator(s.File.Dir)}
 		if ds.Room.Reuse != "" {
 			reuse = append(reuse, ds.Room.Reuse)
@@ -182,7 +181,7 @@ func buildWithPlugin(ctx context.Context, tts *pluginstart.Known, ds *config.Dat
 		return nil, construct.Report{}, err
 	}
 	verb := "synthesising"
-	if ds.Room != nil && ds.Room.Preset != room.Clean {
+	if _, inRoom, _ := ds.Acoustics(); inRoom {
 		verb = "building" // most clips are simulated from the clean set's, not synthesised
 	}
 	count := ui.counter(verb, ds.Name, "clips")

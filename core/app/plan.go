@@ -96,19 +96,24 @@ func Plan(s *pluginstart.Starter, ev *config.Evaluation, opts PlanOptions) (*Pla
 			scs, _ = construct.FirstPairs(scs, opts.Limit)
 		}
 	}
-	synthesised := built
-	if synthesised == nil && ds.Room != nil && ds.Room.Reuse != "" {
-		// A room built from a clean set synthesises only what that set lacks.
+	// A room built from a clean set (as the build reuses one: in a room only)
+	// synthesises only what that set lacks, and its babble.
+	acoustics, inRoom, err := ds.Acoustics()
+	if err != nil {
+		return nil, err
+	}
+	synthesised, fromClean := built, false
+	if built == nil && inRoom && ds.Room.Reuse != "" {
 		if clean, err := dataset.Load(ds.Room.Reuse); err == nil {
-			synthesised = clean
+			synthesised, fromClean = clean, true
 		}
 	}
 	build, err := buildEstimate(ds, synthesised, opts.Limit)
 	if err != nil {
 		return nil, err
 	}
-	if built == nil && synthesised != nil {
-		build = withBabble(build, ds)
+	if fromClean {
+		build = withBabble(build, acoustics)
 	}
 	rp, notes, err := recalledPlan(s, ev, built, scs)
 	if err != nil {
@@ -182,9 +187,8 @@ func buildEstimate(ds *config.Dataset, built *dataset.Dataset, limit int) (plan.
 
 // withBabble adds to a room's build from a clean set the lines its babble is made of,
 // which no clean set holds.
-func withBabble(b plan.Build, ds *config.Dataset) plan.Build {
-	p, ok := room.ByName(ds.Room.Preset)
-	if !ok || p.Background != "babble" {
+func withBabble(b plan.Build, p room.Preset) plan.Build {
+	if p.Background != "babble" {
 		return b
 	}
 	for _, l := range construct.BabbleLines {

@@ -16,6 +16,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/duplexmpe/duplexmpe/core/protocol"
+	"github.com/duplexmpe/duplexmpe/core/room"
 )
 
 // VarEnvPrefix prefixes environment variables that set run-file variables:
@@ -171,6 +172,19 @@ type Room struct {
 	// Reuse is a built set (absolute) whose clips the build may link in; empty: none.
 	Reuse     string
 	DeclRange hcl.Range
+}
+
+// Acoustics is the room the dataset is built in, ok false for a clean build (no room
+// block, or preset "clean"). A preset no room is called (the loader refuses one; a
+// block made in code may hold one) is an error.
+func (d *Dataset) Acoustics() (p room.Preset, ok bool, err error) {
+	if d.Room == nil || d.Room.Preset == room.Clean {
+		return room.Preset{}, false, nil
+	}
+	if p, ok = room.ByName(d.Room.Preset); !ok {
+		return p, false, fmt.Errorf("dataset %q: no room preset %q", d.Name, d.Room.Preset)
+	}
+	return p, true, nil
 }
 
 // Generate is a dataset's generate block.

@@ -817,3 +817,19 @@ func TestDatasetRoom(t *testing.T) {
 		t.Fatal("a dataset without a room block has a room")
 	}
 }
+
+// A dataset's acoustics: clean without a room block or with preset "clean", the preset
+// otherwise, and an error naming the dataset for a preset no room is called.
+func TestDatasetAcoustics(t *testing.T) {
+	for _, r := range []*Room{nil, {Preset: "clean", Reuse: "/elsewhere"}} {
+		if _, ok, err := (&Dataset{Name: "d", Room: r}).Acoustics(); ok || err != nil {
+			t.Errorf("room %+v: in a room %v, error %v; want clean", r, ok, err)
+		}
+	}
+	if p, ok, err := (&Dataset{Name: "d", Room: &Room{Preset: "kitchen"}}).Acoustics(); !ok || err != nil || p.Name != "kitchen" {
+		t.Errorf("kitchen: %+v %v %v", p, ok, err)
+	}
+	if _, _, err := (&Dataset{Name: "d", Room: &Room{Preset: "attic"}}).Acoustics(); err == nil || !strings.Contains(err.Error(), `"attic"`) || !strings.Contains(err.Error(), `"d"`) {
+		t.Errorf("an unknown preset: error %v", err)
+	}
+}
