@@ -1,7 +1,10 @@
 package dataset
 
 import (
+	"fmt"
 	"hash/fnv"
+
+	"github.com/duplexmpe/duplexmpe/core/audio"
 )
 
 // Room is the acoustic condition a set was built under (docs/dataset.md, "Rooms"): each
@@ -76,6 +79,19 @@ func (d *Dataset) BackgroundPath() string {
 		return ""
 	}
 	return d.ClipPath(d.Manifest.Room.Background.Clip)
+}
+
+// ReadBackground reads the set's background loop; none (no samples) for a set without
+// one. The error names the room.
+func (d *Dataset) ReadBackground() (audio.PCM, error) {
+	if d.BackgroundPath() == "" {
+		return audio.PCM{}, nil
+	}
+	p, err := d.ReadClip(d.Manifest.Room.Background.Clip)
+	if err != nil {
+		return p, fmt.Errorf("the dataset's background (room %s): %w", d.Acoustics(), err)
+	}
+	return p, nil
 }
 
 // Acoustics names the acoustic condition of the set: its room preset, or "clean".

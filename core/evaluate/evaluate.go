@@ -381,7 +381,7 @@ func Run(ctx context.Context, ds *dataset.Dataset, models []*Model, st *store.St
 	if err != nil {
 		return sum, err
 	}
-	bed, err := loadBackground(ds)
+	bed, err := ds.ReadBackground()
 	if err != nil {
 		return sum, err
 	}
@@ -526,18 +526,6 @@ func loadPreamble(ds *dataset.Dataset) (audio.PCM, error) {
 	p, err := ds.ReadClip(ds.Manifest.Preamble.Clip)
 	if err != nil {
 		return p, fmt.Errorf("the dataset's preamble: %w", err)
-	}
-	return p, nil
-}
-
-// loadBackground is a room's background loop, or none for a clean set.
-func loadBackground(ds *dataset.Dataset) (audio.PCM, error) {
-	if ds.BackgroundPath() == "" {
-		return audio.PCM{}, nil
-	}
-	p, err := ds.ReadClip(ds.Manifest.Room.Background.Clip)
-	if err != nil {
-		return p, fmt.Errorf("the dataset's background (room %s): %w", ds.Acoustics(), err)
 	}
 	return p, nil
 }

@@ -17,9 +17,9 @@
 // In a room (a set built with a room block) the session adds the set's background loop
 // under every input sample, from a sample drawn for the pair (dataset.BedOffset); the
 // oracle knows the loop and the pair, so it takes the loop back out of what it hears
-// before listening. Its timing is then the clean set's, and what the room changes in its
-// row is what the room does to the chain: the reverberant turns and the background under
-// its answer as the ASR hears them.
+// before listening, and hears the room's reverberant turns, which its templates are made
+// of. The room is on the input only (the scorer hears the model's output as spoken), so
+// its row in a room is its clean row but where its own ear errs.
 package main
 
 import (
@@ -87,15 +87,21 @@ type oracle struct {
 	match   float64
 	n4Text  string
 	config  map[string]any
-	clipEnv map[string][]template  // clip path -> its templates, one per phase
-	beds    map[*float32][]float32 // a background loop -> it at the input rate
+	clipEnv map[string][]template // clip path -> its templates, one per phase
 }
 
 // scenario is a scenario of the configured set and the background loop of the build it
-// came from (none in a clean set).
+// came from (nil in a clean set).
 type scenario struct {
 	sc  *dataset.Scenario
-	bed *audio.PCM
+	bed *loop
+}
+
+// loop is a room's background loop at the input rate, and the length and rate it has in
+// the set (the pair's offset is drawn on those, dataset.BedOffset).
+type loop struct {
+	samples   []float32
+	n, native int
 }
 
 // template is what the end of a turn sounds like, as heard at one phase: the envelope
@@ -159,13 +165,13 @@ func (o *oracle) Configure(ctx context.Context, cfg map[string]any) error {
 			return fmt.Errorf("config dataset: %w", err)
 		}
 		found = true
-		var bed *audio.PCM
-		if d.BackgroundPath() != "" {
-			p, err := d.ReadClip(d.Manifest.Room.Background.Clip)
-			if err != nil {
-				return fmt.Errorf("config dataset: the background of room %s: %w", d.Acoustics(), err)
-			}
-			bed = &p
+		p, err := d.ReadBackground()
+		if err != nil {
+			return fmt.Errorf("config dataset: %w", err)
+		}
+		var bed *loop
+		if len(p.Samples) > 0 {
+			bed = &loop{samples: audio.Resample(p, f.InputRate).Samples, n: len(p.Samples), native: p.Rate}
 		}
 		for i := range d.Scenarios {
 			byID[d.Scenarios[i].ScenarioID] = scenario{sc: &d.Scenarios[i], bed: bed}
@@ -196,7 +202,7 @@ func (o *oracle) Configure(ctx context.Context, cfg map[string]any) error {
 			tcfg[k] = v
 		}
 	}
-	o.clipEnv, o.beds = map[string][]template{}, nil
+	o.clipEnv = map[string][]template{}
 	return o.tts.Configure(ctx, tcfg)
 }
 
@@ -305,10 +311,10 @@ func (o *oracle) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conv
 	}
 	s := e.sc
 	c := &conversation{o: o, format: o.format, id: req.ID}
-	if e.bed != nil {
+	if b := e.bed; b != nil {
 		// The loop as the session plays it: at the input rate, from the pair's sample.
-		c.bed = o.bedAt(*e.bed)
-		c.bedAt = audio.AtRate(int64(dataset.BedOffset(s.PairID, len(e.bed.Samples))), e.bed.Rate, o.format.InputRate) % int64(len(c.bed))
+		c.bed = b.samples
+		c.bedAt = audio.AtRate(int64(dataset.BedOffset(s.PairID, b.n)), b.native, o.format.InputRate) % int64(len(c.bed))
 	}
 	for i, t := range s.Turns {
 		var text string
@@ -334,21 +340,6 @@ func (o *oracle) Start(ctx context.Context, req sdk.ConversationStart) (sdk.Conv
 		c.cues = append(c.cues, cue{templates: tm, answer: trimLead(audio.Resample(audio.PCM{Samples: a.Samples, Rate: a.Rate}, o.format.OutputRate).Samples, o.format.OutputRate)})
 	}
 	return c, nil
-}
-
-// bedAt is a background loop at the input rate (resampled once per loop).
-func (o *oracle) bedAt(p audio.PCM) []float32 {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.beds == nil {
-		o.beds = map[*float32][]float32{}
-	}
-	if b, ok := o.beds[&p.Samples[0]]; ok {
-		return b
-	}
-	b := audio.Resample(p, o.format.InputRate).Samples
-	o.beds[&p.Samples[0]] = b
-	return b
 }
 
 // trimLead drops the synthesiser's leading silence (all but 10 ms before the first
