@@ -118,12 +118,11 @@ func newRunCmd(st *State) *cobra.Command {
 	return cmd
 }
 
-// printPlanned says, before anything plays, what the run reuses, what it plays and why,
-// and which plugins it started.
 // maxReasons is how many distinct reasons to play a model's conversations the plan's
 // line names (most frequent first); the rest are counted.
 const maxReasons = 3
 
+// reasonsText is a model's reasons to play, as the plan's line says them.
 func reasonsText(reasons []evaluate.Reason) string {
 	var why []string
 	for i, r := range reasons {
@@ -140,6 +139,8 @@ func reasonsText(reasons []evaluate.Reason) string {
 	return strings.Join(why, "; ")
 }
 
+// printPlanned says, before anything plays, what the run reuses, what it plays and why,
+// and which plugins it started.
 func printPlanned(st *State, r *app.PlayResult) {
 	if r.Estimate != nil {
 		printPlan(st.Stdout, r.Estimate) // the same plan as the lines below

@@ -461,7 +461,7 @@ func Load(path string) (*Dataset, error) {
 		d.Dir = filepath.Dir(path)
 		d.File = path
 	}
-	return d, d.readScenarios(path)
+	return d, d.readScenarios(path, ScenariosFile)
 }
 
 // LoadPartial loads what a partial build (`run --limit`) wrote in dir: its scenarios
@@ -472,7 +472,7 @@ func LoadPartial(dir string) (*Dataset, error) {
 	if d.Manifest, err = readManifest(filepath.Join(dir, PartialManifestFile)); err != nil {
 		return nil, err
 	}
-	return d, d.readScenarios(dir)
+	return d, d.readScenarios(dir, PartialScenariosFile)
 }
 
 // readManifest reads a manifest file; nil when there is none.
@@ -501,11 +501,12 @@ func readManifest(mpath string) (*Manifest, error) {
 	return &m, nil
 }
 
-// readScenarios reads d.File (path is what the caller named, for the message).
-func (d *Dataset) readScenarios(path string) error {
+// readScenarios reads d.File (path is what the caller named and file what a dataset
+// directory holds, for the message).
+func (d *Dataset) readScenarios(path, file string) error {
 	f, err := os.Open(d.File)
 	if err != nil {
-		return fmt.Errorf("dataset %s: %w (a dataset directory holds %s)", path, err, filepath.Base(d.File))
+		return fmt.Errorf("dataset %s: %w (a dataset directory holds %s)", path, err, file)
 	}
 	defer f.Close()
 	h := sha256.New()

@@ -432,8 +432,8 @@ func TestKeyChanges(t *testing.T) {
 	if c := old.Changes(old); len(c) != 0 {
 		t.Errorf("no change gives %q", c)
 	}
-	// A rebuilt set changes every clip: the change is counted, not listed, so the reason
-	// is the same for every conversation of the set and `run` prints it once.
+	// A rebuilt set changes every clip: the change is counted, not listed, so a reason
+	// stays a line however many clips a conversation has.
 	many, other := key(), key()
 	many.Scenario.Audio, other.Scenario.Audio = []string{"a", "b", "c", "d", "e"}, []string{"v", "w", "x", "y", "e"}
 	if got, want := other.Changes(many), []string{"scenario.audio: 4 of 5 entries changed"}; !reflect.DeepEqual(got, want) {

@@ -676,17 +676,7 @@ func joinCompounds(req, reads []string) []string {
 }
 
 // isWord: a token of letters only.
-func isWord(t string) bool {
-	if t == "" {
-		return false
-	}
-	for _, r := range t {
-		if r < 'a' || r > 'z' {
-			return false
-		}
-	}
-	return true
-}
+func isWord(t string) bool { return within(t, 'a', 'z') }
 
 // monthDays are the days of the month said as cardinals beside a month name ("25 March",
 // "March 25", "25 of March"), as the ordinals a date's gold writes ("25th").

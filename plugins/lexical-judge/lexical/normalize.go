@@ -321,12 +321,15 @@ func minorFits(toks []string, j int, major string) bool {
 	return pound == (next == "pence" || next == "penny" || next == "p")
 }
 
-func isInteger(t string) bool {
+func isInteger(t string) bool { return within(t, '0', '9') }
+
+// within: t is not empty and every rune of it is in lo..hi.
+func within(t string, lo, hi rune) bool {
 	if t == "" {
 		return false
 	}
 	for _, r := range t {
-		if r < '0' || r > '9' {
+		if r < lo || r > hi {
 			return false
 		}
 	}
